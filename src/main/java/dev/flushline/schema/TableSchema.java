@@ -1,0 +1,190 @@
+package dev.flushline.schema;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A table: keyspace, name, id, columns by role, and the sstable options we honour.
+ *
+ * <p>Static and regular columns are kept in sstable header order: simple columns first, then
+ * complex (non-frozen collection) ones, each group by unsigned byte order of the UTF-8 name.
+ * That is the order in which Data.db writes a row's cells, so a row can store its cells in an
+ * array indexed by {@link ColumnMetadata#position()}.
+ *
+ * <p>Build with {@link CqlParser#parse(String)}. Thread safety: immutable.
+ */
+public final class TableSchema {
+
+    /** Data.db compression. */
+    public enum Compression { NONE, LZ4 }
+
+    public static final int DEFAULT_CHUNK_LENGTH_BYTES = 16 * 1024;
+
+    private final String keyspace;
+    private final String name;
+    private final UUID id;
+    private final ColumnMetadata[] partitionKey;
+    private final ColumnMetadata[] clustering;
+    private final ColumnMetadata[] statics;
+    private final ColumnMetadata[] regulars;
+    private final Map<String, ColumnMetadata> byName;
+    private final Compression compression;
+    private final int chunkLengthBytes;
+    private final int staticComplexStart;
+    private final int regularComplexStart;
+
+    /**
+     * Columns are given in declaration order; this constructor assigns positions and header order.
+     * {@code clusteringReversed[i]} marks clustering column i as DESC.
+     */
+    public TableSchema(String keyspace, String name, UUID id,
+                       List<String> partitionKeyNames, List<CqlType> partitionKeyTypes,
+                       List<String> clusteringNames, List<CqlType> clusteringTypes, boolean[] clusteringReversed,
+                       List<String> staticNames, List<CqlType> staticTypes,
+                       List<String> regularNames, List<CqlType> regularTypes,
+                       Compression compression, int chunkLengthBytes) {
+        this.keyspace = keyspace;
+        this.name = name;
+        this.id = id;
+        this.compression = compression;
+        this.chunkLengthBytes = chunkLengthBytes;
+        this.partitionKey = new ColumnMetadata[partitionKeyNames.size()];
+        for (int i = 0; i < partitionKey.length; i++) {
+            partitionKey[i] = new ColumnMetadata(partitionKeyNames.get(i), partitionKeyTypes.get(i),
+                    ColumnMetadata.Role.PARTITION_KEY, i, false);
+        }
+        this.clustering = new ColumnMetadata[clusteringNames.size()];
+        for (int i = 0; i < clustering.length; i++) {
+            clustering[i] = new ColumnMetadata(clusteringNames.get(i), clusteringTypes.get(i),
+                    ColumnMetadata.Role.CLUSTERING, i, clusteringReversed[i]);
+        }
+        this.statics = headerOrder(staticNames, staticTypes, ColumnMetadata.Role.STATIC);
+        this.regulars = headerOrder(regularNames, regularTypes, ColumnMetadata.Role.REGULAR);
+        this.staticComplexStart = firstComplex(statics);
+        this.regularComplexStart = firstComplex(regulars);
+        Map<String, ColumnMetadata> m = new HashMap<>();
+        for (ColumnMetadata[] group : new ColumnMetadata[][] {partitionKey, clustering, statics, regulars}) {
+            for (ColumnMetadata c : group) {
+                if (m.put(c.name(), c) != null) {
+                    throw new IllegalArgumentException("duplicate column " + c.name());
+                }
+            }
+        }
+        this.byName = Collections.unmodifiableMap(m);
+    }
+
+    private static ColumnMetadata[] headerOrder(List<String> names, List<CqlType> types, ColumnMetadata.Role role) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) order.add(i);
+        order.sort((x, y) -> {
+            boolean cx = types.get(x).isMultiCell(), cy = types.get(y).isMultiCell();
+            if (cx != cy) return cx ? 1 : -1;
+            return Arrays.compareUnsigned(utf8(names.get(x)), utf8(names.get(y)));
+        });
+        ColumnMetadata[] out = new ColumnMetadata[names.size()];
+        for (int p = 0; p < out.length; p++) {
+            int i = order.get(p);
+            out[p] = new ColumnMetadata(names.get(i), types.get(i), role, p, false);
+        }
+        return out;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static int firstComplex(ColumnMetadata[] cols) {
+        for (int i = 0; i < cols.length; i++) {
+            if (cols[i].isComplex()) return i;
+        }
+        return cols.length;
+    }
+
+    public String keyspace() { return keyspace; }
+
+    public String name() { return name; }
+
+    public UUID id() { return id; }
+
+    /** The table id as Cassandra names the table folder: 32 lowercase hex digits, no dashes. */
+    public String idHex() {
+        return id.toString().replace("-", "");
+    }
+
+    /** Declaration order. Do not modify the returned array. */
+    public ColumnMetadata[] partitionKeyColumns() { return partitionKey; }
+
+    /** Declaration order. Do not modify the returned array. */
+    public ColumnMetadata[] clusteringColumns() { return clustering; }
+
+    /** Header order. Do not modify the returned array. */
+    public ColumnMetadata[] staticColumns() { return statics; }
+
+    /** Header order. Do not modify the returned array. */
+    public ColumnMetadata[] regularColumns() { return regulars; }
+
+    /** Index in {@link #staticColumns()} of the first complex column (= length if none). */
+    public int staticComplexStart() { return staticComplexStart; }
+
+    /** Index in {@link #regularColumns()} of the first complex column (= length if none). */
+    public int regularComplexStart() { return regularComplexStart; }
+
+    /** The column with this exact (case-sensitive, unquoted) name, or null. */
+    public ColumnMetadata column(String columnName) { return byName.get(columnName); }
+
+    public Compression compression() { return compression; }
+
+    public int chunkLengthBytes() { return chunkLengthBytes; }
+
+    /** Marshal name of the partition key: the column's type, or CompositeType(...) of them all. */
+    public String partitionKeyMarshalName() {
+        if (partitionKey.length == 1) {
+            return partitionKey[0].type().marshalName();
+        }
+        StringBuilder sb = new StringBuilder("org.apache.cassandra.db.marshal.CompositeType(");
+        for (int i = 0; i < partitionKey.length; i++) {
+            if (i > 0) sb.append(',');
+            sb.append(partitionKey[i].type().marshalName());
+        }
+        return sb.append(')').toString();
+    }
+
+    /** Orders two full clusterings (one value per clustering column) as Cassandra does. */
+    public int compareClustering(byte[][] a, byte[][] b) {
+        for (int i = 0; i < clustering.length; i++) {
+            int c = clustering[i].compareClustering(a[i], b[i]);
+            if (c != 0) return c;
+        }
+        return 0;
+    }
+
+    /** A copy of this schema with other compression settings (the CLI's --compression). */
+    public TableSchema withCompression(Compression newCompression, int newChunkLengthBytes) {
+        return new TableSchema(this, newCompression, newChunkLengthBytes);
+    }
+
+    private TableSchema(TableSchema t, Compression compression, int chunkLengthBytes) {
+        this.keyspace = t.keyspace;
+        this.name = t.name;
+        this.id = t.id;
+        this.partitionKey = t.partitionKey;
+        this.clustering = t.clustering;
+        this.statics = t.statics;
+        this.regulars = t.regulars;
+        this.byName = t.byName;
+        this.staticComplexStart = t.staticComplexStart;
+        this.regularComplexStart = t.regularComplexStart;
+        this.compression = compression;
+        this.chunkLengthBytes = chunkLengthBytes;
+    }
+
+    @Override
+    public String toString() {
+        return keyspace + "." + name;
+    }
+}
