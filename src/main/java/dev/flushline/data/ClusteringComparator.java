@@ -1,0 +1,56 @@
+package dev.flushline.data;
+
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
+
+/**
+ * Cassandra's clustering order for one table: rows by their clustering values (type order, DESC
+ * columns reversed), and range-tombstone bounds interleaved by their kinds.
+ *
+ * <p>Thread safety: immutable.
+ */
+public final class ClusteringComparator {
+    private final ColumnMetadata[] columns;
+
+    public ClusteringComparator(TableSchema schema) {
+        this.columns = schema.clusteringColumns();
+    }
+
+    public int size() {
+        return columns.length;
+    }
+
+    /** Two full clusterings (one value per clustering column). */
+    public int compare(byte[][] a, byte[][] b) {
+        final ColumnMetadata[] cols = columns;
+        for (int i = 0; i < cols.length; i++) {
+            int c = cols[i].compareClustering(a[i], b[i]);
+            if (c != 0) return c;
+        }
+        return 0;
+    }
+
+    /** A full clustering against a bound. */
+    public int compare(byte[][] row, ClusteringBound bound) {
+        return compare(row, ClusteringBound.CLUSTERING, bound.values(), bound.kind());
+    }
+
+    public int compare(ClusteringBound a, ClusteringBound b) {
+        return compare(a.values(), a.kind(), b.values(), b.kind());
+    }
+
+    /** Cassandra's prefix comparison: common components first, then length and kind. */
+    public int compare(byte[][] v1, byte kind1, byte[][] v2, byte kind2) {
+        int s1 = v1.length, s2 = v2.length;
+        int min = Math.min(s1, s2);
+        final ColumnMetadata[] cols = columns;
+        for (int i = 0; i < min; i++) {
+            int c = cols[i].compareClustering(v1[i], v2[i]);
+            if (c != 0) return c;
+        }
+        if (s1 == s2) {
+            return Integer.compare(ClusteringBound.comparisonRank(kind1), ClusteringBound.comparisonRank(kind2));
+        }
+        return s1 < s2 ? ClusteringBound.comparedToClustering(kind1) : -ClusteringBound.comparedToClustering(kind2);
+    }
+}

@@ -1,0 +1,337 @@
+package dev.flushline.memtable;
+
+import dev.flushline.data.ArrayCell;
+import dev.flushline.data.BufferCell;
+import dev.flushline.data.Cell;
+import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.ComplexColumn;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.NativeCell;
+import dev.flushline.data.PartitionKey;
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.data.RangeTombstone;
+import dev.flushline.data.Row;
+import dev.flushline.schema.TableSchema;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An in-memory table of partitions in token order, written by many threads, then sealed and
+ * flushed. Subclasses decide how partitions are indexed ({@link SkipListMemtable},
+ * {@link ShardedSkipListMemtable}); this class owns what every memtable shares: the copy of cells
+ * into its allocation mode, the write barrier that sealing waits on, memory accounting, the
+ * EncodingStats minima and the set of columns written.
+ *
+ * <p>Lifecycle: writable → {@link #seal()} (new writes are refused; returns once in-flight writes
+ * are done) → flushed by one or more readers → {@link #discard()} (native memory is freed).
+ *
+ * <p>Thread safety: {@link #apply} from any number of threads. Accounting getters from any thread
+ * at any time. Iteration REQUIRES a sealed memtable (or a quiescent one in tests).
+ */
+public abstract class Memtable {
+    /** {@link #writeState} bit set once sealed; the low bits count writers inside {@link #apply}. */
+    private static final long SEALED_BIT = Long.MIN_VALUE;
+
+    protected final TableSchema schema;
+    protected final ClusteringComparator comparator;
+    private final AllocationMode allocationMode;
+    private final HeapSlabAllocator heapSlab;
+    private final NativeSlabAllocator nativeSlab;
+
+    private final AtomicLong writeState = new AtomicLong();
+    private volatile boolean discarded;
+
+    private final LongAdder onHeapBytes = new LongAdder();
+    private final LongAdder rowCount = new LongAdder();
+    private final LongAdder cellCount = new LongAdder();
+    private final LongAdder operationCount = new LongAdder();
+
+    // EncodingStats minima over everything written, as Cassandra's memtable collects them.
+    private final AtomicLong minTimestamp = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong minLocalDeletionTime = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong minTtl = new AtomicLong(Long.MAX_VALUE);
+
+    /** Bit sets of the static and regular columns that appear in some write (header column set). */
+    private final AtomicLongArray staticColumnsWritten;
+    private final AtomicLongArray regularColumnsWritten;
+
+    protected Memtable(TableSchema schema, AllocationMode allocationMode) {
+        this.schema = schema;
+        this.comparator = new ClusteringComparator(schema);
+        this.allocationMode = allocationMode;
+        this.heapSlab = allocationMode == AllocationMode.HEAP_BUFFERS ? new HeapSlabAllocator() : null;
+        this.nativeSlab = allocationMode == AllocationMode.OFFHEAP_OBJECTS ? new NativeSlabAllocator() : null;
+        this.staticColumnsWritten = new AtomicLongArray((schema.staticColumns().length + 63) >>> 6);
+        this.regularColumnsWritten = new AtomicLongArray((schema.regularColumns().length + 63) >>> 6);
+    }
+
+    public final TableSchema schema() { return schema; }
+
+    public final ClusteringComparator comparator() { return comparator; }
+
+    public final AllocationMode allocationMode() { return allocationMode; }
+
+    /** The partition for {@code key}, created if absent. Called by writers. */
+    protected abstract MemtablePartition getOrCreate(PartitionKey key);
+
+    /** The partition for {@code key}, or null. */
+    public abstract MemtablePartition get(PartitionKey key);
+
+    /** Partitions in token order. REQUIRES: sealed or quiescent. Allocates one iterator. */
+    public abstract Iterator<MemtablePartition> partitionIterator();
+
+    /** Partitions whose token is in [fromToken, toToken] (both inclusive), in token order. */
+    public abstract Iterator<MemtablePartition> partitionIterator(long fromToken, long toToken);
+
+    public abstract int partitionCount();
+
+    /**
+     * Applies an update whose cells are {@link ArrayCell}s. Returns false, and changes nothing, if
+     * the memtable is sealed: the caller must retry on the memtable that replaced it.
+     */
+    public final boolean apply(PartitionUpdate update) {
+        if (!beginWrite()) {
+            return false;
+        }
+        try {
+            collectStats(update);
+            DeletionTime pd = update.partitionDeletion();
+            Row staticRow = update.staticRow() == null ? null : copy(update.staticRow(), staticColumnsWritten);
+            List<Row> in = update.rows();
+            List<Row> rows = new ArrayList<>(in.size());
+            for (int i = 0; i < in.size(); i++) {
+                rows.add(copy(in.get(i), regularColumnsWritten));
+            }
+            List<RangeTombstone> ranges = update.rangeTombstones();
+            MemtablePartition p = getOrCreate(update.key());
+            long deltas;
+            synchronized (p) {
+                deltas = p.apply(pd, ranges, staticRow, rows, schema, comparator);
+            }
+            rowCount.add(deltas >> 32);
+            cellCount.add((int) deltas);
+            operationCount.increment();
+            return true;
+        } finally {
+            endWrite();
+        }
+    }
+
+    private boolean beginWrite() {
+        while (true) {
+            long s = writeState.get();
+            if (s < 0) return false; // sealed
+            if (writeState.compareAndSet(s, s + 1)) return true;
+        }
+    }
+
+    private void endWrite() {
+        writeState.decrementAndGet();
+    }
+
+    /**
+     * Refuses new writes and waits until every write in progress has finished. After it returns,
+     * all writes are visible to the calling thread (the barrier's atomic operations order them).
+     */
+    public final void seal() {
+        while (true) {
+            long s = writeState.get();
+            if (s < 0 || writeState.compareAndSet(s, s | SEALED_BIT)) break;
+        }
+        int spins = 0;
+        while ((writeState.get() & ~SEALED_BIT) != 0) {
+            if (++spins < 1000) Thread.onSpinWait();
+            else LockSupport.parkNanos(10_000);
+        }
+    }
+
+    public final boolean isSealed() {
+        return writeState.get() < 0;
+    }
+
+    /** Frees native memory. REQUIRES: sealed, and no reader will touch the partitions again. */
+    public void discard() {
+        if (!isSealed()) {
+            throw new IllegalStateException("discarding a memtable that still takes writes");
+        }
+        discarded = true;
+        if (nativeSlab != null) nativeSlab.freeAll();
+    }
+
+    public final boolean isDiscarded() { return discarded; }
+
+    // ---- accounting ------------------------------------------------------------------------
+
+    /** Estimated heap bytes this memtable holds (objects, arrays, heap slabs). */
+    public final long onHeapBytes() {
+        return onHeapBytes.sum() + (heapSlab == null ? 0 : heapSlab.ownedBytes());
+    }
+
+    /** Native bytes this memtable holds (its native slabs). */
+    public final long offHeapBytes() {
+        return nativeSlab == null ? 0 : nativeSlab.ownedBytes();
+    }
+
+    public final long rowCount() { return rowCount.sum(); }
+
+    public final long cellCount() { return cellCount.sum(); }
+
+    public final long operationCount() { return operationCount.sum(); }
+
+    /** Smallest timestamp written, or {@link Cell#NO_TIMESTAMP} if none. */
+    public final long minTimestamp() {
+        long v = minTimestamp.get();
+        return v == Long.MAX_VALUE ? Cell.NO_TIMESTAMP : v;
+    }
+
+    /** Smallest local deletion/expiration time written, or {@link Cell#NO_DELETION_TIME}. */
+    public final long minLocalDeletionTime() { return minLocalDeletionTime.get(); }
+
+    /** Smallest TTL written, or 0 if none. */
+    public final int minTtl() {
+        long v = minTtl.get();
+        return v == Long.MAX_VALUE ? 0 : (int) v;
+    }
+
+    public final boolean staticColumnWritten(int position) {
+        return (staticColumnsWritten.get(position >>> 6) & (1L << position)) != 0;
+    }
+
+    public final boolean regularColumnWritten(int position) {
+        return (regularColumnsWritten.get(position >>> 6) & (1L << position)) != 0;
+    }
+
+    // ---- write-path helpers ------------------------------------------------------------------
+
+    private static void lowerTo(AtomicLong min, long v) {
+        long cur;
+        while (v < (cur = min.get())) {
+            if (min.compareAndSet(cur, v)) return;
+        }
+    }
+
+    private static void markWritten(AtomicLongArray bits, int position) {
+        int word = position >>> 6;
+        long mask = 1L << position;
+        long cur;
+        while (((cur = bits.get(word)) & mask) == 0) {
+            if (bits.compareAndSet(word, cur, cur | mask)) return;
+        }
+    }
+
+    private void noteDeletion(DeletionTime d) {
+        if (!d.isLive()) {
+            lowerTo(minTimestamp, d.markedForDeleteAt());
+            lowerTo(minLocalDeletionTime, d.localDeletionTime());
+        }
+    }
+
+    private void noteCell(Cell c) {
+        lowerTo(minTimestamp, c.timestamp());
+        if (c.localDeletionTime() != Cell.NO_DELETION_TIME) lowerTo(minLocalDeletionTime, c.localDeletionTime());
+        if (c.ttl() != Cell.NO_TTL) lowerTo(minTtl, c.ttl());
+    }
+
+    /** Cassandra's EncodingStats.Collector over an update. */
+    private void collectStats(PartitionUpdate u) {
+        noteDeletion(u.partitionDeletion());
+        List<RangeTombstone> rts = u.rangeTombstones();
+        for (int i = 0; i < rts.size(); i++) noteDeletion(rts.get(i).deletion());
+        if (u.staticRow() != null) noteRow(u.staticRow());
+        List<Row> rows = u.rows();
+        for (int i = 0; i < rows.size(); i++) noteRow(rows.get(i));
+    }
+
+    private void noteRow(Row r) {
+        if (r.hasLiveness()) {
+            lowerTo(minTimestamp, r.livenessTimestamp());
+            if (r.isLivenessExpiring()) {
+                lowerTo(minLocalDeletionTime, r.livenessExpirationTime());
+                lowerTo(minTtl, r.livenessTtl());
+            }
+        }
+        noteDeletion(r.deletion());
+        Cell[] cells = r.cells();
+        for (int i = 0; i < cells.length; i++) if (cells[i] != null) noteCell(cells[i]);
+        ComplexColumn[] cx = r.complex();
+        for (int i = 0; i < cx.length; i++) {
+            if (cx[i] == null) continue;
+            noteDeletion(cx[i].complexDeletion());
+            Cell[] cc = cx[i].cells();
+            for (int j = 0; j < cc.length; j++) noteCell(cc[j]);
+        }
+    }
+
+    /** Copies a parsed row into this memtable's allocation, and records its columns. */
+    private Row copy(Row r, AtomicLongArray written) {
+        Cell[] in = r.cells();
+        Cell[] cells = new Cell[in.length];
+        long heap = 64 + 16L + 8L * in.length + 16L + 8L * r.complex().length;
+        byte[][] cl = r.clustering();
+        for (int i = 0; i < cl.length; i++) heap += 16 + cl[i].length;
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] == null) continue;
+            markWritten(written, i);
+            cells[i] = copyCell((ArrayCell) in[i]);
+            heap += cellHeapBytes(cells[i]);
+        }
+        ComplexColumn[] cin = r.complex();
+        ComplexColumn[] complex = new ComplexColumn[cin.length];
+        int complexStart = in.length;
+        for (int i = 0; i < cin.length; i++) {
+            if (cin[i] == null) continue;
+            markWritten(written, complexStart + i);
+            Cell[] src = cin[i].cells();
+            Cell[] dst = new Cell[src.length];
+            heap += 48 + 8L * src.length;
+            for (int j = 0; j < src.length; j++) {
+                dst[j] = copyCell((ArrayCell) src[j]);
+                heap += cellHeapBytes(dst[j]);
+            }
+            complex[i] = new ComplexColumn(cin[i].complexDeletion(), dst);
+        }
+        onHeapBytes.add(heap);
+        return new Row(r.isStatic(), r.clustering(), r.livenessTimestamp(), r.livenessTtl(),
+                r.livenessExpirationTime(), r.deletion(), cells, complex);
+    }
+
+    /** One switch on the allocation mode per cell; each branch calls concrete final classes only. */
+    private Cell copyCell(ArrayCell c) {
+        switch (allocationMode) {
+            case UNSLABBED_HEAP:
+                return c;
+            case HEAP_BUFFERS: {
+                byte[] v = c.value();
+                ByteBuffer value = heapSlab.allocate(v.length);
+                value.put(0, v);
+                ByteBuffer path = null;
+                byte[] p = c.path();
+                if (p.length > 0) {
+                    path = heapSlab.allocate(p.length);
+                    path.put(0, p);
+                }
+                return new BufferCell(c.timestamp(), c.ttl(), c.localDeletionTime(), value, path);
+            }
+            case OFFHEAP_OBJECTS: {
+                long address = nativeSlab.allocate(NativeCell.recordLength(c.pathLength(), c.valueLength()));
+                NativeCell.write(address, c);
+                return new NativeCell(address);
+            }
+            default:
+                throw new AssertionError(allocationMode);
+        }
+    }
+
+    private static long cellHeapBytes(Cell c) {
+        if (c instanceof NativeCell) return 16;
+        if (c instanceof ArrayCell) return 48 + 16 + c.valueLength() + (c.pathLength() > 0 ? 16 + c.pathLength() : 0);
+        return 48 + 48 + (c.pathLength() > 0 ? 48 : 0); // BufferCell + slice objects; bytes are in slabs
+    }
+}

@@ -1,0 +1,130 @@
+package dev.flushline.memtable;
+
+import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.PartitionKey;
+import dev.flushline.data.RangeTombstone;
+import dev.flushline.data.RangeTombstoneList;
+import dev.flushline.data.Row;
+import dev.flushline.data.Rows;
+import dev.flushline.schema.TableSchema;
+
+import java.util.List;
+
+/**
+ * One partition in a memtable: partition deletion, static row, range tombstones and rows.
+ *
+ * <p>Writes merge with Cassandra's reconciliation and drop whatever a deletion shadows, as
+ * Cassandra's flush does when it removes shadowed data, so that a flush writes exactly what is
+ * here.
+ *
+ * <p>Thread safety: every mutation runs under {@code synchronized (this)}, so an update to the
+ * partition is applied whole: a reader that takes the same monitor never sees half of it. The flush
+ * reads without the monitor, after {@link Memtable#seal()} has waited for every writer to leave.
+ */
+public final class MemtablePartition {
+    private final PartitionKey key;
+    private DeletionTime partitionDeletion = DeletionTime.LIVE;
+    private Row staticRow;
+    private final RowList rows = new RowList();
+    private RangeTombstoneList rangeTombstones;
+    private int cellCount;
+
+    MemtablePartition(PartitionKey key) {
+        this.key = key;
+    }
+
+    public PartitionKey key() { return key; }
+
+    public DeletionTime partitionDeletion() { return partitionDeletion; }
+
+    /** null when the partition has no static data. */
+    public Row staticRow() { return staticRow; }
+
+    public RowList rows() { return rows; }
+
+    /** null when the partition has no range tombstones. */
+    public RangeTombstoneList rangeTombstones() { return rangeTombstones; }
+
+    public int rowCount() { return rows.size(); }
+
+    /** Cells in the static row and all rows, collection elements counted one by one. */
+    public int cellCount() { return cellCount; }
+
+    public boolean hasRangeTombstones() {
+        return rangeTombstones != null && !rangeTombstones.isEmpty();
+    }
+
+    /** No deletion and no data: Cassandra writes nothing for such a partition. */
+    public boolean isEmpty() {
+        return partitionDeletion.isLive() && staticRow == null && rows.size() == 0 && !hasRangeTombstones();
+    }
+
+    /**
+     * Merges an update whose cells are already in the memtable's allocation.
+     * Returns the change in row count in the high 32 bits and in cell count in the low 32 bits.
+     * REQUIRES: the caller holds this partition's monitor.
+     */
+    long apply(DeletionTime updateDeletion, List<RangeTombstone> updateRanges, Row updateStatic, List<Row> updateRows,
+               TableSchema schema, ClusteringComparator comparator) {
+        int rowsBefore = rows.size();
+        int cellsBefore = cellCount;
+
+        if (updateDeletion.supersedes(partitionDeletion)) {
+            partitionDeletion = updateDeletion;
+            reapply(partitionDeletion, null, schema, comparator);
+            if (rangeTombstones != null) rangeTombstones.purge(partitionDeletion);
+        }
+        for (int i = 0; i < updateRanges.size(); i++) {
+            RangeTombstone rt = updateRanges.get(i);
+            if (!rt.deletion().supersedes(partitionDeletion)) continue;
+            if (rangeTombstones == null) rangeTombstones = new RangeTombstoneList(comparator);
+            rangeTombstones.add(rt);
+            reapply(rt.deletion(), rt, schema, comparator);
+        }
+        if (updateStatic != null) {
+            Row old = staticRow;
+            staticRow = Rows.merge(old, updateStatic, schema.staticColumns(), schema.staticComplexStart(), partitionDeletion);
+            cellCount += cells(staticRow) - cells(old);
+        }
+        for (int i = 0; i < updateRows.size(); i++) {
+            Row u = updateRows.get(i);
+            DeletionTime active = partitionDeletion;
+            if (rangeTombstones != null) {
+                active = DeletionTime.max(active, rangeTombstones.deletionAt(u.clustering()));
+            }
+            RowList.Node node = rows.find(u.clustering(), comparator);
+            Row old = node == null ? null : node.row();
+            Row merged = Rows.merge(old, u, schema.regularColumns(), schema.regularComplexStart(), active);
+            rows.put(u.clustering(), merged, comparator);
+            cellCount += cells(merged) - cells(old);
+        }
+        return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
+    }
+
+    /** Drops what {@code deletion} shadows: everywhere, or inside {@code range} only. */
+    private void reapply(DeletionTime deletion, RangeTombstone range, TableSchema schema, ClusteringComparator comparator) {
+        if (range == null && staticRow != null) {
+            Row old = staticRow;
+            staticRow = Rows.merge(old, null, schema.staticColumns(), schema.staticComplexStart(), deletion);
+            cellCount += cells(staticRow) - cells(old);
+        }
+        for (RowList.Node n = rows.first(); n != null; ) {
+            RowList.Node next = n.next();
+            Row old = n.row();
+            if (range == null || (comparator.compare(old.clustering(), range.start()) > 0
+                    && comparator.compare(old.clustering(), range.end()) < 0)) {
+                Row kept = Rows.merge(old, null, schema.regularColumns(), schema.regularComplexStart(), deletion);
+                if (kept != old) {
+                    rows.put(old.clustering(), kept, comparator);
+                    cellCount += cells(kept) - cells(old);
+                }
+            }
+            n = next;
+        }
+    }
+
+    private static int cells(Row r) {
+        return r == null ? 0 : r.cellCount();
+    }
+}
