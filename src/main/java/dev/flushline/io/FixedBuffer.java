@@ -198,7 +198,8 @@ public final class FixedBuffer {
     /**
      * Copies {@code src[srcPosition, srcPosition + length)} using absolute access: {@code src}'s
      * position, limit and mark are unchanged. Works for heap, direct and read-only buffers without
-     * allocating a view.
+     * allocating a view. REQUIRES: {@code srcPosition + length <= src.limit()} (the JDK checks the
+     * range against the limit, not the capacity).
      */
     public void putBuffer(ByteBuffer src, int srcPosition, int length) {
         ensureRemaining(length);
