@@ -1,0 +1,165 @@
+package dev.flushline.io;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.zip.CRC32;
+
+/**
+ * Uncompressed Data.db (written through) plus CRC.db and Digest.crc32, as Cassandra's
+ * ChecksummedSequentialWriter produces them (layout in {@link DataFileLayout}).
+ *
+ * <p>CRC.db is appended as each 64 KiB chunk of Data.db completes, so it needs no per-chunk
+ * memory. Like Cassandra, an empty Data.db still gets one (empty-chunk, value 0) CRC entry,
+ * because Cassandra flushes its buffer once at prepare even when it is empty.
+ *
+ * <p>Thread safety: none (see {@link DataSink}).
+ */
+public final class UncompressedDataSink implements DataSink {
+    private static final int CRC_FILE_BLOCK_BYTES = 8 * 1024;
+
+    private final Path dataPath;
+    private final Path crcPath;
+    private final Path digestPath;
+    private final SyncedFileOutput data;
+    private final SyncedFileOutput crcFile;
+    private final CRC32 chunkCrc = new CRC32();
+    /** Bytes of the current CRC chunk already fed to {@link #chunkCrc}: 0..CRC_CHUNK_BYTES-1 between writes. */
+    private int chunkFillBytes;
+    private int chunkCount;
+    private boolean finished;
+    private boolean aborted;
+    /** Only a digest file we created may be deleted: CREATE_NEW failing means it is someone else's. */
+    private boolean digestWritten;
+    private long digestCrc32 = -1;
+
+    /**
+     * Creates {@code dataPath} and {@code crcPath} (both must not exist). {@code digestPath} may be
+     * null; otherwise it is created by {@link #finish()}.
+     */
+    public UncompressedDataSink(Path dataPath, Path crcPath, Path digestPath) throws IOException {
+        this(dataPath, crcPath, digestPath, SyncedFileOutput.DEFAULT_BLOCK_BYTES);
+    }
+
+    public UncompressedDataSink(Path dataPath, Path crcPath, Path digestPath, int blockBytes) throws IOException {
+        this.dataPath = dataPath;
+        this.crcPath = crcPath;
+        this.digestPath = digestPath;
+        this.data = new SyncedFileOutput(dataPath, blockBytes, true);
+        SyncedFileOutput crc = null;
+        try {
+            crc = new SyncedFileOutput(crcPath, CRC_FILE_BLOCK_BYTES, false);
+            crc.writeInt(DataFileLayout.CRC_CHUNK_BYTES);
+        } catch (IOException | RuntimeException | Error e) {
+            data.abort();
+            if (crc != null) crc.abort();
+            throw e;
+        }
+        this.crcFile = crc;
+    }
+
+    @Override
+    public void write(byte[] src, int offset, int length) throws IOException {
+        ensureWritable();
+        data.write(src, offset, length);
+        // Feed the per-chunk CRC, cutting at 64 KiB boundaries of the file.
+        int off = offset;
+        int left = length;
+        while (left > 0) {
+            int n = Math.min(left, DataFileLayout.CRC_CHUNK_BYTES - chunkFillBytes);
+            chunkCrc.update(src, off, n);
+            chunkFillBytes += n;
+            off += n;
+            left -= n;
+            if (chunkFillBytes == DataFileLayout.CRC_CHUNK_BYTES) {
+                endCrcChunk();
+            }
+        }
+    }
+
+    @Override
+    public long uncompressedPosition() {
+        return data.position();
+    }
+
+    @Override
+    public void finish() throws IOException {
+        ensureWritable();
+        try {
+            if (chunkFillBytes > 0 || chunkCount == 0) {
+                endCrcChunk();
+            }
+            data.sync();
+            data.close();
+            crcFile.sync();
+            crcFile.close();
+            long digest = data.crc32();
+            if (digestPath != null) {
+                byte[] text = Long.toString(digest).getBytes(StandardCharsets.US_ASCII);
+                SyncedFileOutput.writeSmallFile(digestPath, text, 0, text.length);
+                digestWritten = true;
+            }
+            digestCrc32 = digest;
+            finished = true;
+        } catch (IOException | RuntimeException | Error e) {
+            abort();
+            throw e;
+        }
+    }
+
+    @Override
+    public void abort() {
+        if (aborted) {
+            return;
+        }
+        aborted = true;
+        finished = false;
+        data.abort();
+        crcFile.abort();
+        if (digestWritten) {
+            SyncedFileOutput.deleteQuietly(digestPath);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!finished) {
+            abort();
+        }
+    }
+
+    @Override
+    public Path dataPath() { return dataPath; }
+
+    @Override
+    public Path companionPath() { return crcPath; }
+
+    @Override
+    public Path digestPath() { return digestPath; }
+
+    @Override
+    public long digestCrc32() {
+        if (!finished) {
+            throw new IllegalStateException("digest is known only after finish(): " + dataPath);
+        }
+        return digestCrc32;
+    }
+
+    @Override
+    public double compressionRatio() {
+        return DataFileLayout.NO_COMPRESSION_RATIO;
+    }
+
+    private void endCrcChunk() throws IOException {
+        crcFile.writeInt((int) chunkCrc.getValue());
+        chunkCrc.reset();
+        chunkFillBytes = 0;
+        chunkCount++;
+    }
+
+    private void ensureWritable() {
+        if (finished || aborted) {
+            throw new IllegalStateException((finished ? "finished: " : "aborted: ") + dataPath);
+        }
+    }
+}

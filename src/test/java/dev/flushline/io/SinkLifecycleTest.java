@@ -1,0 +1,137 @@
+package dev.flushline.io;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.CRC32;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SinkLifecycleTest {
+    @TempDir
+    Path dir;
+
+    private long fileCount() throws IOException {
+        try (var s = Files.list(dir)) {
+            return s.count();
+        }
+    }
+
+    private DataSink open(boolean compressed, String prefix) throws IOException {
+        Path data = dir.resolve(prefix + "-Data.db");
+        Path digest = dir.resolve(prefix + "-Digest.crc32");
+        return compressed
+                ? new Lz4CompressedDataSink(data, dir.resolve(prefix + "-CompressionInfo.db"), digest)
+                : new UncompressedDataSink(data, dir.resolve(prefix + "-CRC.db"), digest);
+    }
+
+    @Test
+    void abortMidStreamLeavesNoFiles() throws IOException {
+        byte[] data = SinkTestData.semiCompressible(150_000, 1);
+        for (boolean compressed : new boolean[] {false, true}) {
+            DataSink sink = open(compressed, "mid" + compressed);
+            sink.write(data, 0, data.length);
+            sink.abort();
+            sink.abort(); // idempotent
+            assertEquals(0, fileCount(), "compressed=" + compressed);
+            assertThrows(IllegalStateException.class, () -> sink.write(data, 0, 1));
+        }
+    }
+
+    @Test
+    void abortAfterFinishDeletesEverythingItCreated() throws IOException {
+        byte[] data = SinkTestData.semiCompressible(50_000, 2);
+        for (boolean compressed : new boolean[] {false, true}) {
+            DataSink sink = open(compressed, "fin" + compressed);
+            sink.write(data, 0, data.length);
+            sink.finish();
+            assertEquals(3, fileCount(), "Data, companion, digest; compressed=" + compressed);
+            assertTrue(Files.exists(sink.companionPath()));
+            sink.abort();
+            assertEquals(0, fileCount(), "compressed=" + compressed);
+        }
+    }
+
+    @Test
+    void closeWithoutFinishAbortsButCloseAfterFinishKeeps() throws IOException {
+        byte[] data = SinkTestData.semiCompressible(20_000, 3);
+        for (boolean compressed : new boolean[] {false, true}) {
+            try (DataSink sink = open(compressed, "twr" + compressed)) {
+                sink.write(data, 0, data.length);
+            }
+            assertEquals(0, fileCount());
+            try (DataSink sink = open(compressed, "ok" + compressed)) {
+                sink.write(data, 0, data.length);
+                sink.finish();
+            }
+            assertEquals(3, fileCount());
+            try (var s = Files.list(dir)) {
+                for (Path p : (Iterable<Path>) s::iterator) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    @Test
+    void existingFileIsNeitherOverwrittenNorDeleted() throws IOException {
+        Path data = dir.resolve("x-Data.db");
+        Files.write(data, new byte[] {1, 2, 3});
+        assertThrows(FileAlreadyExistsException.class,
+                () -> new UncompressedDataSink(data, dir.resolve("x-CRC.db"), null));
+        assertThrows(FileAlreadyExistsException.class,
+                () -> new Lz4CompressedDataSink(data, dir.resolve("x-CompressionInfo.db"), null));
+        assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(data));
+        assertEquals(1, fileCount());
+
+        // A collision on the CRC.db path must also clean up the Data.db the sink had just created.
+        Path crc = dir.resolve("y-CRC.db");
+        Files.write(crc, new byte[] {9});
+        assertThrows(FileAlreadyExistsException.class, () -> new UncompressedDataSink(dir.resolve("y-Data.db"), crc, null));
+        assertTrue(Files.notExists(dir.resolve("y-Data.db")));
+        assertArrayEquals(new byte[] {9}, Files.readAllBytes(crc));
+    }
+
+    @Test
+    void finishFailureOnCompanionCollisionAbortsAndSparesForeignFile() throws IOException {
+        Path info = dir.resolve("z-CompressionInfo.db");
+        Files.write(info, new byte[] {7});
+        Lz4CompressedDataSink sink = new Lz4CompressedDataSink(dir.resolve("z-Data.db"), info, dir.resolve("z-Digest.crc32"));
+        sink.write(new byte[100], 0, 100);
+        assertThrows(FileAlreadyExistsException.class, sink::finish);
+        assertTrue(Files.notExists(sink.dataPath()));
+        assertTrue(Files.notExists(sink.digestPath()));
+        assertArrayEquals(new byte[] {7}, Files.readAllBytes(info));
+    }
+
+    @Test
+    void syncedFileOutputCountsCrcsAndSyncsDirectory() throws IOException {
+        byte[] data = SinkTestData.random(10_000, 4);
+        Path p = dir.resolve("plain.bin");
+        try (SyncedFileOutput out = new SyncedFileOutput(p, 1000, true)) {
+            out.write(data, 0, 3333);
+            out.writeInt(0x01020304);
+            out.write(data, 3333, data.length - 3333);
+            assertEquals(data.length + 4, out.position());
+            out.sync();
+            CRC32 expected = new CRC32();
+            expected.update(Files.readAllBytes(p));
+            assertEquals(expected.getValue(), out.crc32());
+        }
+        byte[] written = Files.readAllBytes(p);
+        assertEquals(0x01, written[3333]);
+        assertEquals(0x04, written[3336]);
+        SyncedFileOutput.syncDirectory(dir);
+
+        try (SyncedFileOutput noCrc = new SyncedFileOutput(dir.resolve("n.bin"), 16, false)) {
+            assertThrows(IllegalStateException.class, noCrc::crc32);
+        }
+    }
+}
