@@ -1,0 +1,120 @@
+package dev.flushline.sstable;
+
+import dev.flushline.io.FixedBuffer;
+import dev.flushline.io.VInt;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The sstable's column set and encoding bases: Statistics.db's HEADER component (oa-format.md
+ * §8.5), and the map from a table column's position to its index in the header, which row
+ * bitmaps use.
+ *
+ * <pre>
+ * header := EncodingStats  key_type:bytes_v  clustering_count:uvint clustering_type:bytes_v*
+ *           static_count:uvint (name:bytes_v type:bytes_v)*  regular_count:uvint (name:bytes_v type:bytes_v)*
+ * </pre>
+ *
+ * <p>The column set is the columns that appear in the flushed data, as a node's flush uses its
+ * memtable's columns; order is the table's header order (simple first, then complex, by name).
+ *
+ * <p>Thread safety: immutable.
+ */
+public final class SerializationHeader {
+    private final TableSchema schema;
+    private final EncodingStats stats;
+    private final ColumnMetadata[] statics;
+    private final ColumnMetadata[] regulars;
+    /** By table position: the column's index among the header's static/regular columns, or -1. */
+    private final int[] staticIndex;
+    private final int[] regularIndex;
+
+    /** {@code staticIncluded[p]} / {@code regularIncluded[p]}: whether column at position p is in the set. */
+    public SerializationHeader(TableSchema schema, EncodingStats stats, boolean[] staticIncluded, boolean[] regularIncluded) {
+        this.schema = schema;
+        this.stats = stats;
+        this.staticIndex = new int[schema.staticColumns().length];
+        this.regularIndex = new int[schema.regularColumns().length];
+        this.statics = select(schema.staticColumns(), staticIncluded, staticIndex);
+        this.regulars = select(schema.regularColumns(), regularIncluded, regularIndex);
+    }
+
+    private static ColumnMetadata[] select(ColumnMetadata[] all, boolean[] included, int[] indexOut) {
+        int n = 0;
+        for (int i = 0; i < all.length; i++) {
+            indexOut[i] = included[i] ? n++ : -1;
+        }
+        ColumnMetadata[] out = new ColumnMetadata[n];
+        for (int i = 0; i < all.length; i++) {
+            if (included[i]) out[indexOut[i]] = all[i];
+        }
+        return out;
+    }
+
+    public TableSchema schema() { return schema; }
+
+    public EncodingStats stats() { return stats; }
+
+    /** Do not modify. */
+    public ColumnMetadata[] staticColumns() { return statics; }
+
+    /** Do not modify. */
+    public ColumnMetadata[] regularColumns() { return regulars; }
+
+    public boolean hasStatics() { return statics.length > 0; }
+
+    /** Header index of the static column at table position {@code p}, or -1 if not in the header. */
+    public int staticIndex(int p) { return staticIndex[p]; }
+
+    public int regularIndex(int p) { return regularIndex[p]; }
+
+    public int serializedSize() {
+        int size = stats.serializedSize();
+        size += stringSize(schema.partitionKeyMarshalName());
+        ColumnMetadata[] ck = schema.clusteringColumns();
+        size += VInt.sizeOfUnsigned(ck.length);
+        for (ColumnMetadata c : ck) size += stringSize(c.marshalName());
+        size += columnsSize(statics) + columnsSize(regulars);
+        return size;
+    }
+
+    public void serialize(FixedBuffer out) {
+        stats.serialize(out);
+        putString(out, schema.partitionKeyMarshalName());
+        ColumnMetadata[] ck = schema.clusteringColumns();
+        out.putUnsignedVInt(ck.length);
+        for (ColumnMetadata c : ck) putString(out, c.marshalName());
+        putColumns(out, statics);
+        putColumns(out, regulars);
+    }
+
+    private static int columnsSize(ColumnMetadata[] cols) {
+        int size = VInt.sizeOfUnsigned(cols.length);
+        for (ColumnMetadata c : cols) {
+            size += VInt.sizeOfUnsigned(c.nameBytes().length) + c.nameBytes().length + stringSize(c.marshalName());
+        }
+        return size;
+    }
+
+    private static void putColumns(FixedBuffer out, ColumnMetadata[] cols) {
+        out.putUnsignedVInt(cols.length);
+        for (ColumnMetadata c : cols) {
+            out.putUnsignedVInt(c.nameBytes().length);
+            out.putBytes(c.nameBytes(), 0, c.nameBytes().length);
+            putString(out, c.marshalName());
+        }
+    }
+
+    private static int stringSize(String s) {
+        int len = s.getBytes(StandardCharsets.UTF_8).length;
+        return VInt.sizeOfUnsigned(len) + len;
+    }
+
+    private static void putString(FixedBuffer out, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.putUnsignedVInt(b.length);
+        out.putBytes(b, 0, b.length);
+    }
+}
