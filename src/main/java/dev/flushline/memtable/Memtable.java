@@ -56,6 +56,8 @@ public abstract class Memtable {
     // EncodingStats minima over everything written, as Cassandra's memtable collects them.
     private final AtomicLong minTimestamp = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong minLocalDeletionTime = new AtomicLong(Long.MAX_VALUE);
+    /** Largest local deletion/expiration time written (Long.MIN_VALUE if none): bounds the deltas. */
+    private final AtomicLong maxLocalDeletionTime = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong minTtl = new AtomicLong(Long.MAX_VALUE);
 
     /** Bit sets of the static and regular columns that appear in some write (header column set). */
@@ -194,6 +196,12 @@ public abstract class Memtable {
     /** Smallest local deletion/expiration time written, or {@link Cell#NO_DELETION_TIME}. */
     public final long minLocalDeletionTime() { return minLocalDeletionTime.get(); }
 
+    /** Largest local deletion/expiration time written, or {@link Cell#NO_DELETION_TIME} if none. */
+    public final long maxLocalDeletionTime() {
+        long v = maxLocalDeletionTime.get();
+        return v == Long.MIN_VALUE ? Cell.NO_DELETION_TIME : v;
+    }
+
     /** Smallest TTL written, or 0 if none. */
     public final int minTtl() {
         long v = minTtl.get();
@@ -217,6 +225,18 @@ public abstract class Memtable {
         }
     }
 
+    private static void raiseTo(AtomicLong max, long v) {
+        long cur;
+        while (v > (cur = max.get())) {
+            if (max.compareAndSet(cur, v)) return;
+        }
+    }
+
+    private void noteLdt(long ldt) {
+        lowerTo(minLocalDeletionTime, ldt);
+        raiseTo(maxLocalDeletionTime, ldt);
+    }
+
     private static void markWritten(AtomicLongArray bits, int position) {
         int word = position >>> 6;
         long mask = 1L << position;
@@ -229,13 +249,13 @@ public abstract class Memtable {
     private void noteDeletion(DeletionTime d) {
         if (!d.isLive()) {
             lowerTo(minTimestamp, d.markedForDeleteAt());
-            lowerTo(minLocalDeletionTime, d.localDeletionTime());
+            noteLdt(d.localDeletionTime());
         }
     }
 
     private void noteCell(Cell c) {
         lowerTo(minTimestamp, c.timestamp());
-        if (c.localDeletionTime() != Cell.NO_DELETION_TIME) lowerTo(minLocalDeletionTime, c.localDeletionTime());
+        if (c.localDeletionTime() != Cell.NO_DELETION_TIME) noteLdt(c.localDeletionTime());
         if (c.ttl() != Cell.NO_TTL) lowerTo(minTtl, c.ttl());
     }
 
@@ -253,7 +273,7 @@ public abstract class Memtable {
         if (r.hasLiveness()) {
             lowerTo(minTimestamp, r.livenessTimestamp());
             if (r.isLivenessExpiring()) {
-                lowerTo(minLocalDeletionTime, r.livenessExpirationTime());
+                noteLdt(r.livenessExpirationTime());
                 lowerTo(minTtl, r.livenessTtl());
             }
         }

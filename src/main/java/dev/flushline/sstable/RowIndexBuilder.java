@@ -1,0 +1,161 @@
+package dev.flushline.sstable;
+
+import dev.flushline.data.DeletionTime;
+import dev.flushline.io.FixedBuffer;
+import dev.flushline.io.VInt;
+
+import java.util.Arrays;
+
+/**
+ * The promoted row index of one partition (oa-format.md §5): the partition's unfiltereds cut into
+ * blocks of at least {@code column_index_size} bytes, each described by an IndexInfo.
+ *
+ * <pre>
+ * promoted_index := header_length:uvint partition_deletion(DeletionTimeLayout) block_count:uvint
+ *                   index_info*  info_offset:i32*
+ * index_info     := first_name last_name offset:uvint width:svint(width - 65536) has_open:bool [open:DeletionTimeLayout]
+ * </pre>
+ * Offsets are relative to the partition start; a block closes after the unfiltered that takes it
+ * to {@code column_index_size} bytes, and the last block also covers the end-of-partition byte.
+ * Only partitions with two or more blocks get a promoted index.
+ *
+ * <p>Arrays grow to the largest partition seen and are reused: nothing is allocated per partition
+ * once they have grown. The first/last names are references into the memtable's rows, valid
+ * until the partition's index entry is written.
+ *
+ * <p>Thread safety: none; owned by one flush writer.
+ */
+public final class RowIndexBuilder {
+    public static final int DEFAULT_COLUMN_INDEX_SIZE_BYTES = 64 * 1024;
+    static final long WIDTH_BASE = 64 * 1024;
+
+    private final int columnIndexSizeBytes;
+    private final ClusteringLayout layout;
+
+    private int count;
+    private byte[] firstKinds = new byte[8];
+    private byte[][][] firstValues = new byte[8][][];
+    private byte[] lastKinds = new byte[8];
+    private byte[][][] lastValues = new byte[8][][];
+    private long[] offsets = new long[8];
+    private long[] widths = new long[8];
+    private DeletionTime[] endOpen = new DeletionTime[8];
+
+    private boolean blockOpen;
+    private byte blockFirstKind;
+    private byte[][] blockFirstValues;
+    private long blockStart;
+    private byte lastKind;
+    private byte[][] lastVals;
+    private DeletionTime openMarker = DeletionTime.LIVE;
+
+    public RowIndexBuilder(ClusteringLayout layout, int columnIndexSizeBytes) {
+        this.layout = layout;
+        this.columnIndexSizeBytes = columnIndexSizeBytes;
+    }
+
+    public void reset() {
+        count = 0;
+        blockOpen = false;
+        openMarker = DeletionTime.LIVE;
+        blockFirstValues = null;
+        lastVals = null;
+    }
+
+    /**
+     * After writing an unfiltered that started at {@code startOffset} and ended at {@code endOffset}
+     * (relative to the partition). {@code openAfter}: the range deletion still open after it.
+     */
+    public void added(byte kind, byte[][] values, long startOffset, long endOffset, DeletionTime openAfter) {
+        if (!blockOpen) {
+            blockOpen = true;
+            blockFirstKind = kind;
+            blockFirstValues = values;
+            blockStart = startOffset;
+        }
+        lastKind = kind;
+        lastVals = values;
+        openMarker = openAfter;
+        if (endOffset - blockStart >= columnIndexSizeBytes) {
+            closeBlock(endOffset);
+        }
+    }
+
+    /** After the end-of-partition byte; {@code endOffset} includes it. */
+    public void finish(long endOffset) {
+        if (blockOpen) closeBlock(endOffset);
+    }
+
+    private void closeBlock(long endOffset) {
+        if (count == offsets.length) grow();
+        firstKinds[count] = blockFirstKind;
+        firstValues[count] = blockFirstValues;
+        lastKinds[count] = lastKind;
+        lastValues[count] = lastVals;
+        offsets[count] = blockStart;
+        widths[count] = endOffset - blockStart;
+        endOpen[count] = openMarker;
+        count++;
+        blockOpen = false;
+    }
+
+    private void grow() {
+        int n = offsets.length * 2;
+        firstKinds = Arrays.copyOf(firstKinds, n);
+        firstValues = Arrays.copyOf(firstValues, n);
+        lastKinds = Arrays.copyOf(lastKinds, n);
+        lastValues = Arrays.copyOf(lastValues, n);
+        offsets = Arrays.copyOf(offsets, n);
+        widths = Arrays.copyOf(widths, n);
+        endOpen = Arrays.copyOf(endOpen, n);
+    }
+
+    public int blockCount() {
+        return count;
+    }
+
+    /** Whether the index entry carries a promoted index. */
+    public boolean isPromoted() {
+        return count > 1;
+    }
+
+    private int indexInfoSize(int i) {
+        int size = layout.prefixSize(firstKinds[i], firstValues[i]) + layout.prefixSize(lastKinds[i], lastValues[i])
+                + VInt.sizeOfUnsigned(offsets[i]) + VInt.sizeOfSigned(widths[i] - WIDTH_BASE) + 1;
+        if (!endOpen[i].isLive()) size += DeletionTimeLayout.size(endOpen[i]);
+        return size;
+    }
+
+    /** Bytes of the promoted index (what promoted_size counts). REQUIRES: {@link #isPromoted()}. */
+    public int promotedSize(long headerLength, DeletionTime partitionDeletion) {
+        int size = VInt.sizeOfUnsigned(headerLength) + DeletionTimeLayout.size(partitionDeletion) + VInt.sizeOfUnsigned(count);
+        for (int i = 0; i < count; i++) size += indexInfoSize(i) + Integer.BYTES;
+        return size;
+    }
+
+    public void writePromoted(FixedBuffer out, long headerLength, DeletionTime partitionDeletion) {
+        out.putUnsignedVInt(headerLength);
+        DeletionTimeLayout.put(out, partitionDeletion);
+        out.putUnsignedVInt(count);
+        int infoStart = out.position();
+        for (int i = 0; i < count; i++) {
+            layout.putPrefix(out, firstKinds[i], firstValues[i]);
+            layout.putPrefix(out, lastKinds[i], lastValues[i]);
+            out.putUnsignedVInt(offsets[i]);
+            out.putSignedVInt(widths[i] - WIDTH_BASE);
+            boolean hasOpen = !endOpen[i].isLive();
+            out.putBoolean(hasOpen);
+            if (hasOpen) DeletionTimeLayout.put(out, endOpen[i]);
+        }
+        // The offsets table: each IndexInfo's offset from the first, recomputed from the same sizes.
+        int infoOffset = 0;
+        for (int i = 0; i < count; i++) {
+            out.putInt(infoOffset);
+            infoOffset += indexInfoSize(i);
+        }
+        if (out.position() - infoStart != infoOffset + 4 * count) {
+            throw new IllegalStateException("IndexInfo sizes disagree with bytes written: " + infoOffset + " vs "
+                    + (out.position() - infoStart - 4 * count));
+        }
+    }
+}

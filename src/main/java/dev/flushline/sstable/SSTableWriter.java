@@ -1,0 +1,238 @@
+package dev.flushline.sstable;
+
+import dev.flushline.data.DeletionTime;
+import dev.flushline.io.DataSink;
+import dev.flushline.io.FixedBuffer;
+import dev.flushline.io.Lz4CompressedDataSink;
+import dev.flushline.io.SyncedFileOutput;
+import dev.flushline.io.UncompressedDataSink;
+import dev.flushline.io.VInt;
+import dev.flushline.schema.TableSchema;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * Writes one oa sstable transactionally: every component is written under its final name inside
+ * a staging directory that Cassandra does not look at, fsynced, then renamed into the table
+ * directory in {@link Component} order with TOC.txt last, and the directory is fsynced. Until
+ * {@link #finish} returns, nothing of this sstable is visible; {@link #abort} removes it all.
+ *
+ * <p>Data.db bytes arrive through {@link #reserve}: the caller asks for exactly the bytes of its
+ * next structure and writes them straight into the returned block buffer; full blocks go to the
+ * {@link DataSink}. A structure larger than a block gets a buffer of its own (the only allocation
+ * on this path).
+ *
+ * <p>Thread safety: none; one flush writer thread owns an instance.
+ */
+public final class SSTableWriter implements AutoCloseable {
+    public static final int DATA_BLOCK_BYTES = 1 << 20;
+    public static final double DEFAULT_BLOOM_FILTER_FP_CHANCE = 0.01;
+
+    private final TableSchema schema;
+    private final Descriptor descriptor;
+    private final boolean compressed;
+    private final DataSink data;
+    private final SyncedFileOutput index;
+    private final SummaryBuilder summary = new SummaryBuilder();
+    private final BloomFilterBuilder filter;
+    private final double fpChance;
+
+    private final FixedBuffer block = new FixedBuffer(DATA_BLOCK_BYTES);
+    private FixedBuffer current = block;
+    private FixedBuffer indexEntry = new FixedBuffer(4096);
+
+    private byte[] firstKey;
+    private byte[] lastKey;
+    private long partitions;
+    private boolean finished;
+    private boolean aborted;
+
+    public SSTableWriter(TableSchema schema, Descriptor descriptor, long expectedKeys) throws IOException {
+        this.schema = schema;
+        this.descriptor = descriptor;
+        this.compressed = schema.compression() == TableSchema.Compression.LZ4;
+        this.fpChance = DEFAULT_BLOOM_FILTER_FP_CHANCE;
+        this.filter = new BloomFilterBuilder(expectedKeys, fpChance);
+        DataSink sink = null;
+        SyncedFileOutput idx = null;
+        try {
+            Path dataPath = descriptor.stagingPath(Component.DATA);
+            Path digestPath = descriptor.stagingPath(Component.DIGEST);
+            if (compressed) {
+                sink = new Lz4CompressedDataSink(dataPath, descriptor.stagingPath(Component.COMPRESSION_INFO), digestPath,
+                        schema.chunkLengthBytes(), Integer.MAX_VALUE, SyncedFileOutput.DEFAULT_BLOCK_BYTES);
+            } else {
+                sink = new UncompressedDataSink(dataPath, descriptor.stagingPath(Component.CRC), digestPath);
+            }
+            idx = new SyncedFileOutput(descriptor.stagingPath(Component.INDEX), SyncedFileOutput.DEFAULT_BLOCK_BYTES, false);
+        } catch (IOException | RuntimeException e) {
+            if (sink != null) sink.abort();
+            if (idx != null) idx.abort();
+            deleteStaging(descriptor);
+            throw e;
+        }
+        this.data = sink;
+        this.index = idx;
+    }
+
+    public Descriptor descriptor() { return descriptor; }
+
+    /** Logical Data.db position of the next byte written. */
+    public long dataPosition() {
+        return data.uncompressedPosition() + current.position();
+    }
+
+    /** A buffer with at least {@code bytes} bytes free at its position, for the next structure. */
+    public FixedBuffer reserve(int bytes) throws IOException {
+        if (current.remaining() >= bytes) return current;
+        spill();
+        if (bytes > block.capacity()) {
+            current = new FixedBuffer(bytes); // oversized structure: slow path
+        } else {
+            current = block;
+        }
+        return current;
+    }
+
+    private void spill() throws IOException {
+        if (current.position() > 0) {
+            data.write(current.array(), 0, current.position());
+        }
+        block.clear();
+        if (current != block) current = block;
+        current.clear();
+    }
+
+    /**
+     * Records a written partition: its Index.db entry, Summary sample, bloom filter bit, first/last key.
+     * {@code rowIndex} holds the partition's blocks; its promoted index is written iff it has 2+ blocks.
+     */
+    public void partitionWritten(byte[] key, long dataPosition, long headerLength, DeletionTime partitionDeletion,
+                                 RowIndexBuilder rowIndex) throws IOException {
+        long indexPosition = index.position();
+        int promoted = rowIndex.isPromoted() ? rowIndex.promotedSize(headerLength, partitionDeletion) : 0;
+        int size = 2 + key.length + VInt.sizeOfUnsigned(dataPosition) + VInt.sizeOfUnsigned(promoted) + promoted;
+        if (indexEntry.capacity() < size) {
+            indexEntry = new FixedBuffer(Math.max(size, indexEntry.capacity() * 2));
+        }
+        FixedBuffer out = indexEntry;
+        out.clear();
+        out.putShort(key.length);
+        out.putBytes(key, 0, key.length);
+        out.putUnsignedVInt(dataPosition);
+        out.putUnsignedVInt(promoted);
+        if (promoted > 0) rowIndex.writePromoted(out, headerLength, partitionDeletion);
+        FixedBuffer.checkWritten("Index.db entry", size, out.position());
+        index.write(out.array(), 0, size);
+
+        summary.maybeAdd(key, indexPosition);
+        filter.add(key, 0, key.length);
+        if (firstKey == null) firstKey = key;
+        lastKey = key;
+        partitions++;
+    }
+
+    public long partitionCount() { return partitions; }
+
+    public byte[] firstKey() { return firstKey; }
+
+    public byte[] lastKey() { return lastKey; }
+
+    public double bloomFilterFpChance() { return fpChance; }
+
+    /** Flushes Data.db; after this the compression ratio is known. Call before {@link #finish}. */
+    public void finishData() throws IOException {
+        spill();
+        data.finish();
+        index.sync();
+        index.close();
+    }
+
+    public double compressionRatio() {
+        return data.compressionRatio();
+    }
+
+    /** Physical bytes of Data.db. REQUIRES: {@link #finishData()}. */
+    public long dataFileBytes() throws IOException {
+        return Files.size(descriptor.stagingPath(Component.DATA));
+    }
+
+    /** Writes Summary, Filter, Statistics and TOC, fsyncs, and publishes. Returns the published Data.db path. */
+    public Path finish(byte[] statistics) throws IOException {
+        if (partitions == 0) {
+            throw new IllegalStateException("refusing to publish an sstable with no partitions: " + descriptor);
+        }
+        ByteArrayOutputStream bos = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bos);
+        summary.serialize(out, firstKey, lastKey);
+        out.flush();
+        writeSmall(Component.SUMMARY, bos.toByteArray());
+        if (BloomFilterBuilder.isFilterWritten(fpChance)) {
+            bos.reset();
+            filter.serialize(out);
+            out.flush();
+            writeSmall(Component.FILTER, bos.toByteArray());
+        }
+        writeSmall(Component.STATISTICS, statistics);
+        StringBuilder toc = new StringBuilder();
+        for (Component c : compressed ? Component.TOC_ORDER_COMPRESSED : Component.TOC_ORDER_UNCOMPRESSED) {
+            if (c == Component.FILTER && !BloomFilterBuilder.isFilterWritten(fpChance)) continue;
+            toc.append(c.fileSuffix()).append('\n');
+        }
+        writeSmall(Component.TOC, toc.toString().getBytes(StandardCharsets.UTF_8));
+        SyncedFileOutput.syncDirectory(descriptor.stagingDir());
+
+        // Publish: rename in Component order (Data.db after what it needs, TOC.txt last).
+        for (Component c : Component.values()) {
+            Path from = descriptor.stagingPath(c);
+            if (Files.exists(from)) {
+                Files.move(from, descriptor.path(c), StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        SyncedFileOutput.syncDirectory(descriptor.tableDir());
+        Files.delete(descriptor.stagingDir());
+        SyncedFileOutput.syncDirectory(descriptor.tableDir());
+        finished = true;
+        return descriptor.path(Component.DATA);
+    }
+
+    private void writeSmall(Component c, byte[] bytes) throws IOException {
+        SyncedFileOutput.writeSmallFile(descriptor.stagingPath(c), bytes, 0, bytes.length);
+    }
+
+    /** Removes everything this writer created. Never throws. */
+    public void abort() {
+        if (finished || aborted) return;
+        aborted = true;
+        data.abort();
+        index.abort();
+        deleteStaging(descriptor);
+    }
+
+    @Override
+    public void close() {
+        if (!finished) abort();
+    }
+
+    static void deleteStaging(Descriptor d) {
+        Path dir = d.stagingDir();
+        if (!Files.exists(dir)) return;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // best effort; the next run's cleanup removes what is left
+        }
+        try {
+            Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+            // as above
+        }
+    }
+}
