@@ -103,9 +103,12 @@ public final class CassandraReferenceWriter {
             for (PartitionUpdate update : updates) {
                 writer.append(update.unfilteredIterator());
             }
-            Collection<SSTableReader> opened = writer.finish(false);
-            for (SSTableReader reader : opened) {
-                reader.selfRef().release();
+            // finish(false) does not open readers (the collection holds nulls); release any that were opened anyway.
+            Collection<SSTableReader> finished = writer.finish(false);
+            for (SSTableReader reader : finished) {
+                if (reader != null) {
+                    reader.selfRef().release();
+                }
             }
         }
         return Path.of(descriptor.fileFor(org.apache.cassandra.io.sstable.format.SSTableFormat.Components.DATA).absolutePath());

@@ -52,11 +52,23 @@ public final class CassandraVerifier {
     private CassandraVerifier() {
     }
 
+    /** Problems (empty = every sstable passed) and the verifier's informational output, for diagnostics. */
+    public record Result(List<String> problems, List<String> log) {
+        public boolean passed() {
+            return problems.isEmpty();
+        }
+    }
+
     /** Verifies every sstable in the folder; returns one line per problem, empty when everything passes. */
     public static List<String> verify(Path sstableDir, String createTableCql) {
+        return verifyDetailed(sstableDir, createTableCql).problems();
+    }
+
+    public static Result verifyDetailed(Path sstableDir, String createTableCql) {
         ColumnFamilyStore cfs = store(createTableCql);
         TableMetadata table = cfs.metadata();
         List<String> problems = new ArrayList<>();
+        List<String> log = new ArrayList<>();
         List<Path> dataFiles = CassandraReader.dataFiles(sstableDir);
         if (dataFiles.isEmpty()) {
             problems.add("no *-Data.db in " + sstableDir);
@@ -64,19 +76,21 @@ public final class CassandraVerifier {
         for (Path dataFile : dataFiles) {
             Descriptor descriptor = Descriptor.fromFileWithComponent(new File(dataFile.toAbsolutePath()),
                                                                      table.keyspace, table.name).left;
-            problems.addAll(verifyOne(cfs, descriptor));
+            CollectingOutput output = verifyOne(cfs, descriptor);
+            problems.addAll(output.problems);
+            log.addAll(output.log);
         }
-        return problems;
+        return new Result(List.copyOf(problems), List.copyOf(log));
     }
 
-    private static List<String> verifyOne(ColumnFamilyStore cfs, Descriptor descriptor) {
+    private static CollectingOutput verifyOne(ColumnFamilyStore cfs, Descriptor descriptor) {
         String name = descriptor.baseFile().name();
         CollectingOutput output = new CollectingOutput(name);
         Set<Component> components = descriptor.discoverComponents();
         if (!components.containsAll(descriptor.getFormat().primaryComponents())) {
             // sstableverify silently skips such sstables; for us a missing primary component is a failure.
             output.problems.add(name + ": missing primary components, has only " + components);
-            return output.problems;
+            return output;
         }
         SSTableReader reader;
         try {
@@ -84,7 +98,7 @@ public final class CassandraVerifier {
             reader = SSTableReader.openNoValidation(descriptor, components, cfs);
         } catch (Throwable t) {
             output.problems.add(name + ": cannot open: " + describe(t));
-            return output.problems;
+            return output;
         }
         try {
             IVerifier.Options options = IVerifier.options()
@@ -103,7 +117,7 @@ public final class CassandraVerifier {
         } finally {
             reader.selfRef().release();
         }
-        return output.problems;
+        return output;
     }
 
     private static synchronized ColumnFamilyStore store(String createTableCql) {
@@ -152,6 +166,7 @@ public final class CassandraVerifier {
     private static final class CollectingOutput implements OutputHandler {
         private final String name;
         private final List<String> problems = new ArrayList<>();
+        private final List<String> log = new ArrayList<>();
 
         CollectingOutput(String name) {
             this.name = name;
@@ -159,6 +174,7 @@ public final class CassandraVerifier {
 
         @Override
         public void output(String msg) {
+            log.add(name + ": " + msg);
             if (msg.contains("duplicate rows found")) {
                 problems.add(name + ": " + msg);
             }
