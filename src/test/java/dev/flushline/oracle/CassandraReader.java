@@ -201,7 +201,7 @@ public final class CassandraReader implements AutoCloseable {
             return result;
         }
 
-        /** Point read of a whole partition through Index.db; empty if the sstable does not hold the key. */
+        /** Point read of a whole partition through Index.db; empty if Index.db does not hold the key. */
         public Optional<Partition> read(Bytes key) {
             return read(key, ClusteringSlice.ALL, false);
         }
@@ -212,13 +212,14 @@ public final class CassandraReader implements AutoCloseable {
          */
         public Optional<Partition> read(Bytes key, ClusteringSlice slice, boolean reversed) {
             DecoratedKey dk = reader.decorateKey(key.toBuffer());
+            // Presence comes from Index.db: a present partition may well have nothing inside the slice.
+            if (((BigTableReader) reader).getRowIndexEntry(dk, SSTableReader.Operator.EQ) == null) {
+                return Optional.empty();
+            }
             Slices slices = Slices.with(table.comparator, toSlice(slice));
             try (UnfilteredRowIterator partition = ((BigTableReader) reader).rowIterator(
                     dk, slices, ColumnFilter.all(table), reversed, SSTableReadsListener.NOOP_LISTENER)) {
-                Partition converted = convert(partition);
-                boolean absent = converted.deletion().isLive() && converted.staticRow().isEmpty()
-                        && converted.unfiltereds().isEmpty();
-                return absent ? Optional.empty() : Optional.of(converted);
+                return Optional.of(convert(partition));
             }
         }
 

@@ -135,9 +135,12 @@ public final class CassandraVerifier {
                 KeyspaceMetadata.create(keyspace, KeyspaceParams.simple(1)), true));
         Keyspace ks = Keyspace.openWithoutSSTables(keyspace);
         // The store's Directories create <dir>/<ks>/<table>-<id>/ folders; keep them out of the caller's folder.
+        // Under the build's cassandra.storagedir when surefire sets it, so `mvn clean` removes them.
         Path dataDir;
         try {
-            dataDir = Files.createTempDirectory("flushline-verify-");
+            String storage = System.getProperty("cassandra.storagedir");
+            Path parent = storage == null ? Path.of(System.getProperty("java.io.tmpdir")) : Files.createDirectories(Path.of(storage));
+            dataDir = Files.createTempDirectory(parent, "flushline-verify-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -41,6 +41,25 @@ class OracleSelfTest {
         assertEquals(fixture.expectedAll(), CassandraReader.readAll(fixture.dir, OracleFixture.CQL));
     }
 
+    /** A node's {@code <ks>/<table>-<id>/} folder goes through Descriptor.fromFile instead of fromFileWithComponent. */
+    @Test
+    void readsANodeStyleTableFolder() throws IOException {
+        Path tableDir = Files.createDirectories(tmp.resolve("data/ks/oracle_all-0123456789abcdef0123456789abcdef"));
+        OracleFixture.deleteContents(tableDir);
+        Path firstData = CassandraReader.dataFiles(fixture.dir).get(0);
+        String prefix = firstData.getFileName().toString().replace("Data.db", "");
+        try (var files = Files.list(fixture.dir)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().startsWith(prefix)).toList()) {
+                Files.copy(f, tableDir.resolve(f.getFileName()));
+            }
+        }
+        try (CassandraReader reader = CassandraReader.open(tableDir, OracleFixture.CQL)) {
+            assertEquals("ks", reader.only().descriptor().ksname);
+            assertEquals("oracle_all", reader.only().descriptor().cfname);
+            assertEquals(fixture.expectedPerSSTable().get(0), reader.only().readAll());
+        }
+    }
+
     @Test
     void pointReadsGoThroughTheIndexAndMissingKeysAreEmpty() {
         try (CassandraReader reader = CassandraReader.open(fixture.dir, OracleFixture.CQL)) {
@@ -109,6 +128,14 @@ class OracleSelfTest {
             assertEquals(!lz4, Files.exists(Path.of(base + "-CRC.db")), "CRC.db iff uncompressed");
         }
         assertEquals(List.of(), CassandraVerifier.verify(out, OracleFixture.CQL));
+        try (CassandraReader reader = CassandraReader.open(out, OracleFixture.CQL)) {
+            // The reference writer sizes the filter for keyCount (like a flush), so it can reject absent keys.
+            CassandraReader.SSTable inserts = reader.sstables().get(0);
+            assertTrue(inserts.hasRealBloomFilter());
+            assertTrue(inserts.bloomFilterMayContain(OracleFixture.key(1, "a")));
+            assertFalse(inserts.bloomFilterMayContain(OracleFixture.key(99, "zz")));
+            assertEquals(2, inserts.stats().estimatedPartitionCount());
+        }
     }
 
     /**
