@@ -12,6 +12,7 @@ import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.VInt;
 import dev.flushline.sstable.ClusteringLayout;
 import dev.flushline.sstable.DataLayout;
+import dev.flushline.sstable.DeletionTimeLayout;
 import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.SerializationHeader;
 import dev.flushline.schema.ColumnMetadata;
@@ -209,7 +210,7 @@ public final class RowSerializer {
             }
             if (cc.length > 0) columnsWithCells++;
         }
-        collector.rowColumns(columnsWithCells);
+        if (!row.isEmpty()) collector.rowColumns(columnsWithCells); // Cassandra skips stats for an empty static row
         FixedBuffer.checkWritten(row.isStatic() ? "static row" : "row", expectedSize, out.position() - start);
     }
 
@@ -459,30 +460,8 @@ public final class RowSerializer {
 
     // ---- partition header (key + oa partition deletion, §3.1) -----------------------------------
 
-    public static int partitionDeletionSize(DeletionTime d) {
-        return d.isLive() ? 1 : DataLayout.PARTITION_DELETION_DELETED_BYTES;
-    }
-
-    /**
-     * The oa form: LIVE is the single byte 0x80; otherwise i64 markedForDeleteAt, u32 ldt. A
-     * negative markedForDeleteAt would set the top bit and make the sstable unreadable, so it is
-     * refused (Cassandra 5.0.5 writes it and then cannot read it back).
-     */
-    public static void putPartitionDeletion(FixedBuffer out, DeletionTime d) {
-        if (d.isLive()) {
-            out.putByte(DataLayout.PARTITION_DELETION_LIVE_BYTE);
-            return;
-        }
-        if (d.markedForDeleteAt() < 0) {
-            throw new IllegalArgumentException("partition deletion with negative timestamp " + d.markedForDeleteAt()
-                    + " cannot be written readably in the oa format");
-        }
-        out.putLong(d.markedForDeleteAt());
-        out.putInt((int) d.localDeletionTime());
-    }
-
     public static int partitionHeaderSize(byte[] key, DeletionTime d) {
-        return 2 + key.length + partitionDeletionSize(d);
+        return 2 + key.length + DeletionTimeLayout.size(d);
     }
 
     public void writePartitionHeader(FixedBuffer out, byte[] key, DeletionTime d, int expectedSize) {
@@ -492,7 +471,7 @@ public final class RowSerializer {
         }
         out.putShort(key.length);
         out.putBytes(key, 0, key.length);
-        putPartitionDeletion(out, d);
+        DeletionTimeLayout.put(out, d);
         collector.partitionDeletion(d);
         FixedBuffer.checkWritten("partition header", expectedSize, out.position() - start);
     }

@@ -40,6 +40,7 @@ public final class StatsCollector {
     private long totalColumnsSet;
     private long totalRows;
     private long partitionCells;
+    private long cellsWritten;
     private boolean hasPartitionLevelDeletions;
 
     // Covered clustering slice: null until a row or bound is seen.
@@ -93,6 +94,7 @@ public final class StatsCollector {
     /** A cell of any class, by its fields. */
     void cell(long ts, int ttl, long ldt) {
         partitionCells++;
+        cellsWritten++;
         timestamp(ts);
         ttl(ttl);
         localDeletionTime(ldt);
@@ -176,6 +178,9 @@ public final class StatsCollector {
     public EstimatedHistogram cellsPerPartition() { return cellsPerPartition; }
 
     public CardinalityEstimator cardinality() { return cardinality; }
+
+    /** Cells the serializer wrote, counted as they were written (for the conservation check). */
+    public long cellsWritten() { return cellsWritten; }
 
     public long totalColumnsSet() { return totalColumnsSet; }
 

@@ -1,0 +1,198 @@
+package dev.flushline.flush;
+
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.ComplexColumn;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.Cell;
+import dev.flushline.data.RangeTombstoneList;
+import dev.flushline.data.Row;
+import dev.flushline.io.FixedBuffer;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.MemtablePartition;
+import dev.flushline.memtable.RowList;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.DataLayout;
+import dev.flushline.sstable.Descriptor;
+import dev.flushline.sstable.EncodingStats;
+import dev.flushline.sstable.RowIndexBuilder;
+import dev.flushline.sstable.SSTableWriter;
+import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.StatisticsWriter;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Iterator;
+
+/**
+ * Writes the partitions of a sealed memtable (all of them, or one token range) into one oa
+ * sstable: for each partition its header, static row, rows and range-tombstone markers merged in
+ * clustering order, and the end-of-partition byte; then Index.db, Summary.db, Filter.db and
+ * Statistics.db; then publishes atomically.
+ *
+ * <p>Conservation (after RocksDB's flush checks): the partitions, rows, cells and markers the
+ * memtable holds for the flushed partitions are counted independently of what the serializer
+ * writes; any difference aborts the sstable with {@link FlushConservationException}.
+ *
+ * <p>Thread safety: one instance per flushing thread. The memtable must be sealed.
+ */
+public final class FlushWriter {
+    private final Memtable memtable;
+    private final TableSchema schema;
+    private final SerializationHeader header;
+    private final ClusteringComparator comparator;
+    private final Row emptyStaticRow;
+
+    public FlushWriter(Memtable memtable) {
+        if (!memtable.isSealed()) {
+            throw new IllegalStateException("flushing a memtable that still takes writes");
+        }
+        this.memtable = memtable;
+        this.schema = memtable.schema();
+        this.comparator = memtable.comparator();
+        this.header = headerFor(memtable);
+        this.emptyStaticRow = new Row(true, null, Cell.NO_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                new Cell[schema.staticComplexStart()], new ComplexColumn[schema.staticColumns().length - schema.staticComplexStart()]);
+    }
+
+    /** The header a flush of this memtable uses: the columns written to it and bases that fit its values. */
+    public static SerializationHeader headerFor(Memtable m) {
+        TableSchema schema = m.schema();
+        boolean[] statics = new boolean[schema.staticColumns().length];
+        for (int i = 0; i < statics.length; i++) statics[i] = m.staticColumnWritten(i);
+        boolean[] regulars = new boolean[schema.regularColumns().length];
+        for (int i = 0; i < regulars.length; i++) regulars[i] = m.regularColumnWritten(i);
+        EncodingStats stats = EncodingStats.forFlush(m.minTimestamp(), m.minLocalDeletionTime(), m.maxLocalDeletionTime(), m.minTtl());
+        return new SerializationHeader(schema, stats, statics, regulars);
+    }
+
+    public SerializationHeader header() {
+        return header;
+    }
+
+    /**
+     * Writes the partitions of {@code partitions} (in token order) to a new sstable in
+     * {@code tableDir}. Returns null, and publishes nothing, if they are all empty.
+     * {@code expectedKeys} sizes the bloom filter, as a node uses its memtable's partition count.
+     */
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir) throws IOException {
+        Descriptor descriptor = Descriptor.reserveNext(tableDir);
+        StatsCollector collector = new StatsCollector(comparator);
+        RowSerializer rs = new RowSerializer(header, collector);
+        RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
+        final boolean hasStatics = header.hasStatics();
+
+        long expectPartitions = 0, expectRows = 0, expectCells = 0, expectMarkers = 0;
+        long wrotePartitions = 0, wroteRows = 0, wroteMarkers = 0;
+
+        try (SSTableWriter sst = new SSTableWriter(schema, descriptor, expectedKeys)) {
+            while (partitions.hasNext()) {
+                MemtablePartition p = partitions.next();
+                if (p.isEmpty()) continue; // Cassandra writes nothing for a partition with no data
+                expectPartitions++;
+                expectRows += p.rowCount();
+                expectCells += p.cellCount();
+                RangeTombstoneList rts = p.rangeTombstones();
+                int markerCount = rts == null ? 0 : rts.markerCount();
+                expectMarkers += markerCount;
+
+                final byte[] key = p.key().key();
+                final DeletionTime pd = p.partitionDeletion();
+                final long partitionStart = sst.dataPosition();
+
+                int size = RowSerializer.partitionHeaderSize(key, pd);
+                rs.writePartitionHeader(sst.reserve(size), key, pd, size);
+                if (hasStatics) {
+                    Row st = p.staticRow() != null ? p.staticRow() : emptyStaticRow;
+                    size = rs.rowSize(st, 0);
+                    rs.writeRow(sst.reserve(size), st, 0, size);
+                }
+                final long headerLength = sst.dataPosition() - partitionStart;
+
+                rowIndex.reset();
+                long previousStart = 0;
+                DeletionTime open = DeletionTime.LIVE;
+                Row firstRow = null, lastRow = null;
+                RowList.Node node = p.rows().first();
+                int mi = 0;
+                while (node != null || mi < markerCount) {
+                    long start = sst.dataPosition() - partitionStart;
+                    long prevSize = start - previousStart;
+                    if (node == null || (mi < markerCount && comparator.compare(node.row().clustering(), rts.markerBound(mi)) > 0)) {
+                        ClusteringBound bound = rts.markerBound(mi);
+                        DeletionTime endDel = rts.markerEndDeletion(mi), startDel = rts.markerStartDeletion(mi);
+                        size = rs.markerSize(bound, endDel, startDel, prevSize);
+                        rs.writeMarker(sst.reserve(size), bound, endDel, startDel, prevSize, size);
+                        open = bound.isEnd() ? DeletionTime.LIVE : startDel;
+                        rowIndex.added(bound.kind(), bound.values(), start, start + size, open);
+                        wroteMarkers++;
+                        mi++;
+                    } else {
+                        Row row = node.row();
+                        size = rs.rowSize(row, prevSize);
+                        rs.writeRow(sst.reserve(size), row, prevSize, size);
+                        if (firstRow == null) firstRow = row;
+                        lastRow = row;
+                        rowIndex.added(ClusteringBound.CLUSTERING, row.clustering(), start, start + size, open);
+                        wroteRows++;
+                        node = node.next();
+                    }
+                    previousStart = start;
+                }
+                // Rows come in clustering order: the first and last bound the covered slice.
+                if (firstRow != null) {
+                    collector.rowClustering(firstRow.clustering());
+                    if (lastRow != firstRow) collector.rowClustering(lastRow.clustering());
+                }
+                FixedBuffer out = sst.reserve(1);
+                out.putByte(DataLayout.END_OF_PARTITION);
+                long partitionBytes = sst.dataPosition() - partitionStart;
+                rowIndex.finish(partitionBytes);
+                collector.partitionEnd(key, partitionBytes);
+                sst.partitionWritten(key, partitionStart, headerLength, pd, rowIndex);
+                wrotePartitions++;
+            }
+            long wroteCells = collector.cellsWritten();
+            if (wrotePartitions != expectPartitions || wroteRows != expectRows || wroteCells != expectCells
+                    || wroteMarkers != expectMarkers) {
+                throw new FlushConservationException("flush of " + schema + " into " + descriptor + " wrote partitions/rows/cells/markers "
+                        + wrotePartitions + "/" + wroteRows + "/" + wroteCells + "/" + wroteMarkers + " but the memtable holds "
+                        + expectPartitions + "/" + expectRows + "/" + expectCells + "/" + expectMarkers);
+            }
+            if (wrotePartitions == 0) {
+                return null; // nothing to publish; closing the writer removes the staging directory
+            }
+            long uncompressed = sst.dataPosition();
+            sst.finishData();
+            StatisticsWriter.Stats s = new StatisticsWriter.Stats();
+            s.partitionSizes = collector.partitionSizes();
+            s.cellsPerPartition = collector.cellsPerPartition();
+            s.minTimestamp = collector.minTimestamp();
+            s.maxTimestamp = collector.maxTimestamp();
+            s.minLocalDeletionTime = collector.minLocalDeletionTime();
+            s.maxLocalDeletionTime = collector.maxLocalDeletionTime();
+            s.minTtl = collector.minTtl();
+            s.maxTtl = collector.maxTtl();
+            s.compressionRatio = sst.compressionRatio();
+            s.tombstones = collector.tombstones();
+            s.minClustering = collector.minClustering();
+            s.minClusteringKind = collector.minClusteringKind();
+            s.maxClustering = collector.maxClustering();
+            s.maxClusteringKind = collector.maxClusteringKind();
+            s.totalColumnsSet = collector.totalColumnsSet();
+            s.totalRows = collector.totalRows();
+            s.hasPartitionLevelDeletions = collector.hasPartitionLevelDeletions();
+            s.firstKey = sst.firstKey();
+            s.lastKey = sst.lastKey();
+            s.cardinality = collector.cardinality();
+            s.bloomFilterFpChance = sst.bloomFilterFpChance();
+            long fileBytes = sst.dataFileBytes();
+            Path published = sst.finish(StatisticsWriter.serialize(s, header));
+            return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers);
+        }
+    }
+
+    public Memtable memtable() {
+        return memtable;
+    }
+}
