@@ -31,12 +31,17 @@ public final class CqlType {
     /** map value type; null otherwise. */
     private final CqlType valueType;
     private final boolean frozen;
+    /** Computed once: both are read per header write / per value write. */
+    private final String marshalName;
+    private final int fixedLength;
 
     private CqlType(Kind kind, CqlType elementType, CqlType valueType, boolean frozen) {
         this.kind = kind;
         this.elementType = elementType;
         this.valueType = valueType;
         this.frozen = frozen;
+        this.marshalName = CqlTypes.marshalName(this);
+        this.fixedLength = CqlTypes.fixedLength(this);
     }
 
     private static final CqlType[] NATIVE = new CqlType[Kind.values().length];
@@ -110,7 +115,7 @@ public final class CqlType {
      * {@code AbstractType.valueLengthIfFixed()}.
      */
     public int fixedLength() {
-        return CqlTypes.fixedLength(this);
+        return fixedLength;
     }
 
     /**
@@ -120,7 +125,7 @@ public final class CqlType {
      * Frozen collections carry Cassandra's {@code FrozenType(...)} wrapper.
      */
     public String marshalName() {
-        return CqlTypes.marshalName(this);
+        return marshalName;
     }
 
     /**

@@ -1,0 +1,874 @@
+package dev.flushline.schema;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
+import java.time.temporal.ChronoField;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Turns parsed JSON values into Cassandra's serialized bytes for a column type, as cassandra-all
+ * 5.0.5 does for {@code INSERT ... JSON} ({@code AbstractType.fromJSONObject}), and back into text
+ * for messages.
+ *
+ * <p>Input model (what our JSON reader produces): {@code String}, {@code BigDecimal} for every
+ * number, {@code Boolean}, {@code List<Object>}, {@code Map<String, Object>}. A top-level null is
+ * the caller's business (a tombstone); a null inside a collection is refused, as in Cassandra.
+ *
+ * <p>Cassandra parses JSON with Jackson, which yields Integer/Long/BigInteger for numbers written
+ * without fraction or exponent and Double for the rest. We see a BigDecimal instead, and treat
+ * scale 0 as "written as an integer" and any other scale as "written as a float". That is exact
+ * except for exponent forms whose BigDecimal has scale 0 ({@code 1.5e1}, {@code 15e0}): we take
+ * them as the integer 15 (an int column accepts them, a decimal gets scale 0) where Cassandra
+ * sees the double 15.0 (an int column refuses it, a decimal gets 15.0). Consequences, otherwise
+ * all as in Cassandra:
+ * <ul>
+ *   <li>int/bigint/smallint/tinyint/varint refuse 1.0 and 1e2; int refuses integers beyond 32 bits.
+ *   <li>float/double take any number; a float goes through double first, as Jackson's Double does.
+ *   <li>A decimal written as a JSON float goes through a double ({@code 1.10} is stored as 1.1,
+ *       {@code 1e2} as 100.0). Pass decimals as JSON strings to keep every digit.
+ *   <li>Strings are accepted for every non-collection type and parsed as a CQL literal of the type
+ *       ({@code "42"} for an int); an empty string is the empty value for the types whose
+ *       {@code fromString} says so (numbers but varint, timestamp, uuid, inet; false for boolean).
+ * </ul>
+ * Deliberate differences from cassandra-all 5.0.5, for a load tool that must be repeatable and
+ * must not touch the network:
+ * <ul>
+ *   <li>timestamp takes any integral JSON number as millis (Cassandra only takes numbers beyond
+ *       32 bits, a Jackson artefact: {@code 0} fails there).
+ *   <li>inet takes IPv4 dotted quads and IPv6 literals only, never host names (Cassandra calls
+ *       InetAddress.getByName, which would do a DNS lookup); an IPv4-mapped IPv6 address becomes
+ *       4 bytes, as Java's InetAddress does.
+ *   <li>collections must be JSON arrays/objects; Cassandra also accepts a string holding JSON.
+ * </ul>
+ * Timestamps without a zone use the JVM's default zone, as a Cassandra node does.
+ *
+ * <p>Thread safety: stateless; the formatters are immutable.
+ */
+public final class ValueCodec {
+    private ValueCodec() {}
+
+    private static final byte[] EMPTY = new byte[0];
+
+    /**
+     * The serialized value of {@code jsonValue} for a native type or a whole collection (frozen
+     * or not): int32 count, then each element as int32 length + bytes; map keys and values
+     * alternate. Set elements are sorted and deduplicated, map entries sorted by key, in the
+     * type's order. REQUIRES: {@code jsonValue != null}.
+     */
+    public static byte[] encode(CqlType type, Object jsonValue) {
+        switch (type.kind()) {
+            case LIST: {
+                List<?> list = asList(type, jsonValue);
+                byte[][] out = new byte[list.size()][];
+                for (int i = 0; i < out.length; i++) out[i] = encodeElement(type, list.get(i));
+                return pack(out, out.length);
+            }
+            case SET: {
+                byte[][] elements = encodeSetElements(type, jsonValue);
+                return pack(elements, elements.length);
+            }
+            case MAP: {
+                byte[][] entries = encodeMapEntries(type, jsonValue);
+                return pack(entries, entries.length / 2);
+            }
+            default:
+                return encodeNative(type, jsonValue);
+        }
+    }
+
+    /** A list value or set element (the cell value, resp. the cell path, of a non-frozen cell). */
+    public static byte[] encodeElement(CqlType collectionType, Object jsonElement) {
+        CqlType t = collectionType.elementType();
+        if (jsonElement == null) {
+            throw new ValueException("null is not allowed inside a " + collectionType);
+        }
+        return encodeNative(t, jsonElement);
+    }
+
+    /** A map key, given as the JSON object's key string (Cassandra parses it as a literal). */
+    public static byte[] encodeMapKey(CqlType mapType, String jsonKey) {
+        if (jsonKey == null) {
+            throw new ValueException("null is not allowed as a key of a " + mapType);
+        }
+        return encodeNative(mapType.elementType(), jsonKey);
+    }
+
+    /** A map value (the cell value of a non-frozen map cell). */
+    public static byte[] encodeMapValue(CqlType mapType, Object jsonValue) {
+        if (jsonValue == null) {
+            throw new ValueException("null is not allowed as a value of a " + mapType);
+        }
+        return encodeNative(mapType.valueType(), jsonValue);
+    }
+
+    /**
+     * The elements of a set, encoded, sorted in the element type's order and deduplicated
+     * (the first of equal elements wins). For a non-frozen set these are the cell paths.
+     */
+    public static byte[][] encodeSetElements(CqlType setType, Object jsonValue) {
+        List<?> list = asList(setType, jsonValue);
+        byte[][] out = new byte[list.size()][];
+        for (int i = 0; i < out.length; i++) out[i] = encodeElement(setType, list.get(i));
+        CqlType e = setType.elementType();
+        // stable sort: among equal elements the first one stays first and is kept
+        Arrays.sort(out, (x, y) -> e.compare(x, y));
+        int n = 0;
+        for (int i = 0; i < out.length; i++) {
+            if (n == 0 || e.compare(out[n - 1], out[i]) != 0) out[n++] = out[i];
+        }
+        return n == out.length ? out : Arrays.copyOf(out, n);
+    }
+
+    /**
+     * The entries of a map, encoded as key0, value0, key1, value1, ... sorted by key in the key
+     * type's order; of two keys that are equal in that order, the later entry's value wins.
+     */
+    public static byte[][] encodeMapEntries(CqlType mapType, Object jsonValue) {
+        if (!(jsonValue instanceof Map)) {
+            throw new ValueException(display(jsonValue) + " is not a " + mapType + " (expected a JSON object)");
+        }
+        Map<?, ?> map = (Map<?, ?>) jsonValue;
+        List<byte[][]> entries = new ArrayList<>(map.size());
+        for (Map.Entry<?, ?> en : map.entrySet()) {
+            Object k = en.getKey();
+            if (!(k instanceof String)) {
+                throw new ValueException(display(k) + " is not a key of a " + mapType);
+            }
+            entries.add(new byte[][] {encodeMapKey(mapType, (String) k), encodeMapValue(mapType, en.getValue())});
+        }
+        CqlType kt = mapType.elementType();
+        Comparator<byte[][]> byKey = (x, y) -> kt.compare(x[0], y[0]);
+        entries.sort(byKey);
+        List<byte[][]> dedup = new ArrayList<>(entries.size());
+        for (byte[][] en : entries) {
+            int last = dedup.size() - 1;
+            if (last >= 0 && kt.compare(dedup.get(last)[0], en[0]) == 0) {
+                dedup.get(last)[1] = en[1];
+            } else {
+                dedup.add(en);
+            }
+        }
+        byte[][] out = new byte[dedup.size() * 2][];
+        for (int i = 0; i < dedup.size(); i++) {
+            out[2 * i] = dedup.get(i)[0];
+            out[2 * i + 1] = dedup.get(i)[1];
+        }
+        return out;
+    }
+
+    private static List<?> asList(CqlType type, Object jsonValue) {
+        if (!(jsonValue instanceof List)) {
+            throw new ValueException(display(jsonValue) + " is not a " + type + " (expected a JSON array)");
+        }
+        return (List<?>) jsonValue;
+    }
+
+    /** Serialized collection: int32 count, then int32 length + bytes per item. */
+    private static byte[] pack(byte[][] items, int count) {
+        int size = 4;
+        for (byte[] it : items) size += 4 + it.length;
+        ByteBuffer bb = ByteBuffer.allocate(size);
+        bb.putInt(count);
+        for (byte[] it : items) bb.putInt(it.length).put(it);
+        return bb.array();
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Native types
+
+    private static byte[] encodeNative(CqlType t, Object v) {
+        if (v instanceof List || v instanceof Map) {
+            throw bad(v, t, null);
+        }
+        switch (t.kind()) {
+            case ASCII: return ascii(t, v);
+            case TEXT: return string(t, v).getBytes(StandardCharsets.UTF_8);
+            case BLOB: return blob(t, v);
+            case BOOLEAN: return bool(t, v);
+            case TINYINT: {
+                if (isEmptyString(v)) return EMPTY;
+                return new byte[] {(byte) integral(t, v, Byte.MIN_VALUE, Byte.MAX_VALUE)};
+            }
+            case SMALLINT: {
+                if (isEmptyString(v)) return EMPTY;
+                short s = (short) integral(t, v, Short.MIN_VALUE, Short.MAX_VALUE);
+                return new byte[] {(byte) (s >> 8), (byte) s};
+            }
+            case INT: {
+                if (isEmptyString(v)) return EMPTY;
+                return int32((int) integral(t, v, Integer.MIN_VALUE, Integer.MAX_VALUE));
+            }
+            case BIGINT: {
+                if (isEmptyString(v)) return EMPTY;
+                return int64(integral(t, v, Long.MIN_VALUE, Long.MAX_VALUE));
+            }
+            case VARINT: return varint(t, v);
+            case DECIMAL: return decimal(t, v);
+            case FLOAT: return floatValue(t, v);
+            case DOUBLE: return doubleValue(t, v);
+            case TIMESTAMP: return timestamp(t, v);
+            case DATE: return int32(date(t, string(t, v)));
+            case TIME: return int64(time(t, string(t, v)));
+            case UUID: return uuid(t, string(t, v), false);
+            case TIMEUUID: return uuid(t, string(t, v), true);
+            case INET: return inet(t, string(t, v));
+            default: throw new AssertionError(t);
+        }
+    }
+
+    private static ValueException bad(Object v, CqlType t, String why) {
+        String name = t.toString();
+        // "an int", "an inet", "an ascii", but "a uuid"
+        String article = "aeio".indexOf(name.charAt(0)) >= 0 ? "an " : "a ";
+        return new ValueException(display(v) + " is not " + article + name + (why == null ? "" : " (" + why + ")"));
+    }
+
+    private static boolean isEmptyString(Object v) {
+        return v instanceof String && ((String) v).isEmpty();
+    }
+
+    private static String string(CqlType t, Object v) {
+        if (!(v instanceof String)) throw bad(v, t, "expected a string");
+        return (String) v;
+    }
+
+    private static byte[] ascii(CqlType t, Object v) {
+        String s = string(t, v);
+        byte[] out = new byte[s.length()];
+        for (int i = 0; i < out.length; i++) {
+            char c = s.charAt(i);
+            if (c > 0x7F) throw bad(v, t, "non-ASCII character at index " + i);
+            out[i] = (byte) c;
+        }
+        return out;
+    }
+
+    private static byte[] blob(CqlType t, Object v) {
+        String s = string(t, v);
+        if (!s.startsWith("0x")) throw bad(v, t, "expected 0x followed by hex digits");
+        int n = s.length() - 2;
+        if ((n & 1) != 0) throw bad(v, t, "odd number of hex digits");
+        byte[] out = new byte[n / 2];
+        for (int i = 0; i < out.length; i++) {
+            int hi = hexDigit(s.charAt(2 + 2 * i)), lo = hexDigit(s.charAt(3 + 2 * i));
+            if (hi < 0 || lo < 0) throw bad(v, t, "not a hex digit at index " + (hi < 0 ? 2 + 2 * i : 3 + 2 * i));
+            out[i] = (byte) ((hi << 4) | lo);
+        }
+        return out;
+    }
+
+    private static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    }
+
+    private static byte[] bool(CqlType t, Object v) {
+        if (v instanceof Boolean) return new byte[] {(byte) (((Boolean) v) ? 1 : 0)};
+        if (v instanceof String) {
+            String s = (String) v;
+            // as BooleanType.fromString: "" is false
+            if (s.isEmpty() || s.equalsIgnoreCase("false")) return new byte[] {0};
+            if (s.equalsIgnoreCase("true")) return new byte[] {1};
+        }
+        throw bad(v, t, null);
+    }
+
+    /**
+     * An integer-typed value in [min, max]: a JSON number written without fraction or exponent,
+     * or a string in Java's parseLong syntax (what Integer.parseInt etc. accept).
+     */
+    private static long integral(CqlType t, Object v, long min, long max) {
+        long x;
+        if (v instanceof BigDecimal) {
+            BigDecimal d = (BigDecimal) v;
+            if (d.scale() != 0) throw bad(v, t, "not an integer");
+            BigInteger bi = d.unscaledValue();
+            if (bi.bitLength() > 63) throw bad(v, t, "out of range");
+            x = bi.longValue();
+        } else if (v instanceof String) {
+            try {
+                x = Long.parseLong((String) v);
+            } catch (NumberFormatException e) {
+                // distinguish "12345678901234567890" (range) from "abc" (syntax)
+                if (isIntegerLiteral((String) v)) throw bad(v, t, "out of range");
+                throw bad(v, t, null);
+            }
+        } else {
+            throw bad(v, t, null);
+        }
+        if (x < min || x > max) throw bad(v, t, "out of range");
+        return x;
+    }
+
+    private static boolean isIntegerLiteral(String s) {
+        try {
+            new BigInteger(s);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static byte[] varint(CqlType t, Object v) {
+        BigInteger bi;
+        if (v instanceof BigDecimal) {
+            BigDecimal d = (BigDecimal) v;
+            if (d.scale() != 0) throw bad(v, t, "not an integer");
+            bi = d.unscaledValue();
+        } else if (v instanceof String) {
+            String s = (String) v;
+            // IntegerType.fromJSONObject bypasses fromString, so "" is refused here, unlike decimal
+            try {
+                bi = new BigInteger(s);
+            } catch (NumberFormatException e) {
+                throw bad(v, t, null);
+            }
+        } else {
+            throw bad(v, t, null);
+        }
+        return bi.toByteArray();
+    }
+
+    private static byte[] decimal(CqlType t, Object v) {
+        BigDecimal d;
+        if (v instanceof BigDecimal) {
+            d = (BigDecimal) v;
+            if (d.scale() != 0) {
+                // Jackson hands Cassandra a Double, which DecimalType turns back into text.
+                double x = d.doubleValue();
+                if (Double.isInfinite(x)) throw bad(v, t, "out of double range; pass it as a string");
+                d = new BigDecimal(Double.toString(x));
+            }
+        } else if (v instanceof String) {
+            String s = (String) v;
+            if (s.isEmpty()) return EMPTY;
+            try {
+                d = new BigDecimal(s);
+            } catch (NumberFormatException e) {
+                throw bad(v, t, null);
+            }
+        } else {
+            throw bad(v, t, null);
+        }
+        byte[] u = d.unscaledValue().toByteArray();
+        return ByteBuffer.allocate(4 + u.length).putInt(d.scale()).put(u).array();
+    }
+
+    private static byte[] floatValue(CqlType t, Object v) {
+        float f;
+        if (v instanceof BigDecimal) {
+            BigDecimal d = (BigDecimal) v;
+            // integer literal: Jackson's Integer/Long/BigInteger.floatValue() round once;
+            // otherwise Jackson's Double is rounded to float (twice rounded, as in Cassandra).
+            f = d.scale() == 0 ? d.unscaledValue().floatValue() : (float) d.doubleValue();
+        } else if (v instanceof String) {
+            String s = (String) v;
+            if (s.isEmpty()) return EMPTY;
+            try {
+                f = Float.parseFloat(s);
+            } catch (NumberFormatException e) {
+                throw bad(v, t, null);
+            }
+        } else {
+            throw bad(v, t, null);
+        }
+        return int32(Float.floatToRawIntBits(f));
+    }
+
+    private static byte[] doubleValue(CqlType t, Object v) {
+        double x;
+        if (v instanceof BigDecimal) {
+            BigDecimal d = (BigDecimal) v;
+            x = d.scale() == 0 ? d.unscaledValue().doubleValue() : d.doubleValue();
+        } else if (v instanceof String) {
+            String s = (String) v;
+            if (s.isEmpty()) return EMPTY;
+            try {
+                x = Double.parseDouble(s);
+            } catch (NumberFormatException e) {
+                throw bad(v, t, null);
+            }
+        } else {
+            throw bad(v, t, null);
+        }
+        return int64(Double.doubleToRawLongBits(x));
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Temporal types
+
+    private static byte[] timestamp(CqlType t, Object v) {
+        if (v instanceof BigDecimal) {
+            return int64(integral(t, v, Long.MIN_VALUE, Long.MAX_VALUE));
+        }
+        String s = string(t, v);
+        if (s.isEmpty()) return EMPTY;
+        if (s.equalsIgnoreCase("now")) return int64(System.currentTimeMillis());
+        if (isSignedDigits(s)) {
+            try {
+                return int64(Long.parseLong(s));
+            } catch (NumberFormatException e) {
+                throw bad(v, t, "out of range");
+            }
+        }
+        for (DateTimeFormatter f : TIMESTAMP_FORMATS) {
+            try {
+                return int64(ZonedDateTime.parse(s, f).toInstant().toEpochMilli());
+            } catch (DateTimeParseException | ArithmeticException e) {
+                // try the next format
+            }
+        }
+        throw bad(v, t, "expected milliseconds since the epoch or yyyy-mm-dd[(T| )hh:mm[:ss[.fff]]][zone]");
+    }
+
+    /** -?\d+ in ASCII digits, as Cassandra's raw-number patterns. */
+    private static boolean isSignedDigits(String s) {
+        int i = s.startsWith("-") ? 1 : 0;
+        if (i == s.length()) return false;
+        for (; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') return false;
+        }
+        return true;
+    }
+
+    /**
+     * The date-time forms a Cassandra node accepts for a timestamp: date, 'T' or space, H:m[:s]
+     * with an optional fraction, then no zone (the JVM's zone), or a zone name or ISO offset;
+     * or a date alone, with or without a zone.
+     */
+    private static final List<DateTimeFormatter> TIMESTAMP_FORMATS = buildTimestampFormats();
+
+    private static List<DateTimeFormatter> buildTimestampFormats() {
+        List<DateTimeFormatter> out = new ArrayList<>();
+        String[] dateTimes = {"y-M-d'T'H:m[:s]", "y-M-d H:m[:s]"};
+        String[] zones = {" z", " zzzz", " X", "X", "XXX"};
+        for (String dt : dateTimes) {
+            out.add(new DateTimeFormatterBuilder().appendPattern(dt)
+                    .appendFraction(ChronoField.MILLI_OF_SECOND, 0, 9, true)
+                    .toFormatter().withZone(ZoneId.systemDefault()));
+            for (String z : zones) {
+                out.add(new DateTimeFormatterBuilder().appendPattern(dt)
+                        .appendFraction(ChronoField.MILLI_OF_SECOND, 0, 9, true)
+                        .appendPattern(z).toFormatter());
+            }
+        }
+        for (String z : zones) {
+            out.add(new DateTimeFormatterBuilder().appendPattern("yyyy-MM-dd").appendPattern(z)
+                    .parseDefaulting(ChronoField.NANO_OF_DAY, 0).toFormatter());
+        }
+        out.add(new DateTimeFormatterBuilder().append(DateTimeFormatter.ISO_DATE)
+                .parseDefaulting(ChronoField.NANO_OF_DAY, 0).toFormatter().withZone(ZoneId.systemDefault()));
+        return out;
+    }
+
+    private static final DateTimeFormatter DATE_FORMAT =
+            DateTimeFormatter.ISO_LOCAL_DATE.withZone(ZoneOffset.UTC).withResolverStyle(ResolverStyle.STRICT);
+
+    /** Days since the epoch, shifted by 2^31 so that unsigned byte order is date order. */
+    private static int date(CqlType t, String s) {
+        if (isSignedDigits(s)) {
+            // a raw day number in the unsigned (shifted) form
+            long raw;
+            try {
+                raw = Long.parseLong(s);
+            } catch (NumberFormatException e) {
+                throw bad(s, t, "out of range");
+            }
+            if (raw < 0 || raw > 0xFFFF_FFFFL) throw bad(s, t, "out of range");
+            return (int) raw;
+        }
+        LocalDate d;
+        try {
+            d = DATE_FORMAT.parse(s, LocalDate::from);
+        } catch (DateTimeParseException e) {
+            throw bad(s, t, "expected yyyy-mm-dd");
+        }
+        long days = d.toEpochDay();
+        if (days < Integer.MIN_VALUE || days > Integer.MAX_VALUE) throw bad(s, t, "out of range");
+        return (int) (days - Integer.MIN_VALUE);
+    }
+
+    private static final long NANOS_PER_DAY = 86_400_000_000_000L;
+
+    /** Nanoseconds since midnight, from hh:mm:ss[.fffffffff] or a raw number of nanos. */
+    private static long time(CqlType t, String s) {
+        if (isSignedDigits(s)) {
+            long raw;
+            try {
+                raw = Long.parseLong(s);
+            } catch (NumberFormatException e) {
+                throw bad(s, t, "out of range");
+            }
+            if (raw < 0 || raw >= NANOS_PER_DAY) throw bad(s, t, "out of range");
+            return raw;
+        }
+        String x = s.trim();
+        int c1 = x.indexOf(':');
+        int c2 = c1 < 0 ? -1 : x.indexOf(':', c1 + 1);
+        if (c1 <= 0 || c2 <= 0 || c2 >= x.length() - 1) throw bad(s, t, "expected hh:mm:ss[.fffffffff]");
+        int dot = x.indexOf('.', c2 + 1);
+        if (dot == x.length() - 1) throw bad(s, t, "expected hh:mm:ss[.fffffffff]");
+        long hour = timeField(s, t, x.substring(0, c1), 24);
+        long minute = timeField(s, t, x.substring(c1 + 1, c2), 60);
+        long second = timeField(s, t, x.substring(c2 + 1, dot > 0 ? dot : x.length()), 60);
+        long nanos = 0;
+        if (dot > 0) {
+            String frac = x.substring(dot + 1);
+            if (frac.length() > 9 || !Character.isDigit(frac.charAt(0))) {
+                throw bad(s, t, "expected hh:mm:ss[.fffffffff]");
+            }
+            try {
+                nanos = Integer.parseInt(frac + "000000000".substring(frac.length()));
+            } catch (NumberFormatException e) {
+                throw bad(s, t, "expected hh:mm:ss[.fffffffff]");
+            }
+        }
+        return ((hour * 60 + minute) * 60 + second) * 1_000_000_000L + nanos;
+    }
+
+    private static long timeField(String s, CqlType t, String field, int limit) {
+        int x;
+        try {
+            x = Integer.parseInt(field); // Cassandra's parser uses parseInt as well (signs allowed)
+        } catch (NumberFormatException e) {
+            throw bad(s, t, "expected hh:mm:ss[.fffffffff]");
+        }
+        if (x < 0 || x >= limit) throw bad(s, t, "out of range");
+        return x;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // uuid, inet
+
+    private static byte[] uuid(CqlType t, String s, boolean timeUuid) {
+        if (s.isEmpty()) return EMPTY;
+        if (!isCanonicalUuid(s)) throw bad(s, t, "expected the canonical 8-4-4-4-12 hex form");
+        UUID u = UUID.fromString(s);
+        if (timeUuid && u.version() != 1) throw bad(s, t, "version " + u.version() + ", a timeuuid must be version 1");
+        return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+    }
+
+    private static boolean isCanonicalUuid(String s) {
+        if (s.length() != 36) return false;
+        for (int i = 0; i < 36; i++) {
+            char c = s.charAt(i);
+            if (i == 8 || i == 13 || i == 18 || i == 23) {
+                if (c != '-') return false;
+            } else if (hexDigit(c) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static byte[] inet(CqlType t, String s) {
+        if (s.isEmpty()) return EMPTY;
+        byte[] v4 = parseJavaIpv4(s);
+        if (v4 != null) return v4;
+        String x = s;
+        if (x.length() > 2 && x.charAt(0) == '[' && x.charAt(x.length() - 1) == ']') {
+            x = x.substring(1, x.length() - 1);
+        }
+        byte[] v6 = parseIpv6(x);
+        if (v6 == null) throw bad(s, t, "expected an IPv4 or IPv6 address literal; host names are not resolved");
+        // Java's InetAddress (and so Cassandra) turns ::ffff:a.b.c.d into the IPv4 address
+        boolean mapped = v6[10] == (byte) 0xFF && v6[11] == (byte) 0xFF;
+        for (int i = 0; i < 10 && mapped; i++) mapped = v6[i] == 0;
+        return mapped ? Arrays.copyOfRange(v6, 12, 16) : v6;
+    }
+
+    /**
+     * The IPv4 literal forms java.net.InetAddress accepts (so Cassandra does): a.b.c.d, and the
+     * legacy a.b.c, a.b and a where the last part fills the remaining bytes, all decimal.
+     * Null if not one.
+     */
+    private static byte[] parseJavaIpv4(String s) {
+        int n = s.length();
+        if (n == 0 || n > 15) return null;
+        byte[] out = new byte[4];
+        int part = 0;
+        long val = 0;
+        boolean digits = false;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c == '.') {
+                if (!digits || val > 0xFF || part == 3) return null;
+                out[part++] = (byte) val;
+                val = 0;
+                digits = false;
+            } else if (c >= '0' && c <= '9') {
+                val = val * 10 + (c - '0');
+                if (val > 0xFFFF_FFFFL) return null;
+                digits = true;
+            } else {
+                return null;
+            }
+        }
+        if (!digits) return null;
+        // the last part fills bytes part..3
+        long limit = (1L << (8 * (4 - part))) - 1;
+        if (val > limit) return null;
+        for (int i = 3; i >= part; i--) {
+            out[i] = (byte) val;
+            val >>= 8;
+        }
+        return out;
+    }
+
+    /** Strict dotted quad, each part 0..255 in decimal; null if not one. */
+    private static byte[] parseIpv4(String s, int from, int to) {
+        byte[] out = new byte[4];
+        int part = 0, p = from;
+        while (part < 4) {
+            int start = p, val = 0;
+            while (p < to && s.charAt(p) >= '0' && s.charAt(p) <= '9' && p - start < 3) {
+                val = val * 10 + (s.charAt(p) - '0');
+                p++;
+            }
+            if (p == start || val > 255) return null;
+            out[part++] = (byte) val;
+            if (part < 4) {
+                if (p >= to || s.charAt(p) != '.') return null;
+                p++;
+            }
+        }
+        return p == to ? out : null;
+    }
+
+    /** RFC 4291 text forms: 8 groups, one "::", optional trailing dotted quad; null if not one. */
+    private static byte[] parseIpv6(String s) {
+        int n = s.length();
+        if (n < 2) return null;
+        byte[] out = new byte[16];
+        int pos = 0, gap = -1, i = 0;
+        if (s.startsWith("::")) {
+            gap = 0;
+            i = 2;
+            if (i == n) return out;
+        } else if (s.charAt(0) == ':') {
+            return null;
+        }
+        while (i < n) {
+            if (pos >= 16) return null;
+            int start = i, val = 0;
+            while (i < n && hexDigit(s.charAt(i)) >= 0 && i - start < 4) {
+                val = (val << 4) | hexDigit(s.charAt(i));
+                i++;
+            }
+            if (i < n && s.charAt(i) == '.') {
+                // trailing IPv4 part
+                if (pos > 12) return null;
+                byte[] v4 = parseIpv4(s, start, n);
+                if (v4 == null) return null;
+                System.arraycopy(v4, 0, out, pos, 4);
+                pos += 4;
+                i = n;
+                break;
+            }
+            if (i == start) return null;
+            out[pos++] = (byte) (val >> 8);
+            out[pos++] = (byte) val;
+            if (i == n) break;
+            if (s.charAt(i) != ':') return null;
+            i++;
+            if (i < n && s.charAt(i) == ':') {
+                if (gap >= 0) return null;
+                gap = pos;
+                i++;
+                if (i == n) break;
+            } else if (i == n) {
+                return null; // trailing single colon
+            }
+        }
+        if (gap >= 0) {
+            if (pos == 16) return null;
+            int tail = pos - gap;
+            System.arraycopy(out, gap, out, 16 - tail, tail);
+            Arrays.fill(out, gap, 16 - tail, (byte) 0);
+        } else if (pos != 16) {
+            return null;
+        }
+        return out;
+    }
+
+    private static byte[] int32(int x) {
+        return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
+    }
+
+    private static byte[] int64(long x) {
+        byte[] b = new byte[8];
+        for (int i = 7; i >= 0; i--) {
+            b[i] = (byte) x;
+            x >>= 8;
+        }
+        return b;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Display
+
+    /** A JSON-ish rendering of a parsed JSON value, for messages. */
+    static String display(Object v) {
+        if (v == null) return "null";
+        if (v instanceof String) return quote((String) v);
+        if (v instanceof BigDecimal) return ((BigDecimal) v).toString();
+        if (v instanceof List) {
+            StringBuilder sb = new StringBuilder("[");
+            for (Object e : (List<?>) v) {
+                if (sb.length() > 1) sb.append(',');
+                sb.append(display(e));
+            }
+            return sb.append(']').toString();
+        }
+        if (v instanceof Map) {
+            StringBuilder sb = new StringBuilder("{");
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                if (sb.length() > 1) sb.append(',');
+                sb.append(display(e.getKey())).append(':').append(display(e.getValue()));
+            }
+            return sb.append('}').toString();
+        }
+        return String.valueOf(v);
+    }
+
+    private static String quote(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') sb.append('\\').append(c);
+            else if (c < 0x20) sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            else sb.append(c);
+        }
+        return sb.append('"').toString();
+    }
+
+    private static final DateTimeFormatter DISPLAY_TIMESTAMP =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSX").withZone(ZoneOffset.UTC);
+
+    /**
+     * A readable rendering of a serialized value, for messages and test diffs: strings quoted,
+     * blobs as 0x hex, timestamps in UTC, collections as [..] and {k: v}. Never throws: a value
+     * whose length does not fit the type is shown as hex with a note.
+     */
+    public static String toDisplayString(CqlType type, byte[] value) {
+        try {
+            return display(type, value, 0, value.length);
+        } catch (RuntimeException e) {
+            return "0x" + hex(value, 0, value.length) + " (malformed " + type + ")";
+        }
+    }
+
+    private static String display(CqlType t, byte[] b, int off, int len) {
+        if (len == 0) return "<empty>";
+        int fixed = t.fixedLength();
+        if (fixed > 0 && len != fixed) throw new IllegalArgumentException("length " + len);
+        switch (t.kind()) {
+            case ASCII:
+            case TEXT: return quote(new String(b, off, len, StandardCharsets.UTF_8));
+            case BLOB: return "0x" + hex(b, off, len);
+            case BOOLEAN: return b[off] == 0 ? "false" : "true";
+            case TINYINT: return Byte.toString(b[off]);
+            case SMALLINT: return Short.toString((short) ((b[off] << 8) | (b[off + 1] & 0xFF)));
+            case INT: return Integer.toString(CqlTypes.readInt(b, off));
+            case BIGINT: return Long.toString(CqlTypes.readLong(b, off));
+            case VARINT: return new BigInteger(b, off, len).toString();
+            case DECIMAL: return new BigDecimal(new BigInteger(b, off + 4, len - 4), CqlTypes.readInt(b, off)).toString();
+            case FLOAT: return Float.toString(Float.intBitsToFloat(CqlTypes.readInt(b, off)));
+            case DOUBLE: return Double.toString(Double.longBitsToDouble(CqlTypes.readLong(b, off)));
+            case TIMESTAMP: {
+                long ms = CqlTypes.readLong(b, off);
+                try {
+                    return DISPLAY_TIMESTAMP.format(Instant.ofEpochMilli(ms));
+                } catch (DateTimeException e) {
+                    return ms + "ms";
+                }
+            }
+            case DATE: {
+                if (len != 4) throw new IllegalArgumentException("length " + len);
+                long days = (CqlTypes.readInt(b, off) & 0xFFFF_FFFFL) + Integer.MIN_VALUE;
+                try {
+                    return LocalDate.ofEpochDay(days).toString();
+                } catch (DateTimeException e) {
+                    return days + " days";
+                }
+            }
+            case TIME: {
+                if (len != 8) throw new IllegalArgumentException("length " + len);
+                long n = CqlTypes.readLong(b, off);
+                return String.format(Locale.ROOT, "%02d:%02d:%02d.%09d",
+                        n / 3_600_000_000_000L, n / 60_000_000_000L % 60, n / 1_000_000_000L % 60, n % 1_000_000_000L);
+            }
+            case UUID:
+            case TIMEUUID: return new UUID(CqlTypes.readLong(b, off), CqlTypes.readLong(b, off + 8)).toString();
+            case INET: return inetText(b, off, len);
+            case LIST:
+            case SET:
+            case MAP: return displayCollection(t, b, off, len);
+            default: throw new AssertionError(t);
+        }
+    }
+
+    private static String displayCollection(CqlType t, byte[] b, int off, int len) {
+        int n = CqlTypes.readInt(b, off);
+        int p = off + 4, end = off + len;
+        boolean map = t.kind() == CqlType.Kind.MAP;
+        StringBuilder sb = new StringBuilder(map ? "{" : "[");
+        for (int i = 0; i < n; i++) {
+            if (i > 0) sb.append(", ");
+            int l = CqlTypes.readInt(b, p);
+            if (p + 4 + l > end) throw new IllegalArgumentException("truncated");
+            sb.append(display(t.elementType(), b, p + 4, l));
+            p += 4 + l;
+            if (map) {
+                l = CqlTypes.readInt(b, p);
+                if (p + 4 + l > end) throw new IllegalArgumentException("truncated");
+                sb.append(": ").append(display(t.valueType(), b, p + 4, l));
+                p += 4 + l;
+            }
+        }
+        if (p != end) throw new IllegalArgumentException("trailing bytes");
+        return sb.append(map ? "}" : "]").toString();
+    }
+
+    private static String inetText(byte[] b, int off, int len) {
+        if (len == 4) {
+            return (b[off] & 0xFF) + "." + (b[off + 1] & 0xFF) + "." + (b[off + 2] & 0xFF) + "." + (b[off + 3] & 0xFF);
+        }
+        if (len != 16) throw new IllegalArgumentException("length " + len);
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i > 0) sb.append(':');
+            sb.append(Integer.toHexString(((b[off + 2 * i] & 0xFF) << 8) | (b[off + 2 * i + 1] & 0xFF)));
+        }
+        return sb.toString();
+    }
+
+    private static String hex(byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder(2 * len);
+        for (int i = off; i < off + len; i++) {
+            sb.append(Character.forDigit((b[i] >> 4) & 0xF, 16)).append(Character.forDigit(b[i] & 0xF, 16));
+        }
+        return sb.toString();
+    }
+}

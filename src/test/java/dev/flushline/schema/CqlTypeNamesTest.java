@@ -1,0 +1,60 @@
+package dev.flushline.schema;
+
+import org.apache.cassandra.db.marshal.AbstractType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CqlTypeNamesTest {
+
+    @BeforeAll
+    static void init() {
+        CassandraOracle.init();
+    }
+
+    @Test
+    void marshalNamesAndFixedLengthsMatchCassandra() {
+        int checked = 0;
+        for (CqlType t : CassandraOracle.allTypes()) {
+            AbstractType<?> c = CassandraOracle.typeOf(t);
+            assertEquals(c.toString(), t.marshalName(), "marshal name of " + t);
+            assertEquals(c.valueLengthIfFixed(), t.fixedLength(), "fixed length of " + t);
+            assertEquals(c.isMultiCell(), t.isMultiCell(), "multi-cell of " + t);
+            checked++;
+        }
+        assertTrue(checked > 100);
+    }
+
+    @Test
+    void varcharIsText() {
+        assertEquals(CassandraOracle.typeOf(CqlType.of(CqlType.Kind.TEXT)).toString(),
+                org.apache.cassandra.schema.CQLTypeParser.parse("ks", "varchar",
+                        org.apache.cassandra.schema.Types.none()).toString());
+    }
+
+    @Test
+    void reversedClusteringNamesMatchCassandra() {
+        for (CqlType t : CassandraOracle.allTypes()) {
+            if (t.isMultiCell()) continue; // cannot be a clustering column
+            ColumnMetadata c = new ColumnMetadata("c", t, ColumnMetadata.Role.CLUSTERING, 0, true);
+            AbstractType<?> r = CassandraOracle.reversed(CassandraOracle.typeOf(t));
+            assertEquals(r.toString(), c.marshalName(), "reversed " + t);
+            assertEquals(r.valueLengthIfFixed(), t.fixedLength());
+        }
+    }
+
+    @Test
+    void spotChecks() {
+        // The spec (oa-format.md §1.4) says nothing of these; 5.0.5 treats them as variable.
+        assertEquals(-1, CqlType.of(CqlType.Kind.DATE).fixedLength());
+        assertEquals(-1, CqlType.of(CqlType.Kind.TIME).fixedLength());
+        assertEquals(-1, CqlType.of(CqlType.Kind.SMALLINT).fixedLength());
+        assertEquals(-1, CqlType.of(CqlType.Kind.TINYINT).fixedLength());
+        assertEquals(16, CqlType.of(CqlType.Kind.TIMEUUID).fixedLength());
+        assertEquals("org.apache.cassandra.db.marshal.FrozenType(org.apache.cassandra.db.marshal.MapType("
+                        + "org.apache.cassandra.db.marshal.UTF8Type,org.apache.cassandra.db.marshal.Int32Type))",
+                CqlType.map(CqlType.of(CqlType.Kind.TEXT), CqlType.of(CqlType.Kind.INT), true).marshalName());
+    }
+}
