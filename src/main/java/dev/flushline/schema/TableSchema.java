@@ -24,6 +24,9 @@ public final class TableSchema {
     public enum Compression { NONE, LZ4 }
 
     public static final int DEFAULT_CHUNK_LENGTH_BYTES = 16 * 1024;
+    /** Cassandra 5.0's default; 0.1 instead when the table uses LeveledCompactionStrategy. */
+    public static final double DEFAULT_BLOOM_FILTER_FP_CHANCE = 0.01;
+    public static final int DEFAULT_MIN_INDEX_INTERVAL = 128;
 
     private final String keyspace;
     private final String name;
@@ -37,6 +40,9 @@ public final class TableSchema {
     private final int chunkLengthBytes;
     private final int staticComplexStart;
     private final int regularComplexStart;
+    private final double bloomFilterFpChance;
+    private final int minIndexInterval;
+    private final int defaultTimeToLiveSeconds;
 
     /**
      * Columns are given in declaration order; this constructor assigns positions and header order.
@@ -48,6 +54,26 @@ public final class TableSchema {
                        List<String> staticNames, List<CqlType> staticTypes,
                        List<String> regularNames, List<CqlType> regularTypes,
                        Compression compression, int chunkLengthBytes) {
+        this(keyspace, name, id, partitionKeyNames, partitionKeyTypes, clusteringNames, clusteringTypes,
+                clusteringReversed, staticNames, staticTypes, regularNames, regularTypes, compression,
+                chunkLengthBytes, DEFAULT_BLOOM_FILTER_FP_CHANCE, DEFAULT_MIN_INDEX_INTERVAL, 0);
+    }
+
+    /**
+     * As above, with the table options that change what a flush writes: the bloom filter's
+     * false-positive chance (Filter.db), the index summary's sampling interval (Summary.db) and
+     * the TTL applied to writes that carry none.
+     */
+    public TableSchema(String keyspace, String name, UUID id,
+                       List<String> partitionKeyNames, List<CqlType> partitionKeyTypes,
+                       List<String> clusteringNames, List<CqlType> clusteringTypes, boolean[] clusteringReversed,
+                       List<String> staticNames, List<CqlType> staticTypes,
+                       List<String> regularNames, List<CqlType> regularTypes,
+                       Compression compression, int chunkLengthBytes,
+                       double bloomFilterFpChance, int minIndexInterval, int defaultTimeToLiveSeconds) {
+        this.bloomFilterFpChance = bloomFilterFpChance;
+        this.minIndexInterval = minIndexInterval;
+        this.defaultTimeToLiveSeconds = defaultTimeToLiveSeconds;
         this.keyspace = keyspace;
         this.name = name;
         this.id = id;
@@ -141,6 +167,15 @@ public final class TableSchema {
 
     public int chunkLengthBytes() { return chunkLengthBytes; }
 
+    /** Table option bloom_filter_fp_chance (its default depends on the compaction strategy). */
+    public double bloomFilterFpChance() { return bloomFilterFpChance; }
+
+    /** Table option min_index_interval: one Summary.db entry per this many partitions. */
+    public int minIndexInterval() { return minIndexInterval; }
+
+    /** Table option default_time_to_live; 0 = none. */
+    public int defaultTimeToLiveSeconds() { return defaultTimeToLiveSeconds; }
+
     /** Marshal name of the partition key: the column's type, or CompositeType(...) of them all. */
     public String partitionKeyMarshalName() {
         if (partitionKey.length == 1) {
@@ -179,6 +214,9 @@ public final class TableSchema {
         this.byName = t.byName;
         this.staticComplexStart = t.staticComplexStart;
         this.regularComplexStart = t.regularComplexStart;
+        this.bloomFilterFpChance = t.bloomFilterFpChance;
+        this.minIndexInterval = t.minIndexInterval;
+        this.defaultTimeToLiveSeconds = t.defaultTimeToLiveSeconds;
         this.compression = compression;
         this.chunkLengthBytes = chunkLengthBytes;
     }

@@ -46,7 +46,8 @@ import java.util.UUID;
  *       {@code 1e2} as 100.0). Pass decimals as JSON strings to keep every digit.
  *   <li>Strings are accepted for every non-collection type and parsed as a CQL literal of the type
  *       ({@code "42"} for an int); an empty string is the empty value for the types whose
- *       {@code fromString} says so (numbers but varint, timestamp, uuid, inet; false for boolean).
+ *       {@code fromString} says so (numbers but varint, timestamp, uuid, inet; false for boolean). Not for smallint and
+ *       tinyint: Cassandra turns "" into an empty value it cannot validate, we refuse it.
  * </ul>
  * Deliberate differences from cassandra-all 5.0.5, for a load tool that must be repeatable and
  * must not touch the network:
@@ -204,11 +205,13 @@ public final class ValueCodec {
             case BLOB: return blob(t, v);
             case BOOLEAN: return bool(t, v);
             case TINYINT: {
-                if (isEmptyString(v)) return EMPTY;
+                // ShortType/ByteType.fromString give "" an empty value, but their validators
+                // (and comparators) reject empty values, so such a cell would be unreadable.
+                if (isEmptyString(v)) throw bad(v, t, "empty");
                 return new byte[] {(byte) integral(t, v, Byte.MIN_VALUE, Byte.MAX_VALUE)};
             }
             case SMALLINT: {
-                if (isEmptyString(v)) return EMPTY;
+                if (isEmptyString(v)) throw bad(v, t, "empty");
                 short s = (short) integral(t, v, Short.MIN_VALUE, Short.MAX_VALUE);
                 return new byte[] {(byte) (s >> 8), (byte) s};
             }

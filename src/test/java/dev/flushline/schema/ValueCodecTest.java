@@ -119,7 +119,10 @@ class ValueCodecTest {
         try {
             actual = ValueCodec.encode(t, parsed);
         } catch (ValueException e) {
-            if (expected != null) {
+            // documented: we refuse "" for smallint/tinyint, Cassandra makes an invalid empty value
+            boolean emptySmall = e.getMessage().equals("\"\" is not a smallint (empty)")
+                    || e.getMessage().equals("\"\" is not a tinyint (empty)");
+            if (expected != null && !emptySmall) {
                 fail(t + " " + json + ": we refused (" + e.getMessage() + ") but Cassandra gives "
                         + HexFormat.of().formatHex(expected));
             }
@@ -261,6 +264,8 @@ class ValueCodecTest {
         assertEquals("2147483648 is not an int (out of range)", msg(CqlType.Kind.INT, "2147483648"));
         assertEquals("1.5 is not an int (not an integer)", msg(CqlType.Kind.INT, "1.5"));
         assertEquals("128 is not a tinyint (out of range)", msg(CqlType.Kind.TINYINT, "128"));
+        assertEquals("\"\" is not a smallint (empty)", msg(CqlType.Kind.SMALLINT, "\"\""));
+        assertEquals("\"\" is not a tinyint (empty)", msg(CqlType.Kind.TINYINT, "\"\""));
         assertEquals("-32769 is not a smallint (out of range)", msg(CqlType.Kind.SMALLINT, "-32769"));
         assertTrue(msg(CqlType.Kind.BLOB, "\"abcd\"").startsWith("\"abcd\" is not a blob"));
         assertTrue(msg(CqlType.Kind.BLOB, "\"0xabc\"").startsWith("\"0xabc\" is not a blob"));

@@ -1,0 +1,208 @@
+package dev.flushline.schema;
+
+import org.apache.cassandra.cql3.statements.schema.CreateTableStatement;
+import org.apache.cassandra.schema.TableMetadata;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CqlParserTest {
+
+    @BeforeAll
+    static void init() {
+        CassandraOracle.init();
+    }
+
+    static final String[] VALID = {
+            "CREATE TABLE stress.stress_table (pk bigint, ck int, v1 text, v2 text, v3 text, v4 text, v5 text, PRIMARY KEY (pk, ck))",
+            "create table ks.t (k int primary key, v text)",
+            "CREATE TABLE IF NOT EXISTS ks.t (\n  p1 int,\n  p2 text,\n  c1 timeuuid,\n  c2 date,\n  s1 int STATIC,\n"
+                    + "  s2 set<text> static,\n  v map<text, blob>,\n  PRIMARY KEY ((p1, p2), c1, c2)\n)"
+                    + " WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC) AND compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 64};",
+            "CREATE TABLE \"KS\".\"MixedCase\" (\"Key\" text, \"a\"\"b\" int, Other INT, PRIMARY KEY (\"Key\", \"a\"\"b\"))"
+                    + " WITH CLUSTERING ORDER BY (\"a\"\"b\" DESC)",
+            "CREATE TABLE ks.all_types (k frozen<map<text, int>>, c1 frozen<set<uuid>>, c2 frozen<list<varint>>, c3 decimal,"
+                    + " a ascii, b bigint, bl blob, bo boolean, d date, de decimal, do double, f float, i inet, n int,"
+                    + " sm smallint, t text, vc varchar, ti time, ts timestamp, tu timeuuid, tt tinyint, u uuid, vi varint,"
+                    + " l list<int>, s set<timestamp>, m map<int, blob>, fl frozen<list<text>>, fm frozen<map<uuid, double>>,"
+                    + " PRIMARY KEY (k, c1, c2, c3)) WITH compression = {'enabled': 'false'} AND comment = 'hi'"
+                    + " AND gc_grace_seconds = 10 AND compaction = {'class': 'SizeTieredCompactionStrategy'}",
+            "-- a comment\nCREATE TABLE ks.t2 (k int, c int, zz int, aa int, \"B\" int, b list<int>, a map<int,int>, PRIMARY KEY (k, c))"
+                    + " /* block */ WITH id = 5a1c395e-b41f-11e5-9f22-ba0be0483c18 // trailing\n",
+            "CREATE TABLE ks.t3 (k int, c1 int, c2 int, v int, PRIMARY KEY (k, c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC)",
+            "CREATE TABLE ks.t4 (k int PRIMARY KEY, v int) WITH compression = {} AND bloom_filter_fp_chance = 0.05"
+                    + " AND default_time_to_live = 100 AND min_index_interval = 64",
+    };
+
+    @Test
+    void matchesCassandraOnValidStatements() {
+        for (String cql : VALID) {
+            TableSchema ours = CqlParser.parse(cql);
+            TableMetadata theirs = CreateTableStatement.parse(cql, ours.keyspace()).build();
+            assertEquals(theirs.keyspace, ours.keyspace(), cql);
+            assertEquals(theirs.name, ours.name(), cql);
+            compare(theirs.partitionKeyColumns(), ours.partitionKeyColumns(), cql);
+            compare(theirs.clusteringColumns(), ours.clusteringColumns(), cql);
+            compare(theirs.staticColumns(), ours.staticColumns(), cql);
+            compare(theirs.regularColumns(), ours.regularColumns(), cql);
+            assertEquals(theirs.partitionKeyType.toString(), ours.partitionKeyMarshalName(), cql);
+            if (cql.contains(" id = ")) assertEquals(theirs.id.asUUID(), ours.id(), cql);
+            assertEquals(theirs.params.bloomFilterFpChance, ours.bloomFilterFpChance(), cql);
+            assertEquals(theirs.params.minIndexInterval, ours.minIndexInterval(), cql);
+            assertEquals(theirs.params.defaultTimeToLive, ours.defaultTimeToLiveSeconds(), cql);
+            boolean theirsCompressed = theirs.params.compression.isEnabled();
+            assertEquals(theirsCompressed, ours.compression() == TableSchema.Compression.LZ4, cql);
+            if (theirsCompressed) assertEquals(theirs.params.compression.chunkLength(), ours.chunkLengthBytes(), cql);
+        }
+    }
+
+    /** Same columns in the same order (Cassandra's Columns order is the sstable header order). */
+    private static void compare(Iterable<org.apache.cassandra.schema.ColumnMetadata> theirs, ColumnMetadata[] ours, String cql) {
+        List<String> t = new ArrayList<>(), o = new ArrayList<>();
+        for (org.apache.cassandra.schema.ColumnMetadata c : theirs) t.add(c.name + " " + c.type);
+        for (ColumnMetadata c : ours) o.add(c.name() + " " + c.marshalName());
+        assertEquals(t, o, cql);
+    }
+
+    @Test
+    void fieldByField() {
+        TableSchema s = CqlParser.parse(VALID[2]);
+        assertEquals("ks", s.keyspace());
+        assertEquals("t", s.name());
+        assertEquals(UUID.nameUUIDFromBytes("ks.t".getBytes(StandardCharsets.UTF_8)), s.id());
+        assertEquals(32, s.idHex().length());
+        assertEquals(2, s.partitionKeyColumns().length);
+        assertEquals("p2", s.partitionKeyColumns()[1].name());
+        assertEquals(CqlType.of(CqlType.Kind.TEXT), s.partitionKeyColumns()[1].type());
+        assertEquals(2, s.clusteringColumns().length);
+        assertTrue(s.clusteringColumns()[0].isReversed());
+        assertFalse(s.clusteringColumns()[1].isReversed());
+        assertEquals(2, s.staticColumns().length);
+        assertEquals("s1", s.staticColumns()[0].name());
+        assertTrue(s.staticColumns()[1].isComplex());
+        assertEquals(1, s.staticComplexStart());
+        assertEquals(1, s.regularColumns().length);
+        assertEquals(CqlType.map(CqlType.of(CqlType.Kind.TEXT), CqlType.of(CqlType.Kind.BLOB), false),
+                s.regularColumns()[0].type());
+        assertEquals(TableSchema.Compression.LZ4, s.compression());
+        assertEquals(64 * 1024, s.chunkLengthBytes());
+
+        TableSchema q = CqlParser.parse(VALID[3]);
+        assertEquals("KS", q.keyspace());
+        assertEquals("MixedCase", q.name());
+        assertEquals("Key", q.partitionKeyColumns()[0].name());
+        assertEquals("a\"b", q.clusteringColumns()[0].name());
+        assertEquals("other", q.regularColumns()[0].name());
+        assertNull(q.column("Other"));
+
+        TableSchema d = CqlParser.parse(VALID[1]);
+        assertEquals(TableSchema.Compression.LZ4, d.compression());
+        assertEquals(TableSchema.DEFAULT_CHUNK_LENGTH_BYTES, d.chunkLengthBytes());
+        assertEquals(0, d.clusteringColumns().length);
+        assertEquals(0.01, d.bloomFilterFpChance());
+
+        assertEquals(TableSchema.Compression.NONE, CqlParser.parse(VALID[4]).compression());
+        assertEquals(TableSchema.Compression.NONE, CqlParser.parse(VALID[7]).compression());
+        assertEquals(UUID.fromString("5a1c395e-b41f-11e5-9f22-ba0be0483c18"), CqlParser.parse(VALID[5]).id());
+        assertEquals(0.1, CqlParser.parse("CREATE TABLE ks.l (k int PRIMARY KEY) WITH compaction = "
+                + "{'class': 'LeveledCompactionStrategy'}").bloomFilterFpChance());
+        assertEquals(CqlParser.parse(VALID[1]).id(), CqlParser.parse(VALID[1]).id(), "deterministic id");
+        // withCompression keeps the other options
+        TableSchema w = CqlParser.parse(VALID[7]).withCompression(TableSchema.Compression.LZ4, 4096);
+        assertEquals(100, w.defaultTimeToLiveSeconds());
+        assertEquals(64, w.minIndexInterval());
+        assertEquals(4096, w.chunkLengthBytes());
+    }
+
+    /**
+     * {statement, message fragment}. The mark character ^ stands just before the construct the
+     * error must point at; it is removed before parsing.
+     */
+    static final String[][] REFUSED = {
+            {"CREATE TABLE ks.t (\n  k int PRIMARY KEY,\n  v ^counter\n)", "counter columns are not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v ^address)", "type 'address' is not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v frozen<^address>)", "type 'address' is not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v ^tuple<int, int>)", "tuple types are not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v ^vector<float, 3>)", "vector types are not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v ^duration)", "duration columns are not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v list<^list<int>>)", "nested collections are not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v map<int, ^frozen<set<int>>>)", "nested collections are not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v frozen<^int>)", "only collections can be frozen"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v ^'org.apache.cassandra.db.marshal.BytesType')", "custom types"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, s int ^STATIC)", "static columns need clustering columns"},
+            {"CREATE TABLE ks.t (k ^list<int> PRIMARY KEY, v int)", "non-frozen collection"},
+            {"CREATE TABLE ks.t (k int, c ^set<int>, PRIMARY KEY (k, c))", "non-frozen collection"},
+            {"CREATE TABLE ks.t (k int, c int ^STATIC, PRIMARY KEY (k, c))", "cannot be part of the PRIMARY KEY"},
+            {"CREATE TABLE ks.t (k int, v int^)", "no PRIMARY KEY"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v int, ^PRIMARY KEY (k))", "more than one PRIMARY KEY"},
+            {"CREATE TABLE ks.t (k int, v int, PRIMARY KEY (^x))", "unknown column 'x'"},
+            {"CREATE TABLE ks.t (k int, v int, PRIMARY KEY (k, ^k))", "appears twice"},
+            {"CREATE TABLE ks.t (k int, ^k text, PRIMARY KEY (k))", "defined twice"},
+            {"CREATE TABLE ^t (k int PRIMARY KEY)", "keyspace"},
+            {"CREATE ^INDEX ON ks.t (v)", "secondary indexes are not supported"},
+            {"CREATE ^CUSTOM INDEX ON ks.t (v) USING 'x'", "secondary indexes are not supported"},
+            {"CREATE ^MATERIALIZED VIEW ks.mv AS SELECT * FROM ks.t", "materialized views are not supported"},
+            {"CREATE ^TYPE ks.address (street text)", "only CREATE TABLE"},
+            {"^INSERT INTO ks.t (k) VALUES (1)", "only CREATE TABLE"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY); ^CREATE TABLE ks.u (k int PRIMARY KEY)", "only one statement"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH ^COMPACT STORAGE", "COMPACT STORAGE"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'SnappyCompressor'}", "'SnappyCompressor' is not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'ZstdCompressor'}", "not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'chunk_length_in_kb': 16}", "missing sub-option 'class'"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'LZ4Compressor', 'chunk_length_in_kb': 3}", "power of 2"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'enabled': false, 'class': 'LZ4Compressor'}", "'enabled': false"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'LZ4Compressor', 'min_compress_ratio': 1.1}", "min_compress_ratio"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH ^colour = 'red'", "unknown table option 'colour'"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH comment = 'a' AND ^comment = 'b'", "given twice"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH id = ^'nope'", "must be a UUID"},
+            {"CREATE TABLE ks.t (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (^v DESC)", "not a clustering column"},
+            {"CREATE TABLE ks.t (k int, c int, d int, PRIMARY KEY (k, c, d)) WITH CLUSTERING ORDER BY (^d DESC, c ASC)", "in their order"},
+            {"CREATE TABLE ks.t (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c^)", "ASC or DESC"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v int^", "expected ')'"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, ^\"v int)", "unterminated quoted identifier"},
+            {"CREATE TABLE ks.t (\r\n\tk int PRIMARY KEY,\n\t/* multi\nline */ v ^counter)", "counter columns are not supported"},
+    };
+
+    @Test
+    void refusedConstructsNameThemselvesAndWhere() {
+        for (String[] r : REFUSED) {
+            String marked = r[0];
+            int at = marked.indexOf('^');
+            String cql = marked.substring(0, at) + marked.substring(at + 1);
+            int line = 1, lineStart = 0;
+            for (int i = 0; i < at; i++) {
+                if (cql.charAt(i) == '\n') {
+                    line++;
+                    lineStart = i + 1;
+                }
+            }
+            SchemaException e = assertThrows(SchemaException.class, () -> CqlParser.parse(cql), cql);
+            String prefix = "line " + line + ", column " + (at - lineStart + 1) + ": ";
+            assertTrue(e.getMessage().startsWith(prefix), cql + " -> " + e.getMessage() + " (wanted " + prefix + ")");
+            assertTrue(e.getMessage().contains(r[1]), cql + " -> " + e.getMessage());
+        }
+    }
+
+    @Test
+    void cassandraAlsoRefusesWhatWeRefuseForCqlReasons() {
+        // Sanity check of the refusal list: statements refused for CQL reasons (not for our own
+        // limits) must be refused by Cassandra as well.
+        int[] cqlErrors = {6, 8, 10, 11, 12, 13, 14, 16, 17, 18, 31, 34, 36, 37, 38};
+        for (int k : cqlErrors) {
+            String cql = REFUSED[k][0].replace("^", "");
+            assertThrows(Exception.class, () -> CreateTableStatement.parse(cql, "ks").build(), cql);
+        }
+    }
+}
