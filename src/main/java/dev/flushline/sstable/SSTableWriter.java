@@ -33,14 +33,13 @@ import java.nio.file.StandardCopyOption;
  */
 public final class SSTableWriter implements AutoCloseable {
     public static final int DATA_BLOCK_BYTES = 1 << 20;
-    public static final double DEFAULT_BLOOM_FILTER_FP_CHANCE = 0.01;
 
     private final TableSchema schema;
     private final Descriptor descriptor;
     private final boolean compressed;
     private final DataSink data;
     private final SyncedFileOutput index;
-    private final SummaryBuilder summary = new SummaryBuilder();
+    private final SummaryBuilder summary;
     private final BloomFilterBuilder filter;
     private final double fpChance;
 
@@ -58,8 +57,9 @@ public final class SSTableWriter implements AutoCloseable {
         this.schema = schema;
         this.descriptor = descriptor;
         this.compressed = schema.compression() == TableSchema.Compression.LZ4;
-        this.fpChance = DEFAULT_BLOOM_FILTER_FP_CHANCE;
-        this.filter = new BloomFilterBuilder(expectedKeys, fpChance);
+        this.fpChance = schema.bloomFilterFpChance();
+        this.filter = BloomFilterBuilder.isFilterWritten(fpChance) ? new BloomFilterBuilder(expectedKeys, fpChance) : null;
+        this.summary = new SummaryBuilder(schema.minIndexInterval());
         DataSink sink = null;
         SyncedFileOutput idx = null;
         try {
@@ -133,7 +133,7 @@ public final class SSTableWriter implements AutoCloseable {
         index.write(out.array(), 0, size);
 
         summary.maybeAdd(key, indexPosition);
-        filter.add(key, 0, key.length);
+        if (filter != null) filter.add(key, 0, key.length);
         if (firstKey == null) firstKey = key;
         lastKey = key;
         partitions++;
@@ -174,7 +174,7 @@ public final class SSTableWriter implements AutoCloseable {
         summary.serialize(out, firstKey, lastKey);
         out.flush();
         writeSmall(Component.SUMMARY, bos.toByteArray());
-        if (BloomFilterBuilder.isFilterWritten(fpChance)) {
+        if (filter != null) {
             bos.reset();
             filter.serialize(out);
             out.flush();
