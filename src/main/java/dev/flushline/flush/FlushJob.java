@@ -1,0 +1,163 @@
+package dev.flushline.flush;
+
+import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.MemtablePartition;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.Descriptor;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Flushes one sealed memtable: splits the token ring into {@code ranges} equal ranges (after
+ * CASSANDRA-10540; no partition straddles two), writes one sstable per non-empty range on up to
+ * {@code flushThreads} threads, and checks conservation over the whole memtable. Each range's
+ * writer measures its own thread's CPU time and allocation.
+ *
+ * <p>If any range fails, the ranges that already published stay published (each is a complete,
+ * valid sstable), the failure is rethrown, and the memtable is left intact for a retry.
+ *
+ * <p>Thread safety: {@link #run} may be called from any thread; it blocks until all ranges finish.
+ */
+public final class FlushJob {
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    /** Immutable settings of one flush. */
+    public static final class Options {
+        public final Path outDir;
+        public final int ranges;
+        public final int flushThreads;
+        public final long commitLogSegmentId;
+        public final int commitLogPosition;
+
+        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition) {
+            if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
+            if (flushThreads < 1) throw new IllegalArgumentException("flush threads must be at least 1: " + flushThreads);
+            this.outDir = outDir;
+            this.ranges = ranges;
+            this.flushThreads = flushThreads;
+            this.commitLogSegmentId = commitLogSegmentId;
+            this.commitLogPosition = commitLogPosition;
+        }
+
+        public static Options simple(Path outDir) {
+            return new Options(outDir, 1, 1, -1, 0);
+        }
+    }
+
+    private FlushJob() {}
+
+    /** The first token of range {@code i} of {@code n} equal ranges of the ring; i == n wraps past the end. */
+    public static long rangeStartToken(int i, int n) {
+        return dev.flushline.memtable.ShardedSkipListMemtable.shardStartToken(i, n);
+    }
+
+    public static Path tableDir(Path outDir, TableSchema schema) {
+        return Descriptor.tableDir(outDir, schema.keyspace(), schema.name(), schema.idHex());
+    }
+
+    public static List<FlushOutcome> run(Memtable memtable, Options options) throws IOException {
+        if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
+        final FlushWriter writer = new FlushWriter(memtable);
+        final Path tableDir = tableDir(options.outDir, memtable.schema());
+        final int n = options.ranges;
+        final long expectedKeysPerRange = Math.max(1, memtable.partitionCount() / n);
+        List<FlushOutcome> outcomes = new ArrayList<>();
+        if (options.flushThreads == 1 || n == 1) {
+            for (int i = 0; i < n; i++) {
+                FlushOutcome o = writeRange(memtable, writer, tableDir, i, n, n == 1 ? memtable.partitionCount() : expectedKeysPerRange, options);
+                if (o != null) outcomes.add(o);
+            }
+        } else {
+            ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.flushThreads, n), r -> {
+                Thread t = new Thread(r, "flushline-flush");
+                t.setDaemon(true);
+                return t;
+            });
+            try {
+                List<Future<FlushOutcome>> futures = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    final int range = i;
+                    futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, range, n, expectedKeysPerRange, options)));
+                }
+                IOException failure = null;
+                for (Future<FlushOutcome> f : futures) {
+                    try {
+                        FlushOutcome o = f.get();
+                        if (o != null) outcomes.add(o);
+                    } catch (ExecutionException e) {
+                        Throwable c = e.getCause();
+                        if (c instanceof RuntimeException && failure == null) throw (RuntimeException) c;
+                        if (c instanceof Error) throw (Error) c;
+                        if (failure == null) failure = c instanceof IOException ? (IOException) c : new IOException(c);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IOException("interrupted while flushing " + memtable.schema(), e);
+                    }
+                }
+                if (failure != null) throw failure;
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        checkConservation(memtable, outcomes);
+        return outcomes;
+    }
+
+    private static FlushOutcome writeRange(Memtable memtable, FlushWriter writer, Path tableDir, int i, int n,
+                                           long expectedKeys, Options options) throws IOException {
+        long tid = Thread.currentThread().getId();
+        long cpu0 = THREADS.getThreadCpuTime(tid);
+        long alloc0 = THREADS.getThreadAllocatedBytes(tid);
+        long wall0 = System.nanoTime();
+        Iterator<MemtablePartition> it;
+        if (n == 1) {
+            it = memtable.partitionIterator();
+        } else {
+            long lo = rangeStartToken(i, n);
+            long hi = i == n - 1 ? Long.MAX_VALUE : rangeStartToken(i + 1, n) - 1;
+            it = memtable.partitionIterator(lo, hi);
+        }
+        FlushResult r = writer.write(it, expectedKeys, tableDir);
+        long wall = System.nanoTime() - wall0;
+        long cpu = THREADS.getThreadCpuTime(tid) - cpu0;
+        long alloc = THREADS.getThreadAllocatedBytes(tid) - alloc0;
+        if (r == null) return null;
+        long bytes = componentBytes(r.dataPath);
+        return new FlushOutcome(r, wall, cpu, alloc, bytes, options.commitLogSegmentId, options.commitLogPosition);
+    }
+
+    private static long componentBytes(Path dataPath) throws IOException {
+        String prefix = dataPath.getFileName().toString().replace(Component.DATA.fileSuffix(), "");
+        long total = 0;
+        for (Component c : Component.values()) {
+            Path p = dataPath.resolveSibling(prefix + c.fileSuffix());
+            if (Files.exists(p)) total += Files.size(p);
+        }
+        return total;
+    }
+
+    /** The rows and cells the memtable counted as it took writes must all be in the sstables. */
+    private static void checkConservation(Memtable memtable, List<FlushOutcome> outcomes) {
+        long rows = 0, cells = 0;
+        for (FlushOutcome o : outcomes) {
+            rows += o.result.rows;
+            cells += o.result.cells;
+        }
+        if (rows != memtable.rowCount() || cells != memtable.cellCount()) {
+            throw new FlushConservationException("flush of " + memtable.schema() + " wrote " + rows + " rows and " + cells
+                    + " cells but the memtable counted " + memtable.rowCount() + " rows and " + memtable.cellCount() + " cells");
+        }
+    }
+}
