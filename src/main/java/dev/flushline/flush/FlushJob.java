@@ -40,8 +40,15 @@ public final class FlushJob {
         public final int flushThreads;
         public final long commitLogSegmentId;
         public final int commitLogPosition;
+        /** Overlap serialization with compression and writes on a second thread (default). */
+        public final boolean pipelined;
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition) {
+            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, true);
+        }
+
+        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
+                       boolean pipelined) {
             if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
             if (flushThreads < 1) throw new IllegalArgumentException("flush threads must be at least 1: " + flushThreads);
             this.outDir = outDir;
@@ -49,6 +56,7 @@ public final class FlushJob {
             this.flushThreads = flushThreads;
             this.commitLogSegmentId = commitLogSegmentId;
             this.commitLogPosition = commitLogPosition;
+            this.pipelined = pipelined;
         }
 
         public static Options simple(Path outDir) {
@@ -129,11 +137,13 @@ public final class FlushJob {
             long hi = i == n - 1 ? Long.MAX_VALUE : rangeStartToken(i + 1, n) - 1;
             it = memtable.partitionIterator(lo, hi);
         }
-        FlushResult r = writer.write(it, expectedKeys, tableDir);
+        FlushResult r = writer.write(it, expectedKeys, tableDir, options.pipelined);
         long wall = System.nanoTime() - wall0;
         long cpu = THREADS.getThreadCpuTime(tid) - cpu0;
         long alloc = THREADS.getThreadAllocatedBytes(tid) - alloc0;
         if (r == null) return null;
+        cpu += r.ioCpuNanos;
+        alloc += r.ioAllocatedBytes;
         long bytes = componentBytes(r.dataPath);
         return new FlushOutcome(r, wall, cpu, alloc, bytes, options.commitLogSegmentId, options.commitLogPosition);
     }

@@ -16,9 +16,12 @@ public final class FlushResult {
     public final long rows;
     public final long cells;
     public final long rangeTombstoneMarkers;
+    /** CPU and heap allocation of the Data.db I/O thread, which the flush's totals include. */
+    public final long ioCpuNanos;
+    public final long ioAllocatedBytes;
 
     FlushResult(Path dataPath, long uncompressedBytes, long dataFileBytes, long partitions, long rows, long cells,
-                long rangeTombstoneMarkers) {
+                long rangeTombstoneMarkers, long ioCpuNanos, long ioAllocatedBytes) {
         this.dataPath = dataPath;
         this.uncompressedBytes = uncompressedBytes;
         this.dataFileBytes = dataFileBytes;
@@ -26,6 +29,8 @@ public final class FlushResult {
         this.rows = rows;
         this.cells = cells;
         this.rangeTombstoneMarkers = rangeTombstoneMarkers;
+        this.ioCpuNanos = ioCpuNanos;
+        this.ioAllocatedBytes = ioAllocatedBytes;
     }
 
     @Override

@@ -76,6 +76,12 @@ public final class FlushWriter {
      * {@code expectedKeys} sizes the bloom filter, as a node uses its memtable's partition count.
      */
     public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir) throws IOException {
+        return write(partitions, expectedKeys, tableDir, true);
+    }
+
+    /** {@code pipelined}: serialize on this thread while an I/O thread compresses and writes. */
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir, boolean pipelined)
+            throws IOException {
         Descriptor descriptor = Descriptor.reserveNext(tableDir);
         StatsCollector collector = new StatsCollector(comparator);
         RowSerializer rs = new RowSerializer(header, collector);
@@ -85,7 +91,7 @@ public final class FlushWriter {
         long expectPartitions = 0, expectRows = 0, expectCells = 0, expectMarkers = 0;
         long wrotePartitions = 0, wroteRows = 0, wroteMarkers = 0;
 
-        try (SSTableWriter sst = new SSTableWriter(schema, descriptor, expectedKeys)) {
+        try (SSTableWriter sst = new SSTableWriter(schema, descriptor, expectedKeys, pipelined)) {
             while (partitions.hasNext()) {
                 MemtablePartition p = partitions.next();
                 if (p.isEmpty()) continue; // Cassandra writes nothing for a partition with no data
@@ -188,7 +194,8 @@ public final class FlushWriter {
             s.bloomFilterFpChance = sst.bloomFilterFpChance();
             long fileBytes = sst.dataFileBytes();
             Path published = sst.finish(StatisticsWriter.serialize(s, header));
-            return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers);
+            return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers,
+                    sst.ioCpuNanos(), sst.ioAllocatedBytes());
         }
     }
 

@@ -1,9 +1,11 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.DeletionTime;
+import dev.flushline.io.BlockPool;
 import dev.flushline.io.DataSink;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.Lz4CompressedDataSink;
+import dev.flushline.io.PipelinedDataOutput;
 import dev.flushline.io.SyncedFileOutput;
 import dev.flushline.io.UncompressedDataSink;
 import dev.flushline.io.VInt;
@@ -25,14 +27,15 @@ import java.nio.file.StandardCopyOption;
  * {@link #finish} returns, nothing of this sstable is visible; {@link #abort} removes it all.
  *
  * <p>Data.db bytes arrive through {@link #reserve}: the caller asks for exactly the bytes of its
- * next structure and writes them straight into the returned block buffer; full blocks go to the
- * {@link DataSink}. A structure larger than a block gets a buffer of its own (the only allocation
- * on this path).
+ * next structure and writes them straight into the returned block buffer. Full blocks go to the
+ * {@link DataSink} either on an I/O thread ({@link PipelinedDataOutput}, the default: compression,
+ * checksums and writes overlap with serialization) or inline. Blocks come from
+ * {@link BlockPool#SHARED} and go back to it, so a steady stream of flushes does not allocate them.
+ * A structure larger than a block gets a buffer of its own (the only allocation on this path).
  *
  * <p>Thread safety: none; one flush writer thread owns an instance.
  */
 public final class SSTableWriter implements AutoCloseable {
-    public static final int DATA_BLOCK_BYTES = 1 << 20;
 
     private final TableSchema schema;
     private final Descriptor descriptor;
@@ -43,8 +46,10 @@ public final class SSTableWriter implements AutoCloseable {
     private final BloomFilterBuilder filter;
     private final double fpChance;
 
-    private final FixedBuffer block = new FixedBuffer(DATA_BLOCK_BYTES);
-    private FixedBuffer current = block;
+    private final PipelinedDataOutput pipeline;
+    private final BlockPool pool = BlockPool.SHARED;
+    /** Inline mode: the block being filled, and the bytes already given to the sink. */
+    private FixedBuffer current;
     private FixedBuffer indexEntry = new FixedBuffer(4096);
 
     private byte[] firstKey;
@@ -54,6 +59,10 @@ public final class SSTableWriter implements AutoCloseable {
     private boolean aborted;
 
     public SSTableWriter(TableSchema schema, Descriptor descriptor, long expectedKeys) throws IOException {
+        this(schema, descriptor, expectedKeys, true);
+    }
+
+    public SSTableWriter(TableSchema schema, Descriptor descriptor, long expectedKeys, boolean pipelined) throws IOException {
         this.schema = schema;
         this.descriptor = descriptor;
         this.compressed = schema.compression() == TableSchema.Compression.LZ4;
@@ -80,34 +89,55 @@ public final class SSTableWriter implements AutoCloseable {
         }
         this.data = sink;
         this.index = idx;
+        if (pipelined) {
+            this.pipeline = new PipelinedDataOutput(sink, pool, 4, "flushline-io-" + descriptor.generation());
+            this.current = pipeline.current();
+        } else {
+            this.pipeline = null;
+            this.current = pool.acquire();
+        }
     }
 
     public Descriptor descriptor() { return descriptor; }
 
     /** Logical Data.db position of the next byte written. */
     public long dataPosition() {
-        return data.uncompressedPosition() + current.position();
+        return pipeline != null ? pipeline.position() : data.uncompressedPosition() + current.position();
     }
 
     /** A buffer with at least {@code bytes} bytes free at its position, for the next structure. */
     public FixedBuffer reserve(int bytes) throws IOException {
         if (current.remaining() >= bytes) return current;
-        spill();
-        if (bytes > block.capacity()) {
+        if (pipeline != null) {
+            current = pipeline.next(bytes);
+            return current;
+        }
+        spillInline();
+        if (bytes > pool.blockBytes()) {
+            pool.release(current);
             current = new FixedBuffer(bytes); // oversized structure: slow path
-        } else {
-            current = block;
         }
         return current;
     }
 
-    private void spill() throws IOException {
+    private void spillInline() throws IOException {
         if (current.position() > 0) {
             data.write(current.array(), 0, current.position());
         }
-        block.clear();
-        if (current != block) current = block;
+        if (current.capacity() != pool.blockBytes()) {
+            current = pool.acquire();
+        }
         current.clear();
+    }
+
+    /** CPU nanos spent by the I/O thread (0 when inline). Valid after {@link #finishData()}. */
+    public long ioCpuNanos() {
+        return pipeline == null ? 0 : pipeline.ioCpuNanos();
+    }
+
+    /** Heap bytes allocated by the I/O thread (0 when inline). Valid after {@link #finishData()}. */
+    public long ioAllocatedBytes() {
+        return pipeline == null ? 0 : pipeline.ioAllocatedBytes();
     }
 
     /**
@@ -149,7 +179,13 @@ public final class SSTableWriter implements AutoCloseable {
 
     /** Flushes Data.db; after this the compression ratio is known. Call before {@link #finish}. */
     public void finishData() throws IOException {
-        spill();
+        if (pipeline != null) {
+            pipeline.finish();
+        } else {
+            spillInline();
+            pool.release(current);
+        }
+        current = null;
         data.finish();
         index.sync();
         index.close();
@@ -211,6 +247,12 @@ public final class SSTableWriter implements AutoCloseable {
     public void abort() {
         if (finished || aborted) return;
         aborted = true;
+        if (pipeline != null) {
+            pipeline.abort();
+        } else if (current != null) {
+            pool.release(current);
+        }
+        current = null;
         data.abort();
         index.abort();
         deleteStaging(descriptor);

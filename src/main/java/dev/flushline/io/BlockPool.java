@@ -1,0 +1,54 @@
+package dev.flushline.io;
+
+import org.jctools.queues.MpmcArrayQueue;
+
+/**
+ * A bounded, process-wide pool of equal-sized {@link FixedBuffer} blocks, so that flushes reuse
+ * their output blocks instead of allocating megabytes of arrays each time.
+ *
+ * <p>{@link #acquire()} returns a pooled block or, when the pool is empty, a new one; {@link
+ * #release} returns a block to the pool, or drops it for the GC when the pool is full. So the pool
+ * never blocks and never grows past {@code capacity} idle blocks.
+ *
+ * <p>Thread safety: any thread may acquire and release (MPMC queue). A block is owned by exactly
+ * one thread between acquire and release.
+ */
+public final class BlockPool {
+    public static final int DEFAULT_BLOCK_BYTES = 1 << 20;
+
+    /** Enough blocks for a few concurrent pipelined writers. */
+    public static final BlockPool SHARED = new BlockPool(DEFAULT_BLOCK_BYTES, 16);
+
+    private final int blockBytes;
+    private final MpmcArrayQueue<FixedBuffer> idle;
+
+    public BlockPool(int blockBytes, int capacity) {
+        this.blockBytes = blockBytes;
+        this.idle = new MpmcArrayQueue<>(capacity);
+    }
+
+    public int blockBytes() {
+        return blockBytes;
+    }
+
+    /** A cleared block of {@link #blockBytes()} bytes. */
+    public FixedBuffer acquire() {
+        FixedBuffer b = idle.poll();
+        if (b == null) {
+            b = new FixedBuffer(blockBytes);
+        }
+        b.clear();
+        return b;
+    }
+
+    /** Returns a block; blocks of another size (oversized one-offs) are dropped. */
+    public void release(FixedBuffer b) {
+        if (b != null && b.capacity() == blockBytes) {
+            idle.offer(b);
+        }
+    }
+
+    public int idleBlocks() {
+        return idle.size();
+    }
+}
