@@ -25,6 +25,10 @@ public final class Row {
     private final DeletionTime deletion;
     private final Cell[] cells;
     private final ComplexColumn[] complex;
+    // Derived once: a flush asks for these per row, twice (size pass and write pass).
+    private final int columnCount;
+    private final int cellCount;
+    private final boolean hasComplexDeletion;
 
     public Row(boolean isStatic, byte[][] clustering, long livenessTimestamp, int livenessTtl,
                long livenessExpirationTime, DeletionTime deletion, Cell[] cells, ComplexColumn[] complex) {
@@ -36,6 +40,24 @@ public final class Row {
         this.deletion = deletion;
         this.cells = cells;
         this.complex = complex;
+        int columns = 0, cellTotal = 0;
+        boolean complexDeletion = false;
+        for (int i = 0; i < cells.length; i++) {
+            if (cells[i] != null) {
+                columns++;
+                cellTotal++;
+            }
+        }
+        for (int i = 0; i < complex.length; i++) {
+            if (complex[i] != null) {
+                columns++;
+                cellTotal += complex[i].cellCount();
+                complexDeletion |= !complex[i].complexDeletion().isLive();
+            }
+        }
+        this.columnCount = columns;
+        this.cellCount = cellTotal;
+        this.hasComplexDeletion = complexDeletion;
     }
 
     public boolean isStatic() { return isStatic; }
@@ -64,25 +86,16 @@ public final class Row {
 
     /** Number of columns present (simple cells plus complex columns with data). */
     public int columnCount() {
-        int n = 0;
-        for (int i = 0; i < cells.length; i++) if (cells[i] != null) n++;
-        for (int i = 0; i < complex.length; i++) if (complex[i] != null) n++;
-        return n;
+        return columnCount;
     }
 
     /** Number of cells: simple cells plus every collection element. */
     public int cellCount() {
-        int n = 0;
-        for (int i = 0; i < cells.length; i++) if (cells[i] != null) n++;
-        for (int i = 0; i < complex.length; i++) if (complex[i] != null) n += complex[i].cellCount();
-        return n;
+        return cellCount;
     }
 
     public boolean hasComplexDeletion() {
-        for (int i = 0; i < complex.length; i++) {
-            if (complex[i] != null && !complex[i].complexDeletion().isLive()) return true;
-        }
-        return false;
+        return hasComplexDeletion;
     }
 
     /** No liveness, no deletion and no column data: Cassandra does not write such a row. */

@@ -50,6 +50,12 @@ public final class RowSerializer {
     private final int[] staticHeaderIndex;
     private final int[] regularHeaderIndex;
 
+    // The last row sized by rowSize(), so that writeRow() of the same row reuses its body size
+    // instead of walking every cell a third time.
+    private Row sizedRow;
+    private long sizedPrevSize;
+    private int sizedBodyBytes;
+
     // The row being sized or written: what cells compare against for USE_ROW_TIMESTAMP/TTL.
     private boolean rowHasLiveness;
     private long rowTimestamp;
@@ -116,6 +122,9 @@ public final class RowSerializer {
         int present = row.columnCount();
         int flags = flags(row, present);
         int body = rowBodySize(row, flags, present, prevSize);
+        sizedRow = row;
+        sizedPrevSize = prevSize;
+        sizedBodyBytes = body;
         int size = 1 + (row.isStatic() ? 1 : 0) + VInt.sizeOfUnsigned(body) + body;
         if (!row.isStatic()) size += clusteringLayout.valuesSize(row.clustering());
         return size;
@@ -170,7 +179,7 @@ public final class RowSerializer {
         } else {
             clusteringLayout.putValues(out, row.clustering());
         }
-        int body = rowBodySize(row, flags, present, prevSize);
+        int body = (row == sizedRow && prevSize == sizedPrevSize) ? sizedBodyBytes : rowBodySize(row, flags, present, prevSize);
         out.putUnsignedVInt(body);
         out.putUnsignedVInt(prevSize);
         if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {

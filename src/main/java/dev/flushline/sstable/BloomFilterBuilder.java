@@ -1,5 +1,7 @@
 package dev.flushline.sstable;
 
+import dev.flushline.io.NativeMemory;
+
 import dev.flushline.data.Murmur3;
 
 import java.io.DataOutput;
@@ -21,13 +23,19 @@ import java.io.IOException;
  *
  * <p>The expected key count is the writer's choice (a memtable flush passes its partition count);
  * it fixes the size before any key arrives. Not thread-safe; {@link #add} does not allocate.
+ *
+ * <p>The bitset lives off heap (as Cassandra keeps its filters): a flush of N keys needs about
+ * 1.25 N bytes of bits, which on heap would dominate the flush's allocation. REQUIRES: {@link
+ * #close()} once done (idempotent), after which the builder must not be used.
  */
-public final class BloomFilterBuilder {
+public final class BloomFilterBuilder implements AutoCloseable {
     private static final int HEADER_BYTES = 4 + 4;
     private static final int WORD_BYTES = 8;
 
     private final int hashCount;
-    private final long[] words;
+    /** Native address of wordCount 64-bit words, bit b at bit (b & 63) of word b >> 6; 0 once closed. */
+    private long wordsAddress;
+    private final int wordCount;
     private final long bitCapacity;
     private final long[] hashScratch = new long[2];
 
@@ -42,7 +50,9 @@ public final class BloomFilterBuilder {
             throw new IllegalArgumentException("bloom filter too large: " + wordCount + " words");
         }
         this.hashCount = spec[0];
-        this.words = new long[(int) wordCount];
+        this.wordCount = (int) wordCount;
+        this.wordsAddress = NativeMemory.allocate(wordCount * WORD_BYTES);
+        for (long i = 0; i < wordCount; i++) NativeMemory.putLong(wordsAddress + i * WORD_BYTES, 0L);
         this.bitCapacity = wordCount * 64;
     }
 
@@ -59,12 +69,13 @@ public final class BloomFilterBuilder {
 
     /** For callers that already hashed the key for its token: h1, h2 as from Murmur3.hash128. */
     public void addHashed(long h1, long h2) {
-        final long[] w = words;
+        final long address = wordsAddress;
         final long capacity = bitCapacity;
         long base = h2;
         for (int i = 0; i < hashCount; i++) {
             long bit = Math.abs(base % capacity); // |x % cap| < cap, never MIN_VALUE
-            w[(int) (bit >>> 6)] |= 1L << bit; // shift uses bit & 63
+            long word = address + (bit >>> 6) * WORD_BYTES;
+            NativeMemory.putLong(word, NativeMemory.getLong(word) | (1L << bit)); // shift uses bit & 63
             base += h1;
         }
     }
@@ -75,7 +86,7 @@ public final class BloomFilterBuilder {
         long base = hash[1];
         for (int i = 0; i < hashCount; i++) {
             long bit = Math.abs(base % bitCapacity);
-            if ((words[(int) (bit >>> 6)] & (1L << bit)) == 0) {
+            if ((NativeMemory.getLong(wordsAddress + (bit >>> 6) * WORD_BYTES) & (1L << bit)) == 0) {
                 return false;
             }
             base += hash[0];
@@ -88,19 +99,28 @@ public final class BloomFilterBuilder {
     }
 
     public int wordCount() {
-        return words.length;
+        return wordCount;
     }
 
     public long serializedSize() {
-        return HEADER_BYTES + (long) words.length * WORD_BYTES;
+        return HEADER_BYTES + (long) wordCount * WORD_BYTES;
     }
 
     public void serialize(DataOutput out) throws IOException {
         out.writeInt(hashCount);
-        out.writeInt(words.length);
-        final long[] w = words;
-        for (int i = 0; i < w.length; i++) {
-            out.writeLong(Long.reverseBytes(w[i])); // DataOutput is big-endian; the bitset is LSB-first bytes
+        out.writeInt(wordCount);
+        for (long i = 0; i < wordCount; i++) {
+            // DataOutput is big-endian; the bitset is LSB-first bytes
+            out.writeLong(Long.reverseBytes(NativeMemory.getLong(wordsAddress + i * WORD_BYTES)));
+        }
+    }
+
+    /** Frees the native bitset. Idempotent. */
+    @Override
+    public void close() {
+        if (wordsAddress != 0) {
+            NativeMemory.free(wordsAddress, (long) wordCount * WORD_BYTES);
+            wordsAddress = 0;
         }
     }
 }

@@ -11,7 +11,6 @@ import dev.flushline.io.UncompressedDataSink;
 import dev.flushline.io.VInt;
 import dev.flushline.schema.TableSchema;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -205,16 +204,20 @@ public final class SSTableWriter implements AutoCloseable {
         if (partitions == 0) {
             throw new IllegalStateException("refusing to publish an sstable with no partitions: " + descriptor);
         }
-        ByteArrayOutputStream bos = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bos);
-        summary.serialize(out, firstKey, lastKey);
-        out.flush();
-        writeSmall(Component.SUMMARY, bos.toByteArray());
-        if (filter != null) {
-            bos.reset();
-            filter.serialize(out);
+        try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.SUMMARY), SMALL_FILE_BLOCK_BYTES, false)) {
+            DataOutputStream out = new DataOutputStream(new FileOutputAdapter(f));
+            summary.serialize(out, firstKey, lastKey);
             out.flush();
-            writeSmall(Component.FILTER, bos.toByteArray());
+            f.sync();
+        }
+        if (filter != null) {
+            try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.FILTER), SMALL_FILE_BLOCK_BYTES, false)) {
+                DataOutputStream out = new DataOutputStream(new FileOutputAdapter(f));
+                filter.serialize(out);
+                out.flush();
+                f.sync();
+            }
+            filter.close();
         }
         writeSmall(Component.STATISTICS, statistics);
         StringBuilder toc = new StringBuilder();
@@ -239,6 +242,29 @@ public final class SSTableWriter implements AutoCloseable {
         return descriptor.path(Component.DATA);
     }
 
+    /** Streams a DataOutputStream into a SyncedFileOutput without an intermediate byte array. */
+    private static final class FileOutputAdapter extends java.io.OutputStream {
+        private final SyncedFileOutput out;
+        private final byte[] one = new byte[1];
+
+        FileOutputAdapter(SyncedFileOutput out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            one[0] = (byte) b;
+            out.write(one, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+    }
+
+    private static final int SMALL_FILE_BLOCK_BYTES = 64 * 1024;
+
     private void writeSmall(Component c, byte[] bytes) throws IOException {
         SyncedFileOutput.writeSmallFile(descriptor.stagingPath(c), bytes, 0, bytes.length);
     }
@@ -255,6 +281,7 @@ public final class SSTableWriter implements AutoCloseable {
         current = null;
         data.abort();
         index.abort();
+        if (filter != null) filter.close();
         deleteStaging(descriptor);
     }
 
