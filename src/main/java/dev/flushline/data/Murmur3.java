@@ -31,7 +31,17 @@ public final class Murmur3 {
         if (length == 0) {
             return Long.MIN_VALUE;
         }
-        long h1 = hash128H1(key, offset, length);
+        return tokenOfHash(hash128H1(key, offset, length), length);
+    }
+
+    /**
+     * The token of a key whose {@link #hash128} h1 is already known (the flush hashes each key
+     * once, for both its token and the bloom filter).
+     */
+    public static long tokenOfHash(long h1, int keyLength) {
+        if (keyLength == 0) {
+            return Long.MIN_VALUE;
+        }
         return h1 == Long.MIN_VALUE ? Long.MAX_VALUE : h1;
     }
 

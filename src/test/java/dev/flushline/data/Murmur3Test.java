@@ -46,7 +46,7 @@ class Murmur3Test {
     @Test
     void emptyKeyIsMinimumToken() {
         assertEquals(Long.MIN_VALUE, Murmur3.token(new byte[0], 0, 0));
-        assertEquals(((Murmur3Partitioner.LongToken) Murmur3Partitioner.instance.getToken(ByteBuffer.allocate(0))).token,
+        assertEquals(Murmur3Partitioner.instance.getToken(ByteBuffer.allocate(0)).token,
                 Murmur3.token(new byte[3], 2, 0));
     }
 
@@ -68,12 +68,13 @@ class Murmur3Test {
                 ByteBuffer bb = ByteBuffer.wrap(buffer, offset, length).slice();
                 String what = "seed " + seed + " length " + length;
 
-                long expectedToken = ((Murmur3Partitioner.LongToken) Murmur3Partitioner.instance.getToken(bb)).token;
+                long expectedToken = Murmur3Partitioner.instance.getToken(bb).token;
                 assertEquals(expectedToken, Murmur3.token(buffer, offset, length), what);
 
                 Murmur3.hash128(buffer, offset, length, ours);
                 MurmurHash.hash3_x64_128(bb, 0, length, 0, theirs);
                 assertArrayEquals(theirs, ours, what);
+                assertEquals(expectedToken, Murmur3.tokenOfHash(ours[0], length), what);
 
                 long hashSeed = seed == 1 ? 0x1_0000_0007L : random.nextLong();
                 assertEquals(MurmurHash.hash2_64(bb, 0, length, 0), Murmur3.hash2_64(buffer, offset, length, 0), what);
