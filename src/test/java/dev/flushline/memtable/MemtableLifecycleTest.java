@@ -247,7 +247,7 @@ class MemtableLifecycleTest {
         assertEquals(Cell.NO_DELETION_TIME, m.minLocalDeletionTime());
         assertEquals(Cell.NO_DELETION_TIME, m.maxLocalDeletionTime());
         assertEquals(0, m.minTtl());
-        assertNull(m.partitionIterator().hasNext() ? m.partitionIterator().next() : null);
+        assertFalse(m.partitionIterator().hasNext());
         m.seal();
         m.discard();
     }
