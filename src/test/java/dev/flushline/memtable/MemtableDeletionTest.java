@@ -1,0 +1,222 @@
+package dev.flushline.memtable;
+
+import dev.flushline.data.ArrayCell;
+import dev.flushline.data.Cell;
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ComplexColumn;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.PartitionKey;
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.data.RangeTombstone;
+import dev.flushline.data.Row;
+import dev.flushline.oracle.CassandraOracle;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Hand-written shadowing scenarios in the memtable: partition, range, row and complex deletions
+ * drop older data (timestamp at or below the deletion), keep newer data, and a write that arrives
+ * after a deletion is kept or dropped by its timestamp, not its arrival.
+ */
+class MemtableDeletionTest {
+    static final long NOW = 1_750_000_000L;
+    static TableSchema schema;
+    static PartitionKey key = PartitionKey.of(ByteBuffer.allocate(4).putInt(1).array());
+
+    static Stream<Arguments> cases() {
+        List<Arguments> out = new ArrayList<>();
+        for (boolean sharded : new boolean[] {false, true}) {
+            for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(sharded, mode));
+        }
+        return out.stream();
+    }
+
+    static Memtable fresh(boolean sharded, AllocationMode mode) {
+        CassandraOracle.init();
+        schema = MemtableFixtures.schema(MemtableFixtures.WIDE);
+        return MemtableFixtures.create(sharded, schema, mode);
+    }
+
+    static int pos(String name) {
+        ColumnMetadata[] cols = schema.regularColumns();
+        for (int i = 0; i < cols.length; i++) if (cols[i].name().equals(name)) return i;
+        throw new AssertionError(name);
+    }
+
+    static byte[][] ck(String c, int c2) {
+        return new byte[][] {c.getBytes(StandardCharsets.UTF_8), ByteBuffer.allocate(4).putInt(c2).array()};
+    }
+
+    /** An INSERT-like row: liveness at ts and v1 = value at ts. */
+    static Row insert(byte[][] ck, long ts, int value) {
+        Cell[] cells = new Cell[schema.regularComplexStart()];
+        cells[pos("v1")] = ArrayCell.live(ts, ByteBuffer.allocate(4).putInt(value).array(), null);
+        return new Row(false, ck, ts, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells, noComplex());
+    }
+
+    static ComplexColumn[] noComplex() {
+        return new ComplexColumn[schema.regularColumns().length - schema.regularComplexStart()];
+    }
+
+    static Row staticRow(long ts) {
+        Cell[] cells = new Cell[schema.staticComplexStart()];
+        cells[0] = ArrayCell.live(ts, "s".getBytes(StandardCharsets.UTF_8), null);
+        return new Row(true, null, Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells,
+                new ComplexColumn[schema.staticColumns().length - schema.staticComplexStart()]);
+    }
+
+    static PartitionUpdate rows(Row... rows) {
+        return new PartitionUpdate(key, DeletionTime.LIVE, List.of(), null, List.of(rows));
+    }
+
+    static Row row(Memtable m, byte[][] ck) {
+        MemtablePartition p = m.get(key);
+        RowList.Node n = p.rows().find(ck, m.comparator());
+        return n == null ? null : n.row();
+    }
+
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void partitionDeletionShadowsOlderDataAndKeepsNewer(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(), staticRow(9),
+                List.of(insert(ck("a", 1), 5, 1), insert(ck("b", 1), 10, 2), insert(ck("c", 1), 11, 3))));
+        m.apply(new PartitionUpdate(key, DeletionTime.of(10, NOW), List.of(), null, List.of()));
+        MemtablePartition p = m.get(key);
+        assertEquals(DeletionTime.of(10, NOW), p.partitionDeletion());
+        assertNull(p.staticRow(), "static cell at ts 9 is shadowed");
+        assertNull(row(m, ck("a", 1)), "ts 5 <= 10");
+        assertNull(row(m, ck("b", 1)), "ts 10 <= 10: a deletion wins a timestamp tie");
+        assertNotNull(row(m, ck("c", 1)));
+        // Writes arriving after the deletion: kept or dropped by their timestamp.
+        m.apply(rows(insert(ck("d", 1), 8, 4), insert(ck("e", 1), 12, 5)));
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(), staticRow(13), List.of()));
+        assertNull(row(m, ck("d", 1)));
+        assertEquals(12, row(m, ck("e", 1)).livenessTimestamp());
+        assertNotNull(m.get(key).staticRow());
+        // An older partition deletion changes nothing.
+        m.apply(new PartitionUpdate(key, DeletionTime.of(3, NOW), List.of(), null, List.of()));
+        assertEquals(DeletionTime.of(10, NOW), m.get(key).partitionDeletion());
+        assertEquals(2, m.get(key).rowCount());
+        assertEquals(2, m.rowCount());
+        assertEquals(3, m.get(key).cellCount(), "v1 of c and e, static s");
+        finish(m);
+    }
+
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void rangeDeletionShadowsRowsInsideOnly(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        for (String c : new String[] {"a", "b", "c", "d", "e"}) m.apply(rows(insert(ck(c, 1), 15, 1)));
+        m.apply(rows(insert(ck("c", 2), 25, 2)));
+        // ck in ['b', 'd'] (prefix bounds on the first, DESC, clustering column), at ts 20.
+        RangeTombstone rt = new RangeTombstone(ClusteringBound.start(true, new byte[][] {"b".getBytes(StandardCharsets.UTF_8)}),
+                ClusteringBound.end(true, new byte[][] {"d".getBytes(StandardCharsets.UTF_8)}), DeletionTime.of(20, NOW));
+        // With ck DESC, 'd' sorts before 'b': a start of 'b' would be after the end. Use the real order.
+        RangeTombstone ordered = m.comparator().compare(rt.start(), rt.end()) < 0 ? rt
+                : new RangeTombstone(ClusteringBound.start(true, rt.end().values()), ClusteringBound.end(true, rt.start().values()), rt.deletion());
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(ordered), null, List.of()));
+        assertNotNull(row(m, ck("a", 1)));
+        assertNull(row(m, ck("b", 1)));
+        assertNull(row(m, ck("c", 1)));
+        assertNull(row(m, ck("d", 1)));
+        assertNotNull(row(m, ck("e", 1)));
+        assertEquals(25, row(m, ck("c", 2)).livenessTimestamp(), "newer than the range deletion");
+        m.apply(rows(insert(ck("c", 3), 19, 3), insert(ck("c", 4), 21, 4), insert(ck("f", 1), 1, 5)));
+        assertNull(row(m, ck("c", 3)), "later write, older timestamp, inside the range");
+        assertNotNull(row(m, ck("c", 4)));
+        assertNotNull(row(m, ck("f", 1)), "outside the range, any timestamp");
+        assertEquals(1, m.get(key).rangeTombstones().rangeCount());
+        assertEquals(m.get(key).rowCount(), m.rowCount());
+        finish(m);
+    }
+
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void rowDeletionShadowsOlderCellsOfThatRow(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(rows(insert(ck("x", 1), 29, 1), insert(ck("y", 1), 29, 1)));
+        Row del = new Row(false, ck("x", 1), Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.of(30, NOW),
+                new Cell[schema.regularComplexStart()], noComplex());
+        m.apply(rows(del));
+        Row x = row(m, ck("x", 1));
+        assertEquals(DeletionTime.of(30, NOW), x.deletion());
+        assertTrue(!x.hasLiveness() && x.columnCount() == 0, "only the deletion is left: " + x);
+        assertEquals(29, row(m, ck("y", 1)).livenessTimestamp(), "other rows untouched");
+        m.apply(rows(insert(ck("x", 1), 31, 7)));
+        x = row(m, ck("x", 1));
+        assertEquals(DeletionTime.of(30, NOW), x.deletion(), "the deletion stays");
+        assertEquals(31, x.livenessTimestamp());
+        assertEquals(31, x.cells()[pos("v1")].timestamp());
+        // A write older than the row deletion arriving later is dropped.
+        Cell[] old = new Cell[schema.regularComplexStart()];
+        old[pos("v2")] = ArrayCell.live(28, "old".getBytes(StandardCharsets.UTF_8), null);
+        m.apply(rows(new Row(false, ck("x", 1), Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, old, noComplex())));
+        assertNull(row(m, ck("x", 1)).cells()[pos("v2")]);
+        assertEquals(2, m.cellCount(), "v1 of x at 31 and v1 of y");
+        finish(m);
+    }
+
+    static ComplexColumn tags(DeletionTime cd, long ts, String... elements) {
+        Cell[] cells = new Cell[elements.length];
+        for (int i = 0; i < elements.length; i++) cells[i] = ArrayCell.live(ts, null, elements[i].getBytes(StandardCharsets.UTF_8));
+        return new ComplexColumn(cd, cells);
+    }
+
+    static Row withTags(long ts, ComplexColumn tags) {
+        ComplexColumn[] complex = noComplex();
+        complex[pos("tags") - schema.regularComplexStart()] = tags;
+        return new Row(false, ck("k", 1), Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                new Cell[schema.regularComplexStart()], complex);
+    }
+
+    static List<String> tagsOf(Memtable m) {
+        ComplexColumn cx = row(m, ck("k", 1)).complex()[pos("tags") - schema.regularComplexStart()];
+        List<String> out = new ArrayList<>();
+        for (Cell c : cx.cells()) out.add(new String(c.pathBytes(), StandardCharsets.UTF_8) + "@" + c.timestamp());
+        return out;
+    }
+
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void complexDeletionClearsOlderElements(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(rows(withTags(40, tags(DeletionTime.LIVE, 40, "a", "b"))));
+        // tags = {'c'} at ts 42: complex deletion at 41, then the element.
+        m.apply(rows(withTags(42, tags(DeletionTime.of(41, NOW), 42, "c"))));
+        assertEquals(List.of("c@42"), tagsOf(m));
+        // Late append with an old timestamp: shadowed by the complex deletion. A newer one is kept.
+        m.apply(rows(withTags(40, tags(DeletionTime.LIVE, 40, "d"))));
+        m.apply(rows(withTags(43, tags(DeletionTime.LIVE, 43, "e"))));
+        assertEquals(List.of("c@42", "e@43"), tagsOf(m));
+        ComplexColumn cx = row(m, ck("k", 1)).complex()[pos("tags") - schema.regularComplexStart()];
+        assertEquals(DeletionTime.of(41, NOW), cx.complexDeletion());
+        // A row deletion above the complex deletion replaces it and clears the elements it covers.
+        m.apply(rows(new Row(false, ck("k", 1), Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.of(42, NOW),
+                new Cell[schema.regularComplexStart()], noComplex())));
+        assertEquals(List.of("e@43"), tagsOf(m));
+        cx = row(m, ck("k", 1)).complex()[pos("tags") - schema.regularComplexStart()];
+        assertTrue(cx.complexDeletion().isLive(), "the complex deletion is superseded by the row deletion");
+        assertEquals(1, m.cellCount());
+        finish(m);
+    }
+
+    static void finish(Memtable m) {
+        m.seal();
+        m.discard();
+    }
+}
