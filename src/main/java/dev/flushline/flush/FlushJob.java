@@ -5,6 +5,7 @@ import dev.flushline.memtable.MemtablePartition;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.Descriptor;
+import dev.flushline.sstable.Leftovers;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -76,9 +77,20 @@ public final class FlushJob {
     }
 
     public static List<FlushOutcome> run(Memtable memtable, Options options) throws IOException {
+        return run(memtable, options, null);
+    }
+
+    /**
+     * As {@link #run(Memtable, Options)}; first removes what a crashed earlier flush left in the
+     * table directory ({@link Leftovers#clean}) and adds the removed paths to {@code removedLeftovers}
+     * (if not null) so the caller can report them. REQUIRES: no other flush of this table is running.
+     */
+    public static List<FlushOutcome> run(Memtable memtable, Options options, List<Path> removedLeftovers) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
         final FlushWriter writer = new FlushWriter(memtable);
         final Path tableDir = tableDir(options.outDir, memtable.schema());
+        List<Path> removed = Leftovers.clean(tableDir);
+        if (removedLeftovers != null) removedLeftovers.addAll(removed);
         final int n = options.ranges;
         final long expectedKeysPerRange = Math.max(1, memtable.partitionCount() / n);
         List<FlushOutcome> outcomes = new ArrayList<>();

@@ -99,6 +99,7 @@ public abstract class Memtable {
      * the memtable is sealed: the caller must retry on the memtable that replaced it.
      */
     public final boolean apply(PartitionUpdate update) {
+        checkWritable(update); // before anything is counted or copied: a refused update leaves no trace
         if (!beginWrite()) {
             return false;
         }
@@ -123,6 +124,41 @@ public abstract class Memtable {
             return true;
         } finally {
             endWrite();
+        }
+    }
+
+    /** Largest partition key or clustering value: Cassandra's CQL limit (u16 length in Data/Index/Summary). */
+    public static final int MAX_KEY_VALUE_BYTES = 0xFFFF;
+
+    /**
+     * Refuses, with IllegalArgumentException, an update a flush could not write so that Cassandra
+     * reads it back: a partition deletion with a negative timestamp (its 12-byte oa form starts with
+     * the LIVE flag bit, oa-format.md §3.1), a partition key or a clustering value over 65535 bytes.
+     */
+    public static void checkWritable(PartitionUpdate u) {
+        DeletionTime pd = u.partitionDeletion();
+        if (!pd.isLive() && pd.markedForDeleteAt() < 0) {
+            throw new IllegalArgumentException("partition deletion with negative timestamp " + pd.markedForDeleteAt()
+                    + " cannot be read back from an oa sstable: " + u.key());
+        }
+        int keyLength = u.key().key().length;
+        if (keyLength > MAX_KEY_VALUE_BYTES) {
+            throw new IllegalArgumentException("partition key of " + keyLength + " bytes exceeds " + MAX_KEY_VALUE_BYTES);
+        }
+        List<RangeTombstone> rts = u.rangeTombstones();
+        for (int i = 0; i < rts.size(); i++) {
+            checkClustering(rts.get(i).start().values());
+            checkClustering(rts.get(i).end().values());
+        }
+        List<Row> rows = u.rows();
+        for (int i = 0; i < rows.size(); i++) checkClustering(rows.get(i).clustering());
+    }
+
+    private static void checkClustering(byte[][] values) {
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] != null && values[i].length > MAX_KEY_VALUE_BYTES) {
+                throw new IllegalArgumentException("clustering value of " + values[i].length + " bytes exceeds " + MAX_KEY_VALUE_BYTES);
+            }
         }
     }
 

@@ -15,10 +15,15 @@ import dev.flushline.io.VInt;
  * sizes and bytes agree by construction, including where Cassandra's own size functions are wrong
  * (a delta past 2^31, oa-format.md §3.12 items 2 and 3).
  *
- * <p>Reading back: Cassandra adds the sign-extended int delta to the base in long arithmetic and
- * turns a deletion time outside 0..MAX_DELETION_TIME into INVALID_DELETION_TIME. So a local
- * deletion time reads back as written only if {@code ldt - base} fits in an int.
- * {@link #forFlush} picks a base for which that holds for every value in the flush.
+ * <p>Reading back: Cassandra reads the base itself as {@code int delta + DELETION_TIME_EPOCH} in
+ * <em>int</em> arithmetic (its epoch constant is an int), so a base above Integer.MAX_VALUE comes
+ * back as {@code base - 2^32}. It then adds each sign-extended int delta to that base in long
+ * arithmetic and turns a deletion time (row, range tombstone, complex) outside
+ * 0..MAX_DELETION_TIME into INVALID_DELETION_TIME; cells and liveness hide a wrong base because
+ * they keep only the low 32 bits. So a local deletion time reads back as written only if the base
+ * is at most Integer.MAX_VALUE and {@code ldt - base} fits in an int. {@link #forFlush} picks a
+ * base for which that holds for every value in the flush (any set of values in
+ * 0..MAX_DELETION_TIME has one).
  *
  * <p>Thread safety: immutable.
  */
@@ -45,8 +50,9 @@ public final class EncodingStats {
     /**
      * Bases for a flush whose values span the given ranges ({@link Cell#NO_TIMESTAMP} /
      * {@link Cell#NO_DELETION_TIME} when there are none). The local deletion time base is the
-     * minimum, moved up just enough that the largest value's delta fits in an int, and capped so
-     * that the header's own delta from the epoch fits in an int.
+     * minimum, moved up just enough that the largest value's delta fits in an int, and capped
+     * at Integer.MAX_VALUE, the largest base Cassandra reads back as itself (see the class comment;
+     * this also keeps the header's own delta from the epoch in an int).
      */
     public static EncodingStats forFlush(long minTimestamp, long minLdt, long maxLdt, int minTtl) {
         long ts = minTimestamp == Cell.NO_TIMESTAMP ? TIMESTAMP_EPOCH : minTimestamp;
@@ -58,8 +64,8 @@ public final class EncodingStats {
             if (maxLdt != Cell.NO_DELETION_TIME && maxLdt - base > Integer.MAX_VALUE) {
                 base = maxLdt - Integer.MAX_VALUE;
             }
-            if (base - DELETION_TIME_EPOCH > Integer.MAX_VALUE) {
-                base = DELETION_TIME_EPOCH + Integer.MAX_VALUE;
+            if (base > Integer.MAX_VALUE) {
+                base = Integer.MAX_VALUE;
             }
         }
         return new EncodingStats(ts, base, minTtl);
@@ -73,6 +79,7 @@ public final class EncodingStats {
 
     /** Whether {@code ldt} reads back as itself against this base. */
     public boolean localDeletionTimeRoundTrips(long ldt) {
+        if (minLocalDeletionTime > Integer.MAX_VALUE || minLocalDeletionTime < Integer.MIN_VALUE) return false;
         long delta = ldt - minLocalDeletionTime;
         return delta >= Integer.MIN_VALUE && delta <= Integer.MAX_VALUE;
     }

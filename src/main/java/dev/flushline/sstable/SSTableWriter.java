@@ -229,11 +229,27 @@ public final class SSTableWriter implements AutoCloseable {
         SyncedFileOutput.syncDirectory(descriptor.stagingDir());
 
         // Publish: rename in Component order (Data.db after what it needs, TOC.txt last).
-        for (Component c : Component.values()) {
-            Path from = descriptor.stagingPath(c);
-            if (Files.exists(from)) {
-                Files.move(from, descriptor.path(c), StandardCopyOption.ATOMIC_MOVE);
+        int moved = 0;
+        Component[] order = Component.values();
+        try {
+            for (; moved < order.length; moved++) {
+                Path from = descriptor.stagingPath(order[moved]);
+                if (Files.exists(from)) {
+                    Files.move(from, descriptor.path(order[moved]), StandardCopyOption.ATOMIC_MOVE);
+                }
             }
+        } catch (IOException | RuntimeException e) {
+            // A rename failed before TOC.txt went: take back what is already visible, newest first
+            // (Data.db before its companions), so the table directory holds no partial sstable.
+            // The caller's abort() then removes the staging directory.
+            for (int i = moved - 1; i >= 0; i--) {
+                try {
+                    Files.deleteIfExists(descriptor.path(order[i]));
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed); // Leftovers.clean removes a TOC-less generation later
+                }
+            }
+            throw e;
         }
         SyncedFileOutput.syncDirectory(descriptor.tableDir());
         Files.delete(descriptor.stagingDir());

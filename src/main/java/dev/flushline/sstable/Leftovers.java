@@ -1,0 +1,108 @@
+package dev.flushline.sstable;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Removes what a crashed flush leaves in a table directory: staging directories
+ * ({@code .flushline-oa-<gen>}, see {@link Descriptor}) and published generations without TOC.txt
+ * (a crash between the renames of {@link SSTableWriter#finish}; TOC.txt is renamed last, so a
+ * generation with TOC.txt is complete and is never touched).
+ *
+ * <p>Only names we create are considered: {@code oa-<digits>-big-<one of Component's suffixes>}
+ * files and {@code .flushline-oa-<digits>} directories. Anything else (other versions, other
+ * suffixes, foreign files) is left alone.
+ *
+ * <p>REQUIRES: no flush is writing into {@code tableDir} while this runs — an in-progress staging
+ * directory looks exactly like a crashed one. {@code FlushJob.run} calls it before it starts its
+ * own writers; callers that flush the same table concurrently must serialize their cleanups.
+ */
+public final class Leftovers {
+    private static final Pattern STAGING = Pattern.compile("^" + Pattern.quote(Descriptor.STAGING_PREFIX) + "\\d+$");
+    private static final Pattern COMPONENT_FILE =
+            Pattern.compile("^" + Descriptor.VERSION + "-(\\d+)-" + Descriptor.FORMAT + "-(.+)$");
+    private static final Set<String> SUFFIXES = new HashSet<>();
+
+    static {
+        for (Component c : Component.values()) SUFFIXES.add(c.fileSuffix());
+    }
+
+    private Leftovers() {}
+
+    /**
+     * Deletes the leftovers of {@code tableDir} and returns the paths removed (staging directories
+     * and files), sorted, so the caller can log them. A missing directory has no leftovers.
+     */
+    public static List<Path> clean(Path tableDir) throws IOException {
+        if (!Files.isDirectory(tableDir)) return List.of();
+        List<Path> stagingDirs = new ArrayList<>();
+        // generation -> its component files; generations that have TOC.txt are complete.
+        Map<String, List<Path>> byGeneration = new TreeMap<>();
+        Set<String> complete = new HashSet<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(tableDir)) {
+            for (Path p : ds) {
+                String name = p.getFileName().toString();
+                if (STAGING.matcher(name).matches() && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                    stagingDirs.add(p);
+                    continue;
+                }
+                Matcher m = COMPONENT_FILE.matcher(name);
+                if (!m.matches() || !SUFFIXES.contains(m.group(2)) || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+                    continue;
+                }
+                // Keep the digits as written: "oa-01-..." and "oa-1-..." are different sstables to a reader.
+                byGeneration.computeIfAbsent(m.group(1), g -> new ArrayList<>()).add(p);
+                if (m.group(2).equals(Component.TOC.fileSuffix())) complete.add(m.group(1));
+            }
+        }
+        List<Path> removed = new ArrayList<>();
+        for (Map.Entry<String, List<Path>> e : byGeneration.entrySet()) {
+            if (complete.contains(e.getKey())) continue;
+            // Data.db goes first: a generation without Data.db is not an sstable to any reader, so a
+            // crash during this loop cannot leave something that looks more complete than before.
+            List<Path> files = e.getValue();
+            files.sort((a, b) -> Boolean.compare(!a.toString().endsWith(Component.DATA.fileSuffix()),
+                    !b.toString().endsWith(Component.DATA.fileSuffix())));
+            for (Path f : files) {
+                if (deleteIfExists(f)) removed.add(f);
+            }
+        }
+        for (Path dir : stagingDirs) {
+            // The staging directory is ours as a whole: it only ever holds one writer's component files.
+            removed.addAll(deleteTree(dir));
+        }
+        Collections.sort(removed);
+        return removed;
+    }
+
+    private static boolean deleteIfExists(Path p) throws IOException {
+        try {
+            return Files.deleteIfExists(p);
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+    }
+
+    /** Deletes a directory tree bottom-up without following links; returns the top directory if it went. */
+    private static List<Path> deleteTree(Path dir) throws IOException {
+        if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+                for (Path p : ds) deleteTree(p);
+            }
+        }
+        return deleteIfExists(dir) ? List.of(dir) : List.of();
+    }
+}

@@ -1,0 +1,79 @@
+package dev.flushline.sstable;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Leftovers.clean on hand-made crash leftovers: removes exactly ours, and only the incomplete. */
+class LeftoversTest {
+    @TempDir
+    Path dir;
+
+    private void touch(String name) throws IOException {
+        Files.write(dir.resolve(name), new byte[] {1});
+    }
+
+    private List<String> listing() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    private static final String[] ALL = {"Data.db", "Index.db", "Statistics.db", "Summary.db", "Filter.db", "CRC.db", "Digest.crc32", "TOC.txt"};
+
+    @Test
+    void removesStagingDirsAndTocLessGenerationsOnly() throws IOException {
+        for (String c : ALL) touch("oa-1-big-" + c);                       // complete: keep
+        for (String c : ALL) if (!c.equals("TOC.txt")) touch("oa-2-big-" + c); // crash between renames: remove
+        touch("oa-3-big-Statistics.db");                                   // crash after the first rename: remove
+        touch("oa-3-big-Index.db");
+        Path staging = Files.createDirectories(dir.resolve(".flushline-oa-4")); // crash while writing: remove
+        Files.write(staging.resolve("oa-4-big-Data.db"), new byte[10]);
+        Files.createDirectories(dir.resolve(".flushline-oa-5"));           // crash right after reserving: remove
+        // Not ours: other versions, unknown suffixes, foreign files and directories.
+        touch("nb-6-big-Data.db");
+        touch("oa-7-big-Data.db.bak");
+        touch("oa-x-big-Data.db");
+        touch("notes.txt");
+        Files.createDirectories(dir.resolve(".flushline-other"));
+        Files.createDirectories(dir.resolve("snapshots"));
+
+        List<Path> removed = Leftovers.clean(dir);
+
+        List<String> left = listing();
+        for (String c : ALL) assertTrue(left.contains("oa-1-big-" + c), "complete sstable kept: " + c);
+        assertEquals(List.of(".flushline-other", "nb-6-big-Data.db", "notes.txt",
+                "oa-1-big-CRC.db", "oa-1-big-Data.db", "oa-1-big-Digest.crc32", "oa-1-big-Filter.db", "oa-1-big-Index.db",
+                "oa-1-big-Statistics.db", "oa-1-big-Summary.db", "oa-1-big-TOC.txt",
+                "oa-7-big-Data.db.bak", "oa-x-big-Data.db", "snapshots"), left);
+        List<String> names = removed.stream().map(p -> p.getFileName().toString()).sorted().toList();
+        assertEquals(List.of(".flushline-oa-4", ".flushline-oa-5",
+                "oa-2-big-CRC.db", "oa-2-big-Data.db", "oa-2-big-Digest.crc32", "oa-2-big-Filter.db", "oa-2-big-Index.db",
+                "oa-2-big-Statistics.db", "oa-2-big-Summary.db",
+                "oa-3-big-Index.db", "oa-3-big-Statistics.db"), names, "the caller is told what went");
+        assertEquals(List.of(), Leftovers.clean(dir), "a second run finds nothing");
+    }
+
+    @Test
+    void missingOrCleanDirectory() throws IOException {
+        assertEquals(List.of(), Leftovers.clean(dir.resolve("absent")));
+        assertEquals(List.of(), Leftovers.clean(dir));
+    }
+
+    @Test
+    void nextGenerationAfterCleanupDoesNotReuseACompleteOne() throws IOException {
+        for (String c : ALL) touch("oa-3-big-" + c);
+        Files.createDirectories(dir.resolve(".flushline-oa-9"));
+        Leftovers.clean(dir);
+        Descriptor d = Descriptor.reserveNext(dir);
+        assertEquals(4, d.generation(), "generations stay above every complete sstable");
+    }
+}
