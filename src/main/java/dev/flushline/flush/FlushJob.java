@@ -157,7 +157,10 @@ public final class FlushJob {
         cpu += r.ioCpuNanos;
         alloc += r.ioAllocatedBytes;
         long bytes = componentBytes(r.dataPath);
-        return new FlushOutcome(r, wall, cpu, alloc, bytes, options.commitLogSegmentId, options.commitLogPosition);
+        dev.flushline.data.CommitLogPosition upper = memtable.commitLogUpperBound();
+        long segment = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogSegmentId : upper.segmentId();
+        int position = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogPosition : upper.position();
+        return new FlushOutcome(r, wall, cpu, alloc, bytes, segment, position);
     }
 
     private static long componentBytes(Path dataPath) throws IOException {

@@ -2,6 +2,7 @@ package dev.flushline.flush;
 
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.CommitLogPosition;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Cell;
@@ -192,6 +193,15 @@ public final class FlushWriter {
             s.lastKey = sst.lastKey();
             s.cardinality = collector.cardinality();
             s.bloomFilterFpChance = sst.bloomFilterFpChance();
+            CommitLogPosition lower = memtable.commitLogLowerBound(), upper = memtable.commitLogUpperBound();
+            if (!upper.equals(CommitLogPosition.NONE)) {
+                // The commit log interval this sstable covers, as Cassandra's flush records it.
+                s.commitLogLowerSegmentId = lower.segmentId();
+                s.commitLogLowerPosition = lower.position();
+                s.commitLogUpperSegmentId = upper.segmentId();
+                s.commitLogUpperPosition = upper.position();
+                s.commitLogIntervals = new long[] {lower.segmentId(), lower.position(), upper.segmentId(), upper.position()};
+            }
             long fileBytes = sst.dataFileBytes();
             Path published = sst.finish(StatisticsWriter.serialize(s, header));
             return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers,

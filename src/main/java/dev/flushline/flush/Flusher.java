@@ -64,6 +64,8 @@ public final class Flusher implements AutoCloseable {
     private final FlushJob.Options flushOptions;
     private final Limits limits;
     private final Consumer<FlushOutcome> onFlushed;
+    /** Called once all of a memtable's sstables are published, before it is discarded (e.g. to release commit log segments). */
+    private volatile Consumer<Memtable> onMemtableFlushed;
     private final ExecutorService flushExecutor;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -109,6 +111,11 @@ public final class Flusher implements AutoCloseable {
 
     public Memtable current() {
         return current;
+    }
+
+    /** Sets the hook run on the flush thread after a memtable's sstables are all published. */
+    public void onMemtableFlushed(Consumer<Memtable> hook) {
+        this.onMemtableFlushed = hook;
     }
 
     /** Applies an update, switching and flushing memtables and blocking as the limits require. */
@@ -209,6 +216,8 @@ public final class Flusher implements AutoCloseable {
                     if (onFlushed != null) onFlushed.accept(o);
                 }
             }
+            Consumer<Memtable> hook = onMemtableFlushed;
+            if (hook != null) hook.accept(m);
             lock.lock();
             try {
                 flushing.remove(m);

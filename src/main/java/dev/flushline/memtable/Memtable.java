@@ -4,6 +4,7 @@ import dev.flushline.data.ArrayCell;
 import dev.flushline.data.BufferCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.CommitLogPosition;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.NativeCell;
@@ -46,6 +47,16 @@ public abstract class Memtable {
     private final NativeSlabAllocator nativeSlab;
 
     private final AtomicLong writeState = new AtomicLong();
+
+    /**
+     * The commit log positions of the writes this memtable holds: [lower, upper]. Every mutation
+     * appended at or after lower and before upper is in here (or in an older memtable). Set by the
+     * writer path that owns the commit log; NONE without one.
+     */
+    private final java.util.concurrent.atomic.AtomicReference<CommitLogPosition> commitLogLowerBound =
+            new java.util.concurrent.atomic.AtomicReference<>(null);
+    private final java.util.concurrent.atomic.AtomicReference<CommitLogPosition> commitLogUpperBound =
+            new java.util.concurrent.atomic.AtomicReference<>(null);
     private volatile boolean discarded;
 
     private final LongAdder onHeapBytes = new LongAdder();
@@ -204,6 +215,32 @@ public abstract class Memtable {
     }
 
     public final boolean isDiscarded() { return discarded; }
+
+    /**
+     * Records that a write appended to the commit log at {@code position} is in this memtable.
+     * Call after {@link #apply} returned true for it.
+     */
+    public final void coverCommitLogPosition(CommitLogPosition position) {
+        CommitLogPosition cur;
+        while ((cur = commitLogLowerBound.get()) == null || position.compareTo(cur) < 0) {
+            if (commitLogLowerBound.compareAndSet(cur, position)) break;
+        }
+        while ((cur = commitLogUpperBound.get()) == null || position.compareTo(cur) > 0) {
+            if (commitLogUpperBound.compareAndSet(cur, position)) break;
+        }
+    }
+
+    /** Lowest commit log position covered, or {@link CommitLogPosition#NONE}. */
+    public final CommitLogPosition commitLogLowerBound() {
+        CommitLogPosition p = commitLogLowerBound.get();
+        return p == null ? CommitLogPosition.NONE : p;
+    }
+
+    /** Highest commit log position covered, or {@link CommitLogPosition#NONE}. */
+    public final CommitLogPosition commitLogUpperBound() {
+        CommitLogPosition p = commitLogUpperBound.get();
+        return p == null ? CommitLogPosition.NONE : p;
+    }
 
     // ---- accounting ------------------------------------------------------------------------
 
