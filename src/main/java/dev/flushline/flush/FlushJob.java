@@ -43,6 +43,10 @@ public final class FlushJob {
         public final int commitLogPosition;
         /** Overlap serialization with compression and writes on a second thread (default). */
         public final boolean pipelined;
+        /** Explicit range starts (overrides {@link #ranges}), or null for equal ranges. */
+        public final long[] splitTokens;
+        /** A range estimated below this many bytes merges into its neighbour; 0 = never merge. */
+        public final long minSSTableBytes;
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition) {
             this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, true);
@@ -50,6 +54,11 @@ public final class FlushJob {
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
                        boolean pipelined) {
+            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, null, 0);
+        }
+
+        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
+                       boolean pipelined, long[] splitTokens, long minSSTableBytes) {
             if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
             if (flushThreads < 1) throw new IllegalArgumentException("flush threads must be at least 1: " + flushThreads);
             this.outDir = outDir;
@@ -58,6 +67,12 @@ public final class FlushJob {
             this.commitLogSegmentId = commitLogSegmentId;
             this.commitLogPosition = commitLogPosition;
             this.pipelined = pipelined;
+            this.splitTokens = splitTokens == null ? null : splitTokens.clone();
+            this.minSSTableBytes = minSSTableBytes;
+        }
+
+        TokenRanges tokenRanges() {
+            return splitTokens != null ? TokenRanges.fromSplits(splitTokens) : TokenRanges.even(ranges);
         }
 
         public static Options simple(Path outDir) {
@@ -66,11 +81,6 @@ public final class FlushJob {
     }
 
     private FlushJob() {}
-
-    /** The first token of range {@code i} of {@code n} equal ranges of the ring; i == n wraps past the end. */
-    public static long rangeStartToken(int i, int n) {
-        return dev.flushline.memtable.ShardedSkipListMemtable.shardStartToken(i, n);
-    }
 
     public static Path tableDir(Path outDir, TableSchema schema) {
         return Descriptor.tableDir(outDir, schema.keyspace(), schema.name(), schema.idHex());
@@ -91,12 +101,19 @@ public final class FlushJob {
         final Path tableDir = tableDir(options.outDir, memtable.schema());
         List<Path> removed = Leftovers.clean(tableDir);
         if (removedLeftovers != null) removedLeftovers.addAll(removed);
-        final int n = options.ranges;
-        final long expectedKeysPerRange = Math.max(1, memtable.partitionCount() / n);
+        TokenRanges ranges = options.tokenRanges();
+        long[] counts = ranges.partitionCounts(memtable);
+        long total = 0;
+        for (long c : counts) total += c;
+        TokenRanges merged = ranges.mergeSmall(counts, total, memtable.onHeapBytes() + memtable.offHeapBytes(),
+                options.minSSTableBytes);
+        final TokenRanges rs = merged;
+        final long[] keys = merged == ranges ? counts : merged.partitionCounts(memtable);
+        final int n = rs.size();
         List<FlushOutcome> outcomes = new ArrayList<>();
         if (options.flushThreads == 1 || n == 1) {
             for (int i = 0; i < n; i++) {
-                FlushOutcome o = writeRange(memtable, writer, tableDir, i, n, n == 1 ? memtable.partitionCount() : expectedKeysPerRange, options);
+                FlushOutcome o = writeRange(memtable, writer, tableDir, rs, i, keys[i], options);
                 if (o != null) outcomes.add(o);
             }
         } else {
@@ -109,7 +126,7 @@ public final class FlushJob {
                 List<Future<FlushOutcome>> futures = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     final int range = i;
-                    futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, range, n, expectedKeysPerRange, options)));
+                    futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, rs, range, keys[range], options)));
                 }
                 IOException failure = null;
                 for (Future<FlushOutcome> f : futures) {
@@ -135,20 +152,14 @@ public final class FlushJob {
         return outcomes;
     }
 
-    private static FlushOutcome writeRange(Memtable memtable, FlushWriter writer, Path tableDir, int i, int n,
+    private static FlushOutcome writeRange(Memtable memtable, FlushWriter writer, Path tableDir, TokenRanges ranges, int i,
                                            long expectedKeys, Options options) throws IOException {
         long tid = Thread.currentThread().getId();
         long cpu0 = THREADS.getThreadCpuTime(tid);
         long alloc0 = THREADS.getThreadAllocatedBytes(tid);
         long wall0 = System.nanoTime();
-        Iterator<MemtablePartition> it;
-        if (n == 1) {
-            it = memtable.partitionIterator();
-        } else {
-            long lo = rangeStartToken(i, n);
-            long hi = i == n - 1 ? Long.MAX_VALUE : rangeStartToken(i + 1, n) - 1;
-            it = memtable.partitionIterator(lo, hi);
-        }
+        Iterator<MemtablePartition> it = ranges.size() == 1 ? memtable.partitionIterator()
+                : memtable.partitionIterator(ranges.lo(i), ranges.hi(i));
         FlushResult r = writer.write(it, expectedKeys, tableDir, options.pipelined);
         long wall = System.nanoTime() - wall0;
         long cpu = THREADS.getThreadCpuTime(tid) - cpu0;
