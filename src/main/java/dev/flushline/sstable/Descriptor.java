@@ -15,19 +15,27 @@ import java.util.regex.Pattern;
  *
  * <p>While being written, the files live in a staging directory {@code <tableDir>/.flushline-oa-<gen>}
  * under their final names; Cassandra lists sstables from the table directory's files only, so a
- * staging directory is invisible to it. Creating that directory reserves the generation, atomically,
- * so concurrent writers never share one.
+ * staging directory is invisible to it.
  *
- * <p>Thread safety: immutable; {@link #reserveNext} is safe across threads and processes.
+ * <p>Reservation: a generation is taken by creating {@code .flushline-oa-<gen>.lock} with
+ * CREATE_NEW (atomic across threads and processes) and holding an OS file lock on it until the
+ * sstable is published or aborted. The OS drops the lock when the process dies (even on SIGKILL),
+ * so {@link Leftovers#clean} can tell a live writer's staging directory from a crashed one.
+ *
+ * <p>Thread safety: {@link #reserveNext} is safe across threads and processes; an instance is
+ * owned by the one writer that reserved it.
  */
 public final class Descriptor {
     public static final String VERSION = "oa";
     public static final String FORMAT = "big";
     static final String STAGING_PREFIX = ".flushline-" + VERSION + "-";
+    static final String LOCK_SUFFIX = ".lock";
     private static final Pattern FILE_NAME = Pattern.compile("^" + VERSION + "-(\\d+)-" + FORMAT + "-(.+)$");
 
     private final Path tableDir;
     private final int generation;
+    private java.nio.channels.FileChannel lockChannel;
+    private java.nio.channels.FileLock lock;
 
     private Descriptor(Path tableDir, int generation) {
         this.tableDir = tableDir;
@@ -43,13 +51,53 @@ public final class Descriptor {
         Files.createDirectories(tableDir);
         int next = highestGeneration(tableDir) + 1;
         while (true) {
+            Descriptor d = new Descriptor(tableDir, next);
+            java.nio.channels.FileChannel ch;
             try {
-                Files.createDirectory(tableDir.resolve(STAGING_PREFIX + next));
-                return new Descriptor(tableDir, next);
+                ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
+                        java.nio.file.StandardOpenOption.WRITE);
             } catch (FileAlreadyExistsException e) {
                 next++;
+                continue;
+            }
+            try {
+                d.lockChannel = ch;
+                d.lock = ch.lock();
+                Files.createDirectory(d.stagingDir());
+                return d;
+            } catch (FileAlreadyExistsException e) {
+                d.releaseReservation(); // a crashed writer's staging dir of this generation: skip it
+                next++;
+            } catch (IOException | RuntimeException e) {
+                d.releaseReservation();
+                throw e;
             }
         }
+    }
+
+    /** The reservation lock file of this generation. */
+    public Path lockPath() {
+        return tableDir.resolve(STAGING_PREFIX + generation + LOCK_SUFFIX);
+    }
+
+    /**
+     * Deletes the lock file and drops the OS lock. Called once the staging directory is gone
+     * (published or aborted). Idempotent; never throws.
+     */
+    public void releaseReservation() {
+        try {
+            Files.deleteIfExists(lockPath());
+        } catch (IOException ignored) {
+            // an orphaned lock file without a held lock is removed by Leftovers.clean
+        }
+        try {
+            if (lock != null) lock.release();
+            if (lockChannel != null) lockChannel.close();
+        } catch (IOException ignored) {
+            // closing releases the lock in any case
+        }
+        lock = null;
+        lockChannel = null;
     }
 
     /** Highest generation used by a published file or a staging directory; 0 if none. */
@@ -60,8 +108,10 @@ public final class Descriptor {
                 String name = p.getFileName().toString();
                 int g = generationOf(name);
                 if (g < 0 && name.startsWith(STAGING_PREFIX)) {
+                    String digits = name.substring(STAGING_PREFIX.length());
+                    if (digits.endsWith(LOCK_SUFFIX)) digits = digits.substring(0, digits.length() - LOCK_SUFFIX.length());
                     try {
-                        g = Integer.parseInt(name.substring(STAGING_PREFIX.length()));
+                        g = Integer.parseInt(digits);
                     } catch (NumberFormatException ignored) {
                         g = -1;
                     }

@@ -26,12 +26,15 @@ import java.util.regex.Pattern;
  * files and {@code .flushline-oa-<digits>} directories. Anything else (other versions, other
  * suffixes, foreign files) is left alone.
  *
- * <p>REQUIRES: no flush is writing into {@code tableDir} while this runs — an in-progress staging
- * directory looks exactly like a crashed one. {@code FlushJob.run} calls it before it starts its
- * own writers; callers that flush the same table concurrently must serialize their cleanups.
+ * <p>Live writers are safe: every writer holds an OS lock on its generation's
+ * {@code .flushline-oa-<gen>.lock} until it has published or aborted ({@link Descriptor}). A
+ * generation whose lock is held (by this or another process) is skipped entirely; a lock that can be
+ * taken belonged to a process that died, so its generation's leftovers and the lock file go.
  */
 public final class Leftovers {
-    private static final Pattern STAGING = Pattern.compile("^" + Pattern.quote(Descriptor.STAGING_PREFIX) + "\\d+$");
+    private static final Pattern STAGING = Pattern.compile("^" + Pattern.quote(Descriptor.STAGING_PREFIX) + "(\\d+)$");
+    private static final Pattern LOCK = Pattern.compile("^" + Pattern.quote(Descriptor.STAGING_PREFIX) + "(\\d+)"
+            + Pattern.quote(Descriptor.LOCK_SUFFIX) + "$");
     private static final Pattern COMPONENT_FILE =
             Pattern.compile("^" + Descriptor.VERSION + "-(\\d+)-" + Descriptor.FORMAT + "-(.+)$");
     private static final Set<String> SUFFIXES = new HashSet<>();
@@ -49,6 +52,7 @@ public final class Leftovers {
     public static List<Path> clean(Path tableDir) throws IOException {
         if (!Files.isDirectory(tableDir)) return List.of();
         List<Path> stagingDirs = new ArrayList<>();
+        List<Path> lockFiles = new ArrayList<>();
         // generation -> its component files; generations that have TOC.txt are complete.
         Map<String, List<Path>> byGeneration = new TreeMap<>();
         Set<String> complete = new HashSet<>();
@@ -57,6 +61,10 @@ public final class Leftovers {
                 String name = p.getFileName().toString();
                 if (STAGING.matcher(name).matches() && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
                     stagingDirs.add(p);
+                    continue;
+                }
+                if (LOCK.matcher(name).matches() && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+                    lockFiles.add(p);
                     continue;
                 }
                 Matcher m = COMPONENT_FILE.matcher(name);
@@ -68,9 +76,56 @@ public final class Leftovers {
                 if (m.group(2).equals(Component.TOC.fileSuffix())) complete.add(m.group(1));
             }
         }
+        // Generations reserved by a live writer: their lock cannot be taken. Dead writers' locks are
+        // held by us until their leftovers are gone, then deleted.
+        Set<String> live = new HashSet<>();
+        List<java.nio.channels.FileChannel> deadLocks = new ArrayList<>();
+        List<Path> deadLockPaths = new ArrayList<>();
         List<Path> removed = new ArrayList<>();
+        try {
+            for (Path lockFile : lockFiles) {
+                Matcher m = LOCK.matcher(lockFile.getFileName().toString());
+                m.matches();
+                String gen = stripZeros(m.group(1));
+                java.nio.channels.FileChannel ch;
+                try {
+                    ch = java.nio.channels.FileChannel.open(lockFile, java.nio.file.StandardOpenOption.WRITE);
+                } catch (NoSuchFileException e) {
+                    continue; // released meanwhile
+                }
+                java.nio.channels.FileLock held = null;
+                try {
+                    held = ch.tryLock();
+                } catch (java.nio.channels.OverlappingFileLockException e) {
+                    held = null; // a writer in this JVM holds it
+                }
+                if (held == null) {
+                    live.add(gen);
+                    ch.close();
+                } else {
+                    deadLocks.add(ch);
+                    deadLockPaths.add(lockFile);
+                }
+            }
+            cleanGenerations(byGeneration, complete, live, stagingDirs, removed);
+            for (Path p : deadLockPaths) {
+                if (deleteIfExists(p)) removed.add(p);
+            }
+        } finally {
+            for (java.nio.channels.FileChannel ch : deadLocks) ch.close();
+        }
+        Collections.sort(removed);
+        return removed;
+    }
+
+    private static String stripZeros(String digits) {
+        return String.valueOf(Long.parseLong(digits));
+    }
+
+    private static void cleanGenerations(Map<String, List<Path>> byGeneration, Set<String> complete, Set<String> live,
+                                         List<Path> stagingDirs, List<Path> removed) throws IOException {
         for (Map.Entry<String, List<Path>> e : byGeneration.entrySet()) {
-            if (complete.contains(e.getKey())) continue;
+            if (complete.contains(e.getKey()) || live.contains(stripZeros(e.getKey()))) continue;
             // Data.db goes first: a generation without Data.db is not an sstable to any reader, so a
             // crash during this loop cannot leave something that looks more complete than before.
             List<Path> files = e.getValue();
@@ -81,11 +136,12 @@ public final class Leftovers {
             }
         }
         for (Path dir : stagingDirs) {
+            Matcher m = STAGING.matcher(dir.getFileName().toString());
+            m.matches();
+            if (live.contains(stripZeros(m.group(1)))) continue; // a live writer's work in progress
             // The staging directory is ours as a whole: it only ever holds one writer's component files.
             removed.addAll(deleteTree(dir));
         }
-        Collections.sort(removed);
-        return removed;
     }
 
     private static boolean deleteIfExists(Path p) throws IOException {

@@ -253,6 +253,7 @@ public final class SSTableWriter implements AutoCloseable {
         }
         SyncedFileOutput.syncDirectory(descriptor.tableDir());
         Files.delete(descriptor.stagingDir());
+        descriptor.releaseReservation(); // after the staging dir: a held lock marks a live writer to Leftovers
         SyncedFileOutput.syncDirectory(descriptor.tableDir());
         finished = true;
         return descriptor.path(Component.DATA);
@@ -307,6 +308,14 @@ public final class SSTableWriter implements AutoCloseable {
     }
 
     static void deleteStaging(Descriptor d) {
+        try {
+            deleteStagingDir(d);
+        } finally {
+            d.releaseReservation();
+        }
+    }
+
+    private static void deleteStagingDir(Descriptor d) {
         Path dir = d.stagingDir();
         if (!Files.exists(dir)) return;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {

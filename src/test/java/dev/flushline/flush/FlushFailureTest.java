@@ -138,7 +138,7 @@ class FlushFailureTest {
                 // The writer has reserved its generation (its staging dir exists): put a non-empty
                 // directory where one component will be renamed to.
                 try (Stream<Path> s = Files.list(tableDir)) {
-                    String staging = s.map(p -> p.getFileName().toString()).filter(x -> x.startsWith(".flushline-oa-")).findFirst().orElseThrow();
+                    String staging = s.map(p -> p.getFileName().toString()).filter(x -> x.startsWith(".flushline-oa-") && !x.endsWith(".lock")).findFirst().orElseThrow();
                     Path o = tableDir.resolve("oa-" + staging.substring(".flushline-oa-".length()) + "-big-" + blocked);
                     Files.createDirectories(o.resolve("x"));
                     obstacle.add(o);

@@ -76,4 +76,39 @@ class LeftoversTest {
         Descriptor d = Descriptor.reserveNext(dir);
         assertEquals(4, d.generation(), "generations stay above every complete sstable");
     }
+
+    @Test
+    void aLiveWritersReservationSurvivesCleanupAndADeadOneDoesNot() throws IOException {
+        Path tableDir = dir.resolve("ks").resolve("t-00000000000000000000000000000001");
+        Descriptor live = Descriptor.reserveNext(tableDir);
+        Files.write(live.stagingPath(Component.DATA), new byte[] {1, 2, 3});
+        // A live writer mid-publish: one component already renamed into the table dir, no TOC yet.
+        Files.write(live.path(Component.STATISTICS), new byte[] {4});
+        // A writer that died: its lock file remains, but nobody holds the OS lock.
+        int deadGen = live.generation() + 1;
+        Path deadStaging = Files.createDirectory(tableDir.resolve(Descriptor.STAGING_PREFIX + deadGen));
+        Files.write(deadStaging.resolve("oa-" + deadGen + "-big-Data.db"), new byte[] {9});
+        Path deadLock = Files.createFile(tableDir.resolve(Descriptor.STAGING_PREFIX + deadGen + Descriptor.LOCK_SUFFIX));
+        Path deadData = Files.write(tableDir.resolve("oa-" + deadGen + "-big-Index.db"), new byte[] {7});
+
+        List<Path> removed = Leftovers.clean(tableDir);
+
+        assertTrue(Files.exists(live.stagingPath(Component.DATA)), "live staging dir untouched");
+        assertTrue(Files.exists(live.path(Component.STATISTICS)), "live writer's half-published generation untouched");
+        assertTrue(Files.exists(live.lockPath()));
+        assertTrue(removed.contains(deadStaging) && removed.contains(deadLock) && removed.contains(deadData), "removed: " + removed);
+        assertTrue(!Files.exists(deadStaging) && !Files.exists(deadLock) && !Files.exists(deadData));
+
+        // The next reservation skips every generation in use or seen.
+        Descriptor next = Descriptor.reserveNext(tableDir);
+        assertTrue(next.generation() > live.generation());
+        next.releaseReservation();
+        Files.delete(next.stagingDir());
+
+        // Once the live writer is gone (released without publishing), its leftovers are fair game.
+        live.releaseReservation();
+        Files.write(live.lockPath(), new byte[0]); // as if it had crashed after taking the lock
+        List<Path> later = Leftovers.clean(tableDir);
+        assertTrue(!Files.exists(live.stagingDir()) && !Files.exists(live.path(Component.STATISTICS)), "removed: " + later);
+    }
 }
