@@ -47,7 +47,7 @@ public final class FlushEvent extends Event {
     @DataAmount
     long allocatedBytes;
 
-    static void emit(FlushOutcome o, long startTicksNanos) {
+    static void emit(FlushOutcome o) {
         FlushEvent e = new FlushEvent();
         if (!e.isEnabled()) return;
         e.sstable = o.result.dataPath.toString();

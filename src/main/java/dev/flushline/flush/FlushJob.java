@@ -96,6 +96,12 @@ public final class FlushJob {
      * (if not null) so the caller can report them. REQUIRES: no other flush of this table is running.
      */
     public static List<FlushOutcome> run(Memtable memtable, Options options, List<Path> removedLeftovers) throws IOException {
+        return run(memtable, options, removedLeftovers, null);
+    }
+
+    /** As above, reporting progress to {@code progress} (may be null) while it runs. */
+    public static List<FlushOutcome> run(Memtable memtable, Options options, List<Path> removedLeftovers,
+                                         FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
         final FlushWriter writer = new FlushWriter(memtable);
         final Path tableDir = tableDir(options.outDir, memtable.schema());
@@ -110,10 +116,11 @@ public final class FlushJob {
         final TokenRanges rs = merged;
         final long[] keys = merged == ranges ? counts : merged.partitionCounts(memtable);
         final int n = rs.size();
+        if (progress != null) progress.start(total);
         List<FlushOutcome> outcomes = new ArrayList<>();
         if (options.flushThreads == 1 || n == 1) {
             for (int i = 0; i < n; i++) {
-                FlushOutcome o = writeRange(memtable, writer, tableDir, rs, i, keys[i], options);
+                FlushOutcome o = writeRange(memtable, writer, tableDir, rs, i, keys[i], options, progress);
                 if (o != null) outcomes.add(o);
             }
         } else {
@@ -126,7 +133,7 @@ public final class FlushJob {
                 List<Future<FlushOutcome>> futures = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     final int range = i;
-                    futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, rs, range, keys[range], options)));
+                    futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, rs, range, keys[range], options, progress)));
                 }
                 IOException failure = null;
                 for (Future<FlushOutcome> f : futures) {
@@ -153,14 +160,14 @@ public final class FlushJob {
     }
 
     private static FlushOutcome writeRange(Memtable memtable, FlushWriter writer, Path tableDir, TokenRanges ranges, int i,
-                                           long expectedKeys, Options options) throws IOException {
+                                           long expectedKeys, Options options, FlushProgress progress) throws IOException {
         long tid = Thread.currentThread().getId();
         long cpu0 = THREADS.getThreadCpuTime(tid);
         long alloc0 = THREADS.getThreadAllocatedBytes(tid);
         long wall0 = System.nanoTime();
         Iterator<MemtablePartition> it = ranges.size() == 1 ? memtable.partitionIterator()
                 : memtable.partitionIterator(ranges.lo(i), ranges.hi(i));
-        FlushResult r = writer.write(it, expectedKeys, tableDir, options.pipelined);
+        FlushResult r = writer.write(it, expectedKeys, tableDir, options.pipelined, progress);
         long wall = System.nanoTime() - wall0;
         long cpu = THREADS.getThreadCpuTime(tid) - cpu0;
         long alloc = THREADS.getThreadAllocatedBytes(tid) - alloc0;
@@ -171,7 +178,9 @@ public final class FlushJob {
         dev.flushline.data.CommitLogPosition upper = memtable.commitLogUpperBound();
         long segment = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogSegmentId : upper.segmentId();
         int position = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogPosition : upper.position();
-        return new FlushOutcome(r, wall, cpu, alloc, bytes, segment, position);
+        FlushOutcome outcome = new FlushOutcome(r, wall, cpu, alloc, bytes, segment, position);
+        FlushEvent.emit(outcome);
+        return outcome;
     }
 
     private static long componentBytes(Path dataPath) throws IOException {

@@ -83,6 +83,12 @@ public final class FlushWriter {
     /** {@code pipelined}: serialize on this thread while an I/O thread compresses and writes. */
     public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir, boolean pipelined)
             throws IOException {
+        return write(partitions, expectedKeys, tableDir, pipelined, null);
+    }
+
+    /** As above, reporting progress to {@code progress} (may be null) every few thousand partitions. */
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir, boolean pipelined,
+                             FlushProgress progress) throws IOException {
         Descriptor descriptor = Descriptor.reserveNext(tableDir);
         StatsCollector collector = new StatsCollector(comparator);
         RowSerializer rs = new RowSerializer(header, collector);
@@ -91,10 +97,17 @@ public final class FlushWriter {
 
         long expectPartitions = 0, expectRows = 0, expectCells = 0, expectMarkers = 0;
         long wrotePartitions = 0, wroteRows = 0, wroteMarkers = 0;
+        long reportedBytes = 0, visited = 0;
 
         try (SSTableWriter sst = new SSTableWriter(schema, descriptor, expectedKeys, pipelined)) {
             while (partitions.hasNext()) {
                 MemtablePartition p = partitions.next();
+                visited++;
+                if (progress != null && (visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1)) == 0) {
+                    long position = sst.dataPosition();
+                    progress.add(FlushProgress.UPDATE_EVERY_PARTITIONS, position - reportedBytes);
+                    reportedBytes = position;
+                }
                 if (p.isEmpty()) continue; // Cassandra writes nothing for a partition with no data
                 expectPartitions++;
                 expectRows += p.rowCount();
@@ -158,6 +171,9 @@ public final class FlushWriter {
                 collector.partitionEnd(key, partitionBytes);
                 sst.partitionWritten(key, partitionStart, headerLength, pd, rowIndex);
                 wrotePartitions++;
+            }
+            if (progress != null) {
+                progress.add(visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1), sst.dataPosition() - reportedBytes);
             }
             long wroteCells = collector.cellsWritten();
             if (wrotePartitions != expectPartitions || wroteRows != expectRows || wroteCells != expectCells

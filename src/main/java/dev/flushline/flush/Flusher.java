@@ -205,14 +205,12 @@ public final class Flusher implements AutoCloseable {
     }
 
     private void flushOne(Memtable m) {
-        long start = System.nanoTime();
         try {
             if (m.rowCount() > 0 || m.partitionCount() > 0) {
                 List<FlushOutcome> outcomes = runner.run(m, flushOptions);
                 for (FlushOutcome o : outcomes) {
                     flushes.incrementAndGet();
                     bytesFlushed.addAndGet(o.bytesFlushed);
-                    FlushEvent.emit(o, start);
                     if (onFlushed != null) onFlushed.accept(o);
                 }
             }
