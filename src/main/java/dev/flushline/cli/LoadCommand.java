@@ -48,7 +48,8 @@ public final class LoadCommand {
           + "  --out DIR                     output directory\n"
           + EngineOptions.HELP
           + "  --memtable-size-mb N          flush and switch memtables when on-heap + off-heap bytes pass N MiB\n"
-          + "                                (default: a quarter of the max heap, as Cassandra's memtable space)\n"
+          + "                                (default: a quarter of the max heap, as Cassandra's memtable space);\n"
+          + "                                heap_buffers and offheap_objects count whole 1 MiB slabs, so give them 2+\n"
           + "  --now EPOCH_SECONDS           the clock for tombstones' local deletion time and TTL expiry\n"
           + "                                (default: the wall clock); fix it to make runs repeatable\n"
           + "  --max-errors N                report and skip up to N bad lines (default 0: stop at the first)\n"

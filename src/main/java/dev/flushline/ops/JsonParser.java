@@ -212,7 +212,7 @@ public final class JsonParser {
         char c = peek();
         if (c == '0') {
             pos++;
-            if (isDigit(peek())) throw error("leading zero in a number");
+            if (isDigit(peek())) throw new JsonSyntaxException(pos, "leading zero in a number"); // at the zero
         } else if (isDigit(c)) {
             while (isDigit(peek())) pos++;
         } else {

@@ -354,7 +354,7 @@ class OperationReaderTest {
                 error("{\"op\":\"insert\",\"op\":\"delete\"}"));
         assertEquals("ops.jsonl:1: malformed JSON at column 14: leading zero in a number",
                 error("{\"timestamp\":01}"));
-        assertEquals("ops.jsonl:1: malformed JSON at column 3: unexpected 'x' after the end of the JSON value",
+        assertEquals("ops.jsonl:1: malformed JSON at column 4: unexpected 'x' after the end of the JSON value",
                 error("{} x"));
     }
 
