@@ -1,0 +1,298 @@
+package dev.flushline.cli;
+
+import dev.flushline.data.ArrayCell;
+import dev.flushline.data.Cell;
+import dev.flushline.data.ComplexColumn;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.PartitionKey;
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.data.Row;
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushLog;
+import dev.flushline.flush.FlushOutcome;
+import dev.flushline.memtable.AllocationMode;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.ops.OpsText;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.CqlParser;
+import dev.flushline.schema.TableSchema;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code flushline bench}: the end-to-end flush benchmark on cassandra-stress's default shape,
+ * {@code stress.stress_table (pk bigint, ck int, v1..vN text, PRIMARY KEY (pk, ck))}.
+ *
+ * <p>Steps: warm up (DESIGN.md §4: a small fill and flush with each of the three allocation
+ * modes, so the flush call sites have seen all three cell classes before anything is measured;
+ * a JVM that has seen only one class would inline it and report a speed no real node sees);
+ * fill one memtable (rows/s reported); seal; flush with FlushJob; print the flush log lines and,
+ * with {@code --json}, one JSON object per sstable.
+ *
+ * <p>The workload is deterministic (fixed seed, fixed timestamps), so two runs flush the same
+ * bytes. Thread safety: one thread fills; FlushJob may use {@code --flush-threads}.
+ */
+public final class BenchCommand {
+    private BenchCommand() {}
+
+    static final String HELP =
+            "Usage: flushline bench [options]\n"
+          + "\n"
+          + "End-to-end flush benchmark: fills a memtable with stress.stress_table (pk bigint, ck int,\n"
+          + "v1..v5 text, PRIMARY KEY (pk, ck)) rows, flushes it, prints Cassandra-style flush log lines.\n"
+          + "\n"
+          + "  --partitions N                partitions (default 260000: about 2.6 million rows)\n"
+          + "  --rows-per-partition N        rows per partition (default 10)\n"
+          + "  --value-columns N             text columns v1..vN per row (default 5)\n"
+          + "  --value-bytes N               bytes per text value (default 16)\n"
+          + EngineOptions.HELP
+          + "  --json                        also print one JSON object per sstable\n"
+          + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
+          + "  --warmup-partitions N         partitions of each warm-up flush (default 5000)\n"
+          + "  --against SYSTEMS             compare with cassandra,rocksdb (not implemented yet)\n"
+          + "  --help                        this text\n"
+          + "\n"
+          + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
+
+    private static final Set<String> OPTIONS;
+
+    static {
+        Set<String> s = new HashSet<>(EngineOptions.OPTIONS);
+        s.add("partitions");
+        s.add("rows-per-partition");
+        s.add("value-columns");
+        s.add("value-bytes");
+        s.add("out");
+        s.add("warmup-partitions");
+        s.add("against");
+        OPTIONS = Set.copyOf(s);
+    }
+
+    /** Microsecond timestamps of the workload: fixed, so reruns write the same bytes. */
+    static final long BASE_TIMESTAMP_MICROS = 1_750_000_000_000_000L;
+
+    /** Runs the command; returns the exit status and never calls System.exit. */
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+        Path tempDir = null;
+        try {
+            for (String s : argv) {
+                if (s.equals("--help") || s.equals("-h")) {
+                    out.print(HELP);
+                    return 0;
+                }
+            }
+            Args a = new Args("bench", argv, OPTIONS, Set.of("json"));
+            if (a.has("against")) {
+                throw new UsageException("--against " + a.string("against", "") + " is not implemented yet "
+                        + "(the Cassandra and RocksDB comparison is being built separately); run without it");
+            }
+            Workload w = new Workload(a.intValue("partitions", 260_000, 1, Integer.MAX_VALUE),
+                    a.intValue("rows-per-partition", 10, 1, 1_000_000),
+                    a.intValue("value-columns", 5, 1, 1000),
+                    a.intValue("value-bytes", 16, 0, 1 << 20));
+            EngineOptions engine = new EngineOptions(a);
+            int warmupPartitions = a.intValue("warmup-partitions", 5000, 0, Integer.MAX_VALUE);
+            boolean json = a.has("json");
+            Path outDir;
+            if (a.has("out")) {
+                outDir = Path.of(a.string("out", null));
+            } else {
+                tempDir = Files.createTempDirectory("flushline-bench-");
+                outDir = tempDir;
+            }
+            TableSchema schema = engine.apply(CqlParser.parse(w.cql()));
+            bench(w, engine, schema, outDir, warmupPartitions, json, out, err);
+            return 0;
+        } catch (UsageException e) {
+            err.println("flushline bench: " + e.getMessage());
+            return 1;
+        } catch (IOException e) {
+            err.println("flushline bench: I/O error: " + e);
+            return 2;
+        } catch (RuntimeException | Error e) {
+            err.println("flushline bench: internal error: " + e);
+            e.printStackTrace(err);
+            return 2;
+        } finally {
+            if (tempDir != null) {
+                try {
+                    deleteRecursively(tempDir);
+                } catch (IOException e) {
+                    err.println("flushline bench: could not delete " + tempDir + ": " + e);
+                }
+            }
+        }
+    }
+
+    private static void bench(Workload w, EngineOptions engine, TableSchema schema, Path outDir, int warmupPartitions,
+                              boolean json, PrintStream out, PrintStream err) throws IOException {
+        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
+
+        if (warmupPartitions > 0) {
+            long t0 = System.nanoTime();
+            Path warmDir = Files.createTempDirectory("flushline-warmup-");
+            try {
+                FlushJob.Options warmOptions = new FlushJob.Options(warmDir, engine.ranges, engine.flushThreads, -1, 0);
+                Workload small = w.withPartitions(warmupPartitions);
+                for (AllocationMode mode : AllocationMode.values()) {
+                    Memtable m = engine.newMemtable(schema, mode);
+                    fill(m, small);
+                    m.seal();
+                    try {
+                        FlushJob.run(m, warmOptions);
+                    } finally {
+                        m.discard();
+                    }
+                }
+            } finally {
+                deleteRecursively(warmDir);
+            }
+            out.println("Warm-up: " + AllocationMode.values().length + " flushes of " + warmupPartitions * (long) w.rowsPerPartition
+                    + " rows (unslabbed_heap, heap_buffers, offheap_objects) in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            System.gc(); // so the measured fill does not pay for the warm-up's garbage
+        }
+
+        Memtable m = engine.newMemtable(schema, engine.allocation);
+        List<FlushOutcome> outcomes;
+        try {
+            long fill0 = System.nanoTime();
+            fill(m, w);
+            long fillNanos = System.nanoTime() - fill0;
+            long rows = (long) w.partitions * w.rowsPerPartition;
+            out.println(String.format(Locale.ROOT,
+                    "Filled %s memtable (%s) with %d rows (%d partitions, %d cells) in %d ms: %d rows/s; on-heap %s, off-heap %s",
+                    engine.memtable, engine.allocation.cliName(), rows, w.partitions, rows * w.valueColumns,
+                    fillNanos / 1_000_000, fillNanos <= 0 ? rows : (long) (rows * 1e9 / fillNanos),
+                    FlushLog.mib(m.onHeapBytes()), FlushLog.mib(m.offHeapBytes())));
+            m.seal();
+            outcomes = FlushJob.run(m, flushOptions);
+        } finally {
+            m.discard();
+        }
+        for (FlushOutcome o : outcomes) out.println(o.logLine());
+        if (json) {
+            for (FlushOutcome o : outcomes) out.println(json(o, engine, schema));
+        }
+    }
+
+    static String json(FlushOutcome o, EngineOptions engine, TableSchema schema) {
+        StringBuilder sb = new StringBuilder(320).append('{');
+        sb.append("\"sstable\":");
+        OpsText.appendQuoted(sb, o.result.dataPath.toString());
+        sb.append(",\"bytes\":").append(o.bytesFlushed);
+        sb.append(",\"partitions\":").append(o.result.partitions);
+        sb.append(",\"rows\":").append(o.result.rows);
+        sb.append(",\"cells\":").append(o.result.cells);
+        sb.append(",\"wall_ms\":").append(String.format(Locale.ROOT, "%.3f", o.wallNanos / 1e6));
+        sb.append(",\"cpu_ms\":").append(String.format(Locale.ROOT, "%.3f", o.cpuNanos / 1e6));
+        sb.append(",\"allocated_bytes\":").append(o.allocatedBytes);
+        sb.append(",\"memtable\":\"").append(engine.memtable).append('"');
+        sb.append(",\"allocation\":\"").append(engine.allocation.cliName()).append('"');
+        sb.append(",\"compression\":\"").append(EngineOptions.compressionName(schema)).append('"');
+        sb.append(",\"system\":\"flushline\"");
+        return sb.append('}').toString();
+    }
+
+    /** The stress-like workload: one PartitionUpdate per partition, all rows inserted (with liveness). */
+    static final class Workload {
+        final int partitions;
+        final int rowsPerPartition;
+        final int valueColumns;
+        final int valueBytes;
+
+        Workload(int partitions, int rowsPerPartition, int valueColumns, int valueBytes) {
+            this.partitions = partitions;
+            this.rowsPerPartition = rowsPerPartition;
+            this.valueColumns = valueColumns;
+            this.valueBytes = valueBytes;
+        }
+
+        Workload withPartitions(int n) {
+            return new Workload(n, rowsPerPartition, valueColumns, valueBytes);
+        }
+
+        String cql() {
+            StringBuilder sb = new StringBuilder("CREATE TABLE stress.stress_table (pk bigint, ck int");
+            for (int i = 1; i <= valueColumns; i++) sb.append(", v").append(i).append(" text");
+            return sb.append(", PRIMARY KEY (pk, ck))").toString();
+        }
+    }
+
+    /**
+     * Fills {@code m} with the workload. Values are printable ASCII from a fixed-seed xorshift, so
+     * they compress about as well as cassandra-stress's random strings.
+     */
+    static void fill(Memtable m, Workload w) {
+        TableSchema schema = m.schema();
+        ColumnMetadata[] regulars = schema.regularColumns();
+        int simple = schema.regularComplexStart();
+        ComplexColumn[] noComplex = new ComplexColumn[regulars.length - simple];
+        long seed = 0x9E3779B97F4A7C15L;
+        long ts = BASE_TIMESTAMP_MICROS;
+        for (int p = 0; p < w.partitions; p++) {
+            byte[] pk = int64(p);
+            List<Row> rows = new ArrayList<>(w.rowsPerPartition);
+            for (int r = 0; r < w.rowsPerPartition; r++) {
+                Cell[] cells = new Cell[simple];
+                for (int c = 0; c < simple; c++) {
+                    byte[] v = new byte[w.valueBytes];
+                    for (int i = 0; i < v.length; i++) {
+                        seed ^= seed << 13;
+                        seed ^= seed >>> 7;
+                        seed ^= seed << 17;
+                        v[i] = (byte) ('!' + (int) ((seed >>> 33) % 94));
+                    }
+                    cells[c] = ArrayCell.live(ts, v, null);
+                }
+                rows.add(new Row(false, new byte[][] {int32(r)}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
+                        DeletionTime.LIVE, cells, noComplex));
+                ts++;
+            }
+            PartitionUpdate u = new PartitionUpdate(PartitionKey.of(pk), DeletionTime.LIVE, List.of(), null, rows);
+            if (!m.apply(u)) throw new IllegalStateException("bench memtable sealed during fill");
+        }
+    }
+
+    private static byte[] int64(long x) {
+        byte[] b = new byte[8];
+        for (int i = 7; i >= 0; i--) {
+            b[i] = (byte) x;
+            x >>= 8;
+        }
+        return b;
+    }
+
+    private static byte[] int32(int x) {
+        return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        Files.walkFileTree(dir, new SimpleFileVisitor<Path>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                if (e != null) throw e;
+                Files.delete(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}

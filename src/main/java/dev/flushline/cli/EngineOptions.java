@@ -1,0 +1,64 @@
+package dev.flushline.cli;
+
+import dev.flushline.memtable.AllocationMode;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.ShardedSkipListMemtable;
+import dev.flushline.memtable.SkipListMemtable;
+import dev.flushline.schema.TableSchema;
+
+import java.util.Set;
+
+/**
+ * The memtable and flush options that {@code load} and {@code bench} share: memtable kind,
+ * shards, allocation mode, compression override, flush ranges and threads.
+ *
+ * <p>Thread safety: immutable.
+ */
+final class EngineOptions {
+    static final Set<String> OPTIONS = Set.of("memtable", "shards", "allocation", "compression", "ranges", "flush-threads");
+
+    static final String HELP =
+            "  --memtable skiplist|sharded   memtable implementation (default skiplist)\n"
+          + "  --shards N                    shards of the sharded memtable (default 4)\n"
+          + "  --allocation MODE             unslabbed_heap | heap_buffers | offheap_objects (default heap_buffers,\n"
+          + "                                Cassandra's default memtable_allocation_type)\n"
+          + "  --compression lz4|none        overrides the table's compression\n"
+          + "  --ranges N                    split each flush into N token ranges, one sstable each (default 1)\n"
+          + "  --flush-threads N             threads writing those ranges (default 1)\n";
+
+    final String memtable;
+    final int shards;
+    final AllocationMode allocation;
+    /** null = keep the schema's compression. */
+    final TableSchema.Compression compression;
+    final int ranges;
+    final int flushThreads;
+
+    EngineOptions(Args a) throws UsageException {
+        memtable = a.choice("memtable", "skiplist", "skiplist", "sharded");
+        shards = a.intValue("shards", 4, 1, 1024);
+        if (a.has("shards") && !memtable.equals("sharded")) {
+            throw new UsageException("--shards needs --memtable sharded");
+        }
+        String alloc = a.choice("allocation", "heap_buffers", "unslabbed_heap", "heap_buffers", "offheap_objects");
+        allocation = AllocationMode.fromCliName(alloc);
+        String c = a.has("compression") ? a.choice("compression", null, "lz4", "none") : null;
+        compression = c == null ? null : c.equals("lz4") ? TableSchema.Compression.LZ4 : TableSchema.Compression.NONE;
+        ranges = a.intValue("ranges", 1, 1, 4096);
+        flushThreads = a.intValue("flush-threads", 1, 1, 256);
+    }
+
+    TableSchema apply(TableSchema schema) {
+        if (compression == null || compression == schema.compression()) return schema;
+        int chunk = schema.chunkLengthBytes() > 0 ? schema.chunkLengthBytes() : TableSchema.DEFAULT_CHUNK_LENGTH_BYTES;
+        return schema.withCompression(compression, chunk);
+    }
+
+    Memtable newMemtable(TableSchema schema, AllocationMode mode) {
+        return memtable.equals("sharded") ? new ShardedSkipListMemtable(schema, mode, shards) : new SkipListMemtable(schema, mode);
+    }
+
+    static String compressionName(TableSchema schema) {
+        return schema.compression() == TableSchema.Compression.LZ4 ? "lz4" : "none";
+    }
+}

@@ -1,0 +1,207 @@
+package dev.flushline.cli;
+
+import dev.flushline.data.Cell;
+import dev.flushline.data.Mutation;
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushLog;
+import dev.flushline.flush.FlushOutcome;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.ops.BadInputException;
+import dev.flushline.ops.OperationReader;
+import dev.flushline.schema.CqlParser;
+import dev.flushline.schema.SchemaException;
+import dev.flushline.schema.TableSchema;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code flushline load}: applies a JSON Lines operations file to a memtable and flushes it into
+ * oa sstables, switching to a fresh memtable whenever the current one passes
+ * {@code --memtable-size-mb}, and once more at the end.
+ *
+ * <p>Bad input: the first bad line (or the one past {@code --max-errors}) stops the load. The
+ * operations before it are flushed, so the output holds exactly the valid lines before the stop;
+ * an sstable is only ever published whole (FlushJob writes to staging directories and publishes
+ * atomically), so nothing half-written is left. Exit status 1.
+ *
+ * <p>Thread safety: one thread applies; FlushJob may use {@code --flush-threads} of its own.
+ */
+public final class LoadCommand {
+    private LoadCommand() {}
+
+    static final String HELP =
+            "Usage: flushline load --schema table.cql --input ops.jsonl|- --out DIR [options]\n"
+          + "\n"
+          + "Applies JSON Lines operations (insert, update, delete; see docs/cli-contract.md) to a memtable\n"
+          + "and flushes it into Cassandra 5.0 'oa' sstables under DIR/<ks>/<table>-<id>/.\n"
+          + "\n"
+          + "  --schema FILE                 one CQL CREATE TABLE statement\n"
+          + "  --input FILE|-                operations, one JSON object per line ('-' = stdin)\n"
+          + "  --out DIR                     output directory\n"
+          + EngineOptions.HELP
+          + "  --memtable-size-mb N          flush and switch memtables when on-heap + off-heap bytes pass N MiB\n"
+          + "                                (default: a quarter of the max heap, as Cassandra's memtable space);\n"
+          + "                                heap_buffers and offheap_objects count whole 1 MiB slabs, so give them 2+\n"
+          + "  --now EPOCH_SECONDS           the clock for tombstones' local deletion time and TTL expiry\n"
+          + "                                (default: the wall clock); fix it to make runs repeatable\n"
+          + "  --max-errors N                report and skip up to N bad lines (default 0: stop at the first)\n"
+          + "  --help                        this text\n"
+          + "\n"
+          + "Exit status: 0 ok, 1 bad input or usage, 2 internal or I/O failure.\n";
+
+    private static final Set<String> OPTIONS;
+
+    static {
+        java.util.HashSet<String> s = new java.util.HashSet<>(EngineOptions.OPTIONS);
+        s.add("schema");
+        s.add("input");
+        s.add("out");
+        s.add("memtable-size-mb");
+        s.add("now");
+        s.add("max-errors");
+        OPTIONS = Set.copyOf(s);
+    }
+
+    /** Runs the command; returns the exit status and never calls System.exit. */
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+        Args a;
+        try {
+            for (String s : argv) {
+                if (s.equals("--help") || s.equals("-h")) {
+                    out.print(HELP);
+                    return 0;
+                }
+            }
+            a = new Args("load", argv, OPTIONS, Set.of());
+            return load(a, stdin, out, err);
+        } catch (UsageException e) {
+            err.println("flushline load: " + e.getMessage());
+            return 1;
+        } catch (IOException e) {
+            err.println("flushline load: I/O error: " + e);
+            return 2;
+        } catch (RuntimeException | Error e) {
+            err.println("flushline load: internal error: " + e);
+            e.printStackTrace(err);
+            return 2;
+        }
+    }
+
+    private static int load(Args a, InputStream stdin, PrintStream out, PrintStream err) throws UsageException, IOException {
+        String schemaFile = a.required("schema");
+        String input = a.required("input");
+        Path outDir = Path.of(a.required("out"));
+        EngineOptions engine = new EngineOptions(a);
+        long defaultSizeMb = Math.max(16, Runtime.getRuntime().maxMemory() / 4 / (1024 * 1024));
+        long memtableLimitBytes = a.longValue("memtable-size-mb", defaultSizeMb, 1, 1L << 30) * 1024 * 1024;
+        long now = a.longValue("now", System.currentTimeMillis() / 1000, 0, Cell.MAX_DELETION_TIME);
+        long maxErrors = a.longValue("max-errors", 0, 0, Long.MAX_VALUE);
+
+        TableSchema schema = engine.apply(readSchema(schemaFile));
+        if (!input.equals("-") && !Files.isRegularFile(Path.of(input))) {
+            throw new UsageException("--input " + input + ": no such file");
+        }
+        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
+
+        long start = System.nanoTime();
+        long applied = 0, badLines = 0, sstables = 0, dataBytes = 0, flushes = 0;
+        BadInputException stop = null;
+        try (OperationReader reader = OperationReader.open(schema, input, stdin, now)) {
+            Memtable memtable = engine.newMemtable(schema, engine.allocation);
+            try {
+                while (true) {
+                    Mutation m;
+                    try {
+                        m = reader.next();
+                    } catch (BadInputException e) {
+                        err.println(e.getMessage());
+                        badLines++;
+                        if (!e.skippable() || badLines > maxErrors) {
+                            stop = e;
+                            break;
+                        }
+                        continue;
+                    }
+                    if (m == null) break;
+                    if (!memtable.apply(m.update())) {
+                        throw new IllegalStateException("memtable sealed while this thread owns it");
+                    }
+                    applied++;
+                    if (memtable.onHeapBytes() + memtable.offHeapBytes() >= memtableLimitBytes) {
+                        Memtable full = memtable;
+                        // the fresh memtable takes the next writes; the full one is flushed and discarded
+                        memtable = engine.newMemtable(schema, engine.allocation);
+                        List<FlushOutcome> outcomes = flush(full, flushOptions, out);
+                        flushes++;
+                        sstables += outcomes.size();
+                        for (FlushOutcome o : outcomes) dataBytes += o.result.dataFileBytes;
+                    }
+                }
+                Memtable last = memtable;
+                memtable = null;
+                if (last.partitionCount() > 0) {
+                    List<FlushOutcome> outcomes = flush(last, flushOptions, out);
+                    flushes++;
+                    sstables += outcomes.size();
+                    for (FlushOutcome o : outcomes) dataBytes += o.result.dataFileBytes;
+                } else {
+                    last.seal();
+                    last.discard();
+                }
+            } finally {
+                if (memtable != null) {
+                    memtable.seal();
+                    memtable.discard();
+                }
+            }
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            String where = FlushJob.tableDir(outDir, schema).toString();
+            out.println("Loaded " + applied + " operations from " + reader.source() + " ("
+                    + reader.lineNumber() + " lines read, " + (badLines - (stop == null ? 0 : 1)) + " bad lines skipped, "
+                    + reader.noOps() + " no-ops) in " + flushes + " flushes into " + sstables + " sstables ("
+                    + FlushLog.mib(dataBytes) + " Data.db) under " + where + " in " + ms + " ms");
+            if (stop != null) {
+                err.println("flushline load: stopped at " + stop.source() + ":" + stop.lineNumber()
+                        + (maxErrors > 0 ? " (more than --max-errors " + maxErrors + " bad lines)" : "")
+                        + "; the " + applied + " operations before it are in the sstables, nothing after it was read");
+                return 1;
+            }
+            return 0;
+        }
+    }
+
+    private static List<FlushOutcome> flush(Memtable memtable, FlushJob.Options options, PrintStream out) throws IOException {
+        memtable.seal();
+        try {
+            List<FlushOutcome> outcomes = FlushJob.run(memtable, options);
+            for (FlushOutcome o : outcomes) out.println(o.logLine());
+            return outcomes;
+        } finally {
+            memtable.discard();
+        }
+    }
+
+    static TableSchema readSchema(String file) throws UsageException, IOException {
+        String cql;
+        try {
+            cql = Files.readString(Path.of(file), StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new UsageException("--schema " + file + ": no such file");
+        } catch (java.nio.charset.MalformedInputException e) {
+            throw new UsageException("--schema " + file + ": not UTF-8 text");
+        }
+        try {
+            return CqlParser.parse(cql);
+        } catch (SchemaException e) {
+            throw new UsageException(file + ": " + e.getMessage());
+        }
+    }
+}

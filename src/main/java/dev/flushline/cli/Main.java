@@ -1,0 +1,52 @@
+package dev.flushline.cli;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * The launcher's entry point: {@code flushline <command> [options]}. Exit status (cli-contract.md):
+ * 0 success, 1 bad input or usage (message on stderr), 2 internal or I/O failure.
+ */
+public final class Main {
+    private Main() {}
+
+    static final String HELP =
+            "Usage: flushline <command> [options]\n"
+          + "\n"
+          + "Commands:\n"
+          + "  load    apply JSON Lines operations to a memtable and flush them into Cassandra 5.0 'oa' sstables\n"
+          + "  bench   the end-to-end flush benchmark (stress.stress_table workload)\n"
+          + "\n"
+          + "flushline <command> --help describes a command's options.\n";
+
+    public static void main(String[] args) {
+        int status = run(args, System.in, System.out, System.err);
+        System.out.flush();
+        System.exit(status);
+    }
+
+    /** Runs one command; returns its exit status. Never calls System.exit (tests call this). */
+    public static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
+        if (args.length == 0) {
+            err.print(HELP);
+            return 1;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        switch (args[0]) {
+            case "load":
+                return LoadCommand.run(rest, stdin, out, err);
+            case "bench":
+                return BenchCommand.run(rest, stdin, out, err);
+            case "help":
+            case "--help":
+            case "-h":
+                out.print(HELP);
+                return 0;
+            default:
+                err.println("flushline: unknown command '" + args[0] + "'");
+                err.print(HELP);
+                return 1;
+        }
+    }
+}

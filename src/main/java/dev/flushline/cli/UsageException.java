@@ -1,0 +1,8 @@
+package dev.flushline.cli;
+
+/** Bad command line or bad input: the command prints the message and exits with status 1. */
+final class UsageException extends Exception {
+    UsageException(String message) {
+        super(message);
+    }
+}
