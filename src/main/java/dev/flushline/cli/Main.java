@@ -17,6 +17,7 @@ public final class Main {
           + "Commands:\n"
           + "  load    apply JSON Lines operations to a memtable and flush them into Cassandra 5.0 'oa' sstables\n"
           + "  bench   the end-to-end flush benchmark (stress.stress_table workload)\n"
+          + "  ratios  flush wall-time ratios: 2 threads vs 1, pipelined flush vs a plain FileChannel loop\n"
           + "\n"
           + "flushline <command> --help describes a command's options.\n";
 
@@ -38,6 +39,8 @@ public final class Main {
                 return LoadCommand.run(rest, stdin, out, err);
             case "bench":
                 return BenchCommand.run(rest, stdin, out, err);
+            case "ratios":
+                return RatiosCommand.run(rest, stdin, out, err);
             case "help":
             case "--help":
             case "-h":
