@@ -3,6 +3,7 @@ package dev.flushline.cli;
 import dev.flushline.data.Cell;
 import dev.flushline.data.Mutation;
 import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.Flusher;
 import dev.flushline.flush.FlushLog;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.Memtable;
@@ -20,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.Set;
 
 /**
@@ -32,7 +34,8 @@ import java.util.Set;
  * an sstable is only ever published whole (FlushJob writes to staging directories and publishes
  * atomically), so nothing half-written is left. Exit status 1.
  *
- * <p>Thread safety: one thread applies; FlushJob may use {@code --flush-threads} of its own.
+ * <p>Thread safety: one thread applies; the {@link Flusher} flushes on its own thread (and FlushJob
+ * may use {@code --flush-threads} of its own), so reading and applying go on while a memtable flushes.
  */
 public final class LoadCommand {
     private LoadCommand() {}
@@ -112,10 +115,20 @@ public final class LoadCommand {
         FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
 
         long start = System.nanoTime();
-        long applied = 0, badLines = 0, sstables = 0, dataBytes = 0, flushes = 0;
+        long applied = 0, badLines = 0;
+        AtomicLong sstables = new AtomicLong(), dataBytes = new AtomicLong();
         BadInputException stop = null;
+        // The current memtable is switched and flushed at --memtable-size-mb; writers keep applying
+        // into a fresh one meanwhile, and block only if a second memtable fills before the flush ends.
+        Flusher.Limits limits = new Flusher.Limits(2 * memtableLimitBytes, 2 * memtableLimitBytes, 0.5);
+        Flusher flusher = new Flusher(() -> engine.newMemtable(schema, engine.allocation), flushOptions, limits, o -> {
+            out.println(o.logLine());
+            sstables.incrementAndGet();
+            dataBytes.addAndGet(o.result.dataFileBytes);
+        });
+        ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
+        progress.start();
         try (OperationReader reader = OperationReader.open(schema, input, stdin, now)) {
-            Memtable memtable = engine.newMemtable(schema, engine.allocation);
             try {
                 while (true) {
                     Mutation m;
@@ -131,43 +144,31 @@ public final class LoadCommand {
                         continue;
                     }
                     if (m == null) break;
-                    if (!memtable.apply(m.update())) {
-                        throw new IllegalStateException("memtable sealed while this thread owns it");
-                    }
+                    flusher.apply(m.update());
                     applied++;
-                    if (memtable.onHeapBytes() + memtable.offHeapBytes() >= memtableLimitBytes) {
-                        Memtable full = memtable;
-                        // the fresh memtable takes the next writes; the full one is flushed and discarded
-                        memtable = engine.newMemtable(schema, engine.allocation);
-                        List<FlushOutcome> outcomes = flush(full, flushOptions, out);
-                        flushes++;
-                        sstables += outcomes.size();
-                        for (FlushOutcome o : outcomes) dataBytes += o.result.dataFileBytes;
-                    }
                 }
-                Memtable last = memtable;
-                memtable = null;
-                if (last.partitionCount() > 0) {
-                    List<FlushOutcome> outcomes = flush(last, flushOptions, out);
-                    flushes++;
-                    sstables += outcomes.size();
-                    for (FlushOutcome o : outcomes) dataBytes += o.result.dataFileBytes;
-                } else {
-                    last.seal();
-                    last.discard();
-                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while loading", e);
             } finally {
-                if (memtable != null) {
-                    memtable.seal();
-                    memtable.discard();
+                // Drain: everything applied (also before a bad line) is flushed; a failed flush throws.
+                try {
+                    flusher.close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while flushing", e);
+                } finally {
+                    progress.stop();
                 }
             }
             long ms = (System.nanoTime() - start) / 1_000_000;
             String where = FlushJob.tableDir(outDir, schema).toString();
             out.println("Loaded " + applied + " operations from " + reader.source() + " ("
                     + reader.lineNumber() + " lines read, " + (badLines - (stop == null ? 0 : 1)) + " bad lines skipped, "
-                    + reader.noOps() + " no-ops) in " + flushes + " flushes into " + sstables + " sstables ("
-                    + FlushLog.mib(dataBytes) + " Data.db) under " + where + " in " + ms + " ms");
+                    + reader.noOps() + " no-ops) in " + flusher.flushCount() + " flushes into " + sstables.get() + " sstables ("
+                    + FlushLog.mib(dataBytes.get()) + " Data.db) under " + where + " in " + ms + " ms"
+                    + (flusher.writerBlockedNanos() > 0 ? ", writers waited " + flusher.writerBlockedNanos() / 1_000_000
+                    + " ms for flushes" : ""));
             if (stop != null) {
                 err.println("flushline load: stopped at " + stop.source() + ":" + stop.lineNumber()
                         + (maxErrors > 0 ? " (more than --max-errors " + maxErrors + " bad lines)" : "")
@@ -175,17 +176,6 @@ public final class LoadCommand {
                 return 1;
             }
             return 0;
-        }
-    }
-
-    private static List<FlushOutcome> flush(Memtable memtable, FlushJob.Options options, PrintStream out) throws IOException {
-        memtable.seal();
-        try {
-            List<FlushOutcome> outcomes = FlushJob.run(memtable, options);
-            for (FlushOutcome o : outcomes) out.println(o.logLine());
-            return outcomes;
-        } finally {
-            memtable.discard();
         }
     }
 

@@ -56,8 +56,11 @@ public final class Flusher implements AutoCloseable {
     /** How a sealed memtable is flushed; tests substitute one that blocks or fails. */
     @FunctionalInterface
     public interface FlushRunner {
-        List<FlushOutcome> run(Memtable sealed, FlushJob.Options options) throws IOException;
+        List<FlushOutcome> run(Memtable sealed, FlushJob.Options options, FlushProgress progress) throws IOException;
     }
+
+    /** Progress of the flush running now, or null when none is. */
+    private volatile FlushProgress running;
 
     private final Supplier<Memtable> memtables;
     private final FlushRunner runner;
@@ -91,7 +94,7 @@ public final class Flusher implements AutoCloseable {
      */
     public Flusher(Supplier<Memtable> memtables, FlushJob.Options flushOptions, Limits limits,
                    Consumer<FlushOutcome> onFlushed) {
-        this(memtables, flushOptions, limits, onFlushed, FlushJob::run);
+        this(memtables, flushOptions, limits, onFlushed, (m, o, p) -> FlushJob.run(m, o, null, p));
     }
 
     public Flusher(Supplier<Memtable> memtables, FlushJob.Options flushOptions, Limits limits,
@@ -207,7 +210,14 @@ public final class Flusher implements AutoCloseable {
     private void flushOne(Memtable m) {
         try {
             if (m.rowCount() > 0 || m.partitionCount() > 0) {
-                List<FlushOutcome> outcomes = runner.run(m, flushOptions);
+                FlushProgress progress = new FlushProgress();
+                running = progress;
+                List<FlushOutcome> outcomes;
+                try {
+                    outcomes = runner.run(m, flushOptions, progress);
+                } finally {
+                    running = null;
+                }
                 for (FlushOutcome o : outcomes) {
                     flushes.incrementAndGet();
                     bytesFlushed.addAndGet(o.bytesFlushed);
@@ -312,6 +322,9 @@ public final class Flusher implements AutoCloseable {
     }
 
     public Throwable lastFailure() { return lastFailure; }
+
+    /** The running flush's progress, or null if no flush is running. */
+    public FlushProgress runningFlush() { return running; }
 
     public long flushCount() { return flushes.get(); }
 

@@ -101,7 +101,7 @@ class FlusherTest {
         List<PartitionUpdate> updates = distinctKeyUpdates(schema, 11, 2000);
         CountDownLatch flushStarted = new CountDownLatch(1);
         CountDownLatch releaseFlush = new CountDownLatch(1);
-        Flusher.FlushRunner held = (m, o) -> {
+        Flusher.FlushRunner held = (m, o, p) -> {
             flushStarted.countDown();
             try {
                 releaseFlush.await();
@@ -148,7 +148,7 @@ class FlusherTest {
         TableSchema schema = CqlParser.parse(CQL);
         List<PartitionUpdate> updates = distinctKeyUpdates(schema, 13, 500);
         AtomicInteger calls = new AtomicInteger();
-        Flusher.FlushRunner failingOnce = (m, o) -> {
+        Flusher.FlushRunner failingOnce = (m, o, p) -> {
             if (calls.getAndIncrement() == 0) throw new IOException("injected: No space left on device");
             return FlushJob.run(m, o);
         };
