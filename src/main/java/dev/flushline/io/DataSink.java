@@ -1,5 +1,7 @@
 package dev.flushline.io;
 
+import java.nio.charset.StandardCharsets;
+
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -16,42 +18,103 @@ import java.nio.file.Path;
  *
  * <p>Thread safety: none; one flush writer thread owns a sink.
  */
-public sealed interface DataSink extends AutoCloseable permits UncompressedDataSink, Lz4CompressedDataSink {
+public abstract sealed class DataSink implements AutoCloseable permits UncompressedDataSink, Lz4CompressedDataSink {
+    final Path dataPath;
+    final Path companionPath;
+    final Path digestPath;
+    final SyncedFileOutput data;
+    boolean finished;
+    boolean aborted;
+    /** Only a digest file we created may be deleted: CREATE_NEW failing means it is someone else's. */
+    private boolean digestWritten;
+    private long digestCrc32 = -1;
+
+    /** Creates Data.db ({@code dataPath}, which must not exist) with a running whole-file CRC. */
+    DataSink(Path dataPath, Path companionPath, Path digestPath, int blockBytes) throws IOException {
+        this.dataPath = dataPath;
+        this.companionPath = companionPath;
+        this.digestPath = digestPath;
+        this.data = new SyncedFileOutput(dataPath, blockBytes, true);
+    }
 
     /** Appends {@code src[offset, offset+length)} to the logical stream. Allocates nothing. */
-    void write(byte[] src, int offset, int length) throws IOException;
+    public abstract void write(byte[] src, int offset, int length) throws IOException;
 
     /** Logical bytes accepted so far: the position Index.db and Summary.db record. */
-    long uncompressedPosition();
+    public abstract long uncompressedPosition();
 
     /**
      * Flushes the last (short) chunk, writes the companion file and Digest.crc32, and fsyncs every
      * file this sink created. After it returns the files are durable under their current names.
      */
-    void finish() throws IOException;
-
-    /** Closes and deletes every file this sink created. Never throws; idempotent. */
-    void abort();
-
-    /** Aborts unless {@link #finish()} completed. */
-    @Override
-    void close();
-
-    Path dataPath();
-
-    /** CRC.db for the uncompressed sink, CompressionInfo.db for the compressed one. */
-    Path companionPath();
-
-    /** Where Digest.crc32 goes, or null when the caller asked for none. */
-    Path digestPath();
-
-    /** CRC32 of the whole physical Data.db. REQUIRES: {@link #finish()} completed. */
-    long digestCrc32();
+    public abstract void finish() throws IOException;
 
     /**
      * The ratio Statistics.db stores: compressed bytes (length prefix + block, per-chunk CRCs
      * excluded) / uncompressed bytes; {@link DataFileLayout#NO_COMPRESSION_RATIO} when uncompressed.
      * REQUIRES: {@link #finish()} completed.
      */
-    double compressionRatio();
+    public abstract double compressionRatio();
+
+    /** Deletes (or aborts) the companion file, if this sink created it. Never throws. */
+    abstract void abortCompanion();
+
+    /**
+     * The last step of {@link #finish()}, once Data.db and the companion are synced: records the
+     * whole-file CRC and writes it as Digest.crc32 (ASCII decimal), if a path was given.
+     */
+    final void completeWithDigest() throws IOException {
+        long digest = data.crc32();
+        if (digestPath != null) {
+            byte[] text = Long.toString(digest).getBytes(StandardCharsets.US_ASCII);
+            SyncedFileOutput.writeSmallFile(digestPath, text, 0, text.length);
+            digestWritten = true;
+        }
+        digestCrc32 = digest;
+        finished = true;
+    }
+
+    /** Closes and deletes every file this sink created. Never throws; idempotent. */
+    public final void abort() {
+        if (aborted) {
+            return;
+        }
+        aborted = true;
+        finished = false;
+        data.abort();
+        abortCompanion();
+        if (digestWritten) {
+            SyncedFileOutput.deleteQuietly(digestPath);
+        }
+    }
+
+    /** Aborts unless {@link #finish()} completed. */
+    @Override
+    public final void close() {
+        if (!finished) {
+            abort();
+        }
+    }
+
+    public final Path dataPath() { return dataPath; }
+
+    /** CRC.db for the uncompressed sink, CompressionInfo.db for the compressed one. */
+    public final Path companionPath() { return companionPath; }
+
+    /** Where Digest.crc32 goes, or null when the caller asked for none. */
+    public final Path digestPath() { return digestPath; }
+
+    /** CRC32 of the whole physical Data.db. REQUIRES: {@link #finish()} completed. */
+    public final long digestCrc32() {
+        if (!finished) {
+            throw new IllegalStateException("digest is known only after finish(): " + dataPath);
+        }
+        return digestCrc32;
+    }
+
+    final void ensureWritable() {
+        if (finished || aborted) {
+            throw new IllegalStateException((finished ? "finished: " : "aborted: ") + dataPath);
+        }
+    }
 }

@@ -1,7 +1,6 @@
 package dev.flushline.io;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.CRC32;
@@ -31,18 +30,14 @@ import net.jpountz.lz4.LZ4Factory;
  *
  * <p>Thread safety: none (see {@link DataSink}). The shared lz4-java compressor is stateless.
  */
-public final class Lz4CompressedDataSink implements DataSink {
+public final class Lz4CompressedDataSink extends DataSink {
     /** lz4-java compressors are stateless and thread-safe; Cassandra picks the same one. */
     private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
     private static final int INITIAL_CHUNK_OFFSETS = 128;
     private static final int COMPRESSION_INFO_BLOCK_BYTES = 64 * 1024;
 
-    private final Path dataPath;
-    private final Path compressionInfoPath;
-    private final Path digestPath;
     private final int chunkLengthBytes;
     private final int maxCompressedLengthBytes;
-    private final SyncedFileOutput data;
     private final CRC32 chunkCrc = new CRC32();
     /** Logical bytes of the current chunk, [0, stagingFillBytes). */
     private final byte[] staging;
@@ -55,11 +50,7 @@ public final class Lz4CompressedDataSink implements DataSink {
     private long uncompressedFlushedBytes;
     /** Sum of prefix + block (or raw) lengths: the numerator of the compression ratio. */
     private long compressedBytes;
-    private boolean finished;
-    private boolean aborted;
     private boolean compressionInfoWritten;
-    private boolean digestWritten;
-    private long digestCrc32 = -1;
 
     /** Table defaults: 16 KiB chunks, unbounded max compressed length. */
     public Lz4CompressedDataSink(Path dataPath, Path compressionInfoPath, Path digestPath) throws IOException {
@@ -74,6 +65,17 @@ public final class Lz4CompressedDataSink implements DataSink {
      */
     public Lz4CompressedDataSink(Path dataPath, Path compressionInfoPath, Path digestPath,
                                  int chunkLengthBytes, int maxCompressedLengthBytes, int blockBytes) throws IOException {
+        // Arguments are checked before the superclass creates Data.db.
+        super(dataPath, compressionInfoPath, digestPath, checked(chunkLengthBytes, maxCompressedLengthBytes, blockBytes));
+        this.chunkLengthBytes = chunkLengthBytes;
+        this.maxCompressedLengthBytes = maxCompressedLengthBytes;
+        this.staging = new byte[chunkLengthBytes];
+        this.maxBlockBytes = COMPRESSOR.maxCompressedLength(chunkLengthBytes);
+        // Room for the largest block, or a raw chunk (<= chunk length <= max block), plus both 4-byte fields.
+        this.compressed = new byte[DataFileLayout.LZ4_LENGTH_PREFIX_BYTES + maxBlockBytes + DataFileLayout.CHUNK_CRC_BYTES];
+    }
+
+    private static int checked(int chunkLengthBytes, int maxCompressedLengthBytes, int blockBytes) {
         if (chunkLengthBytes <= 0 || Integer.bitCount(chunkLengthBytes) != 1) {
             throw new IllegalArgumentException("chunk length must be a positive power of 2: " + chunkLengthBytes);
         }
@@ -82,16 +84,7 @@ public final class Lz4CompressedDataSink implements DataSink {
             throw new IllegalArgumentException("max compressed length " + maxCompressedLengthBytes
                     + " must be unbounded or in (0, chunk length " + chunkLengthBytes + "]");
         }
-        this.dataPath = dataPath;
-        this.compressionInfoPath = compressionInfoPath;
-        this.digestPath = digestPath;
-        this.chunkLengthBytes = chunkLengthBytes;
-        this.maxCompressedLengthBytes = maxCompressedLengthBytes;
-        this.staging = new byte[chunkLengthBytes];
-        this.maxBlockBytes = COMPRESSOR.maxCompressedLength(chunkLengthBytes);
-        // Room for the largest block, or a raw chunk (<= chunk length <= max block), plus both 4-byte fields.
-        this.compressed = new byte[DataFileLayout.LZ4_LENGTH_PREFIX_BYTES + maxBlockBytes + DataFileLayout.CHUNK_CRC_BYTES];
-        this.data = new SyncedFileOutput(dataPath, blockBytes, true);
+        return blockBytes;
     }
 
     public int chunkLengthBytes() { return chunkLengthBytes; }
@@ -147,14 +140,7 @@ public final class Lz4CompressedDataSink implements DataSink {
             data.sync();
             data.close();
             writeCompressionInfo();
-            long digest = data.crc32();
-            if (digestPath != null) {
-                byte[] text = Long.toString(digest).getBytes(StandardCharsets.US_ASCII);
-                SyncedFileOutput.writeSmallFile(digestPath, text, 0, text.length);
-                digestWritten = true;
-            }
-            digestCrc32 = digest;
-            finished = true;
+            completeWithDigest();
         } catch (IOException | RuntimeException | Error e) {
             abort();
             throw e;
@@ -162,43 +148,10 @@ public final class Lz4CompressedDataSink implements DataSink {
     }
 
     @Override
-    public void abort() {
-        if (aborted) {
-            return;
-        }
-        aborted = true;
-        finished = false;
-        data.abort();
+    void abortCompanion() {
         if (compressionInfoWritten) {
-            SyncedFileOutput.deleteQuietly(compressionInfoPath);
+            SyncedFileOutput.deleteQuietly(companionPath);
         }
-        if (digestWritten) {
-            SyncedFileOutput.deleteQuietly(digestPath);
-        }
-    }
-
-    @Override
-    public void close() {
-        if (!finished) {
-            abort();
-        }
-    }
-
-    @Override
-    public Path dataPath() { return dataPath; }
-
-    @Override
-    public Path companionPath() { return compressionInfoPath; }
-
-    @Override
-    public Path digestPath() { return digestPath; }
-
-    @Override
-    public long digestCrc32() {
-        if (!finished) {
-            throw new IllegalStateException("digest is known only after finish(): " + dataPath);
-        }
-        return digestCrc32;
     }
 
     /** Same arithmetic as Cassandra's MetadataCollector.addCompressionRatio. */
@@ -260,7 +213,7 @@ public final class Lz4CompressedDataSink implements DataSink {
 
     private void writeCompressionInfo() throws IOException {
         int headerBytes = DataFileLayout.compressionInfoHeaderSizeBytes(DataFileLayout.LZ4_COMPRESSOR_NAME);
-        SyncedFileOutput out = new SyncedFileOutput(compressionInfoPath, COMPRESSION_INFO_BLOCK_BYTES, false);
+        SyncedFileOutput out = new SyncedFileOutput(companionPath, COMPRESSION_INFO_BLOCK_BYTES, false);
         compressionInfoWritten = true;
         try {
             FixedBuffer buf = new FixedBuffer(COMPRESSION_INFO_BLOCK_BYTES);
@@ -288,12 +241,6 @@ public final class Lz4CompressedDataSink implements DataSink {
         } catch (IOException | RuntimeException | Error e) {
             out.abort();
             throw e;
-        }
-    }
-
-    private void ensureWritable() {
-        if (finished || aborted) {
-            throw new IllegalStateException((finished ? "finished: " : "aborted: ") + dataPath);
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.flushline.io;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.zip.CRC32;
 
@@ -15,23 +14,14 @@ import java.util.zip.CRC32;
  *
  * <p>Thread safety: none (see {@link DataSink}).
  */
-public final class UncompressedDataSink implements DataSink {
+public final class UncompressedDataSink extends DataSink {
     private static final int CRC_FILE_BLOCK_BYTES = 8 * 1024;
 
-    private final Path dataPath;
-    private final Path crcPath;
-    private final Path digestPath;
-    private final SyncedFileOutput data;
     private final SyncedFileOutput crcFile;
     private final CRC32 chunkCrc = new CRC32();
     /** Bytes of the current CRC chunk already fed to {@link #chunkCrc}: 0..CRC_CHUNK_BYTES-1 between writes. */
     private int chunkFillBytes;
     private int chunkCount;
-    private boolean finished;
-    private boolean aborted;
-    /** Only a digest file we created may be deleted: CREATE_NEW failing means it is someone else's. */
-    private boolean digestWritten;
-    private long digestCrc32 = -1;
 
     /**
      * Creates {@code dataPath} and {@code crcPath} (both must not exist). {@code digestPath} may be
@@ -42,10 +32,7 @@ public final class UncompressedDataSink implements DataSink {
     }
 
     public UncompressedDataSink(Path dataPath, Path crcPath, Path digestPath, int blockBytes) throws IOException {
-        this.dataPath = dataPath;
-        this.crcPath = crcPath;
-        this.digestPath = digestPath;
-        this.data = new SyncedFileOutput(dataPath, blockBytes, true);
+        super(dataPath, crcPath, digestPath, blockBytes);
         SyncedFileOutput crc = null;
         try {
             crc = new SyncedFileOutput(crcPath, CRC_FILE_BLOCK_BYTES, false);
@@ -93,14 +80,7 @@ public final class UncompressedDataSink implements DataSink {
             data.close();
             crcFile.sync();
             crcFile.close();
-            long digest = data.crc32();
-            if (digestPath != null) {
-                byte[] text = Long.toString(digest).getBytes(StandardCharsets.US_ASCII);
-                SyncedFileOutput.writeSmallFile(digestPath, text, 0, text.length);
-                digestWritten = true;
-            }
-            digestCrc32 = digest;
-            finished = true;
+            completeWithDigest();
         } catch (IOException | RuntimeException | Error e) {
             abort();
             throw e;
@@ -108,41 +88,8 @@ public final class UncompressedDataSink implements DataSink {
     }
 
     @Override
-    public void abort() {
-        if (aborted) {
-            return;
-        }
-        aborted = true;
-        finished = false;
-        data.abort();
+    void abortCompanion() {
         crcFile.abort();
-        if (digestWritten) {
-            SyncedFileOutput.deleteQuietly(digestPath);
-        }
-    }
-
-    @Override
-    public void close() {
-        if (!finished) {
-            abort();
-        }
-    }
-
-    @Override
-    public Path dataPath() { return dataPath; }
-
-    @Override
-    public Path companionPath() { return crcPath; }
-
-    @Override
-    public Path digestPath() { return digestPath; }
-
-    @Override
-    public long digestCrc32() {
-        if (!finished) {
-            throw new IllegalStateException("digest is known only after finish(): " + dataPath);
-        }
-        return digestCrc32;
     }
 
     @Override
@@ -155,11 +102,5 @@ public final class UncompressedDataSink implements DataSink {
         chunkCrc.reset();
         chunkFillBytes = 0;
         chunkCount++;
-    }
-
-    private void ensureWritable() {
-        if (finished || aborted) {
-            throw new IllegalStateException((finished ? "finished: " : "aborted: ") + dataPath);
-        }
     }
 }

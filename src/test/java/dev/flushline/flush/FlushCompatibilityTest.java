@@ -6,29 +6,19 @@ import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.ShardedSkipListMemtable;
 import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.oracle.CassandraOracle;
-import dev.flushline.oracle.CassandraReader;
-import dev.flushline.oracle.CassandraReferenceWriter;
-import dev.flushline.oracle.CassandraVerifier;
-import dev.flushline.oracle.Partition;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.Descriptor;
-import dev.flushline.sstable.EncodingStats;
 import dev.flushline.testing.RandomUpdates;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * Our flush, read by cassandra-all 5.0.5: it must return exactly the partitions, rows, cells,
@@ -68,8 +58,7 @@ class FlushCompatibilityTest {
     @MethodSource("cases")
     void cassandraReadsBackWhatTheMemtableHolds(String cql, AllocationMode mode, boolean lz4, long seed) throws Exception {
         CassandraOracle.init();
-        String tableCql = cql + (cql.contains(" WITH ") ? " AND " : " WITH ")
-                + (lz4 ? "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}" : "compression = {'enabled': 'false'}");
+        String tableCql = FlushChecks.withCompression(cql, lz4);
         TableSchema schema = CqlParser.parse(tableCql);
         Memtable m = seed % 2 == 0 ? new SkipListMemtable(schema, mode) : new ShardedSkipListMemtable(schema, mode, 4);
         RandomUpdates gen = new RandomUpdates(schema, seed, NOW, 40, 25);
@@ -78,33 +67,7 @@ class FlushCompatibilityTest {
         }
         m.seal();
         try {
-            List<Partition> expected = MemtableModel.of(m);
-            FlushWriter writer = new FlushWriter(m);
-            Path tableDir = Descriptor.tableDir(tmp.resolve("ours"), schema.keyspace(), schema.name(), schema.idHex());
-            FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), tableDir);
-            assertNotNull(result);
-            assertEquals(expected.size(), result.partitions);
-
-            List<Partition> actual = CassandraReader.readAll(tableDir, tableCql);
-            assertEquals(expected.size(), actual.size(), "partition count");
-            for (int i = 0; i < expected.size(); i++) {
-                assertEquals(expected.get(i), actual.get(i), "partition " + i);
-            }
-            assertEquals(List.of(), CassandraVerifier.verify(tableDir, tableCql), "sstableverify -e");
-
-            EncodingStats stats = writer.header().stats();
-            Path refDir = tmp.resolve("reference");
-            Files.createDirectories(refDir);
-            Path refData = CassandraReferenceWriter.write(refDir, tableCql, actual, stats.minTimestamp(),
-                    stats.minLocalDeletionTime(), stats.minTtl(), m.partitionCount(), lz4);
-            String ourPrefix = result.dataPath.getFileName().toString().replace("Data.db", "");
-            String refPrefix = refData.getFileName().toString().replace("Data.db", "");
-            for (String component : new String[] {"Data.db", "Index.db", "Summary.db", "Filter.db", "Statistics.db",
-                    lz4 ? "CompressionInfo.db" : "CRC.db", "Digest.crc32", "TOC.txt"}) {
-                byte[] ours = Files.readAllBytes(tableDir.resolve(ourPrefix + component));
-                byte[] theirs = Files.readAllBytes(refDir.resolve(refPrefix + component));
-                assertArrayEquals(theirs, ours, component + " differs from Cassandra's own writer");
-            }
+            FlushChecks.flushAndCheck(tmp, tableCql, m, lz4, true);
         } finally {
             m.discard();
         }
