@@ -140,6 +140,8 @@ public final class CommitLog implements AutoCloseable {
     private long appendedSequence;
     /** Highest sequence covered by an fsync; written under syncLock, read by anyone. */
     private volatile long syncedSequence;
+    /** fsyncs done by {@link #syncLocked}: with group commit, fewer than batch-mode appends. */
+    private final java.util.concurrent.atomic.AtomicLong syncCount = new java.util.concurrent.atomic.AtomicLong();
     /** Entries appended but not yet reported applied; added under appendLock so the set never misses an older one. */
     private final ConcurrentSkipListSet<CommitLogPosition> unapplied = new ConcurrentSkipListSet<>();
     /** Segments that no longer take writes and are not deleted yet, by id. */
@@ -347,8 +349,12 @@ public final class CommitLog implements AutoCloseable {
         } catch (IOException | RuntimeException | Error e) {
             throw fail("sync of " + s.path(), e);
         }
+        syncCount.incrementAndGet();
         syncedSequence = sequence;
     }
+
+    /** Number of fsyncs so far (segment rollovers not counted). */
+    public long syncCount() { return syncCount.get(); }
 
     private void periodicSync() {
         if (closed || failure != null) return;
