@@ -121,15 +121,19 @@ public final class Flusher implements AutoCloseable {
         this.onMemtableFlushed = hook;
     }
 
-    /** Applies an update, switching and flushing memtables and blocking as the limits require. */
-    public void apply(PartitionUpdate update) throws InterruptedException {
+    /**
+     * Applies an update, switching and flushing memtables and blocking as the limits require.
+     * Returns the memtable that took it, so a commit log can record the write's position there
+     * ({@link Memtable#coverCommitLogPosition}); it may already be sealed by then.
+     */
+    public Memtable apply(PartitionUpdate update) throws InterruptedException {
         if (closed) throw new IllegalStateException("flusher is closed");
         awaitMemory();
         while (true) {
             Memtable m = current;
             if (m.apply(update)) {
                 if (overThreshold(m)) switchAndFlush(m);
-                return;
+                return m;
             }
             // m was sealed under us; the next memtable is already current (or about to be).
             Thread.onSpinWait();
@@ -246,6 +250,24 @@ public final class Flusher implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+        }
+    }
+
+    /**
+     * Every memtable whose data is not yet published: the current one, those queued or flushing
+     * (including one whose {@code onMemtableFlushed} hook is running) and those whose flush failed.
+     * A commit log uses their lower bounds to know which segments it still needs.
+     */
+    public List<Memtable> unflushedMemtables() {
+        lock.lock();
+        try {
+            List<Memtable> all = new ArrayList<>(flushing.size() + failed.size() + 1);
+            all.add(current);
+            all.addAll(flushing);
+            all.addAll(failed);
+            return all;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -1,0 +1,229 @@
+package dev.flushline.flush;
+
+import dev.flushline.commitlog.CommitLog;
+import dev.flushline.data.CommitLogPosition;
+import dev.flushline.data.Mutation;
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.Leftovers;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * One table made durable: a {@link CommitLog} in front of a {@link Flusher}. Every update is
+ * appended to the log before it reaches a memtable; after a flush publishes a memtable's
+ * sstables, the log is told how far everything is flushed and drops the segments nobody needs.
+ * {@link #open} first replays what the log holds beyond that point and flushes it.
+ *
+ * <p>Write path ({@link #apply}): check the update is writable (a logged update the memtable
+ * refuses would fail every replay), append, wait for the fsync in batch mode, apply to the
+ * memtable, record the position in the memtable that took it, then report the entry applied.
+ * An update that was logged but whose apply failed stays "unapplied", which holds back segment
+ * release until the next open replays it.
+ *
+ * <p>What is safe to release, computed after each flush (on the flush thread), in this order:
+ * the log's current position; then the oldest entry appended but not yet applied; then the
+ * lowest position of every memtable not yet published except the one just flushed. An entry
+ * leaves the unapplied set only after its memtable records it, so whichever of the two reads
+ * misses it, the other sees it. The marker is the minimum, one byte before the oldest needed
+ * entry's end. Re-applying an entry that is already in an sstable is harmless (same timestamps
+ * reconcile to the same result), so any error here errs towards replaying more.
+ *
+ * <p>Thread safety: {@link #apply} from any number of threads; {@link #close} once, after writers
+ * stopped.
+ */
+public final class DurableTable implements AutoCloseable {
+    /**
+     * System property (milliseconds) that makes the flush thread pause between publishing a
+     * memtable's sstables and recording the commit log release, so crash tests can kill a process
+     * in that window. Read once per open.
+     */
+    public static final String PAUSE_BEFORE_RELEASE_PROPERTY = "flushline.test.pauseBeforeReleaseMillis";
+
+    /** Immutable settings. */
+    public static final class Options {
+        public final CommitLog.Options commitLog;
+        public final Supplier<Memtable> memtables;
+        public final FlushJob.Options flush;
+        public final Flusher.Limits limits;
+        /** Sees every published sstable (its log line); may be null. Called on the flush thread. */
+        public final Consumer<FlushOutcome> onFlushed;
+        /** Receives the replay summary and warnings (torn tails, skipped corruption, release failures); may be null. */
+        public final Consumer<String> log;
+
+        public Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
+                       Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> log) {
+            this.commitLog = commitLog;
+            this.memtables = memtables;
+            this.flush = flush;
+            this.limits = limits;
+            this.onFlushed = onFlushed;
+            this.log = log;
+        }
+    }
+
+    private final TableSchema schema;
+    private final Options options;
+    private final CommitLog commitLog;
+    private final Flusher flusher;
+    private final long pauseBeforeReleaseMillis;
+    /** Off while replaying: the entries not replayed yet are in no memtable and must not be released. */
+    private volatile boolean releasing;
+    private volatile CommitLog.ReplayReport replayReport;
+    private volatile IOException releaseFailure;
+
+    private DurableTable(TableSchema schema, Options options, CommitLog commitLog) {
+        this.schema = schema;
+        this.options = options;
+        this.commitLog = commitLog;
+        this.pauseBeforeReleaseMillis = Long.getLong(PAUSE_BEFORE_RELEASE_PROPERTY, 0L);
+        this.flusher = new Flusher(options.memtables, options.flush, options.limits, options.onFlushed);
+        this.flusher.onMemtableFlushed(this::memtableFlushed);
+    }
+
+    /**
+     * Opens the commit log, removes half-written sstables of an earlier crash, replays the
+     * mutations the log holds beyond its flushed-up-to marker, flushes them, and releases the old
+     * segments. The summary ("Replayed N mutations from M segments") and any warnings go to
+     * {@code options.log} and are in {@link #replayReport()}. Throws
+     * {@link dev.flushline.commitlog.CommitLogCorruptionException} for corruption in the middle of a
+     * segment unless the commit log options say skipCorrupt.
+     */
+    public static DurableTable open(TableSchema schema, Options options) throws IOException, InterruptedException {
+        CommitLog log = CommitLog.open(options.commitLog);
+        DurableTable t = null;
+        try {
+            List<Path> removed = Leftovers.clean(FlushJob.tableDir(options.flush.outDir, schema));
+            t = new DurableTable(schema, options, log);
+            if (!removed.isEmpty()) t.say("Removed leftovers of an interrupted flush: " + removed);
+            t.replay();
+            return t;
+        } catch (IOException | RuntimeException | Error | InterruptedException e) {
+            if (t != null) t.abandon();
+            else log.close();
+            throw e;
+        }
+    }
+
+    private void replay() throws IOException, InterruptedException {
+        final Flusher f = flusher;
+        CommitLog.ReplayReport report = commitLog.replay(schema, (m, position) -> {
+            Memtable took = f.apply(m.update());
+            took.coverCommitLogPosition(position);
+        });
+        f.forceFlush();
+        releasing = true;
+        commitLog.markFlushedUpTo(safeReleasePosition(null));
+        replayReport = report;
+        for (String w : report.warnings) say("WARN " + w);
+        say(report.summary());
+    }
+
+    /**
+     * Makes {@code update} durable and applies it. Returns its sequence number (1-based, in commit
+     * log order, within this open). In batch mode it returns only once the update is fsynced, so
+     * {@link #durableUpTo()} is at least the returned number; in periodic mode it returns at once.
+     * Throws IllegalArgumentException (nothing logged) for an update a flush could not write, and
+     * IOException (not acknowledged) if the commit log fails.
+     */
+    public long apply(PartitionUpdate update) throws IOException, InterruptedException {
+        Memtable.checkWritable(update);
+        Mutation m = new Mutation(schema, update);
+        CommitLog.Entry e = commitLog.append(m);
+        commitLog.awaitDurable(e);
+        Memtable took = flusher.apply(update);
+        took.coverCommitLogPosition(e.position);
+        commitLog.applied(e.position);
+        return e.sequence;
+    }
+
+    /** Every update whose {@link #apply} returned a number up to this one is on disk. */
+    public long durableUpTo() {
+        return commitLog.durableSequence();
+    }
+
+    /** Forces the commit log now (periodic mode: to make everything so far durable before reporting it). */
+    public void sync() throws IOException {
+        commitLog.sync();
+    }
+
+    public CommitLog.ReplayReport replayReport() { return replayReport; }
+
+    public Flusher flusher() { return flusher; }
+
+    public CommitLog commitLog() { return commitLog; }
+
+    /** A failure to record a release (segments kept, nothing lost), or null. */
+    public IOException releaseFailure() { return releaseFailure; }
+
+    /** Flusher hook: runs on the flush thread once {@code flushed}'s sstables are all published. */
+    private void memtableFlushed(Memtable flushed) {
+        if (!releasing) return;
+        if (pauseBeforeReleaseMillis > 0) {
+            try {
+                Thread.sleep(pauseBeforeReleaseMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            commitLog.markFlushedUpTo(safeReleasePosition(flushed));
+        } catch (IOException e) {
+            // Keeping segments is always safe; a failed release must not fail the flush (a retry
+            // would publish the memtable twice). The next flush tries again.
+            releaseFailure = e;
+            say("WARN could not record commit log release: " + e);
+        }
+    }
+
+    /** See the class comment. {@code justFlushed} is published although the flusher still lists it. */
+    private CommitLogPosition safeReleasePosition(Memtable justFlushed) {
+        CommitLogPosition safe = commitLog.currentPosition();
+        CommitLogPosition unapplied = commitLog.oldestUnapplied();
+        if (unapplied != null) safe = CommitLogPosition.min(safe, justBefore(unapplied));
+        for (Memtable m : flusher.unflushedMemtables()) {
+            if (m == justFlushed) continue;
+            CommitLogPosition lower = m.commitLogLowerBound();
+            if (!lower.equals(CommitLogPosition.NONE)) safe = CommitLogPosition.min(safe, justBefore(lower));
+        }
+        return safe;
+    }
+
+    /** The marker value that keeps the entry ending at {@code end}: entries ending after the marker are replayed. */
+    private static CommitLogPosition justBefore(CommitLogPosition end) {
+        return new CommitLogPosition(end.segmentId(), end.position() - 1);
+    }
+
+    private void say(String line) {
+        if (options.log != null) options.log.accept(line);
+    }
+
+    /**
+     * Flushes everything (drain), records that the whole log is flushed, and closes the log; a
+     * clean close leaves no segment to replay. Throws if a flush failed (the log keeps the data).
+     */
+    @Override
+    public void close() throws IOException, InterruptedException {
+        try {
+            flusher.close();
+            commitLog.sync();
+            commitLog.markFlushedUpTo(safeReleasePosition(null));
+        } finally {
+            commitLog.close();
+        }
+    }
+
+    /** Failure path of open: stop the flush thread and close the log without releasing anything. */
+    private void abandon() {
+        try {
+            commitLog.close();
+        } catch (IOException | RuntimeException ignored) {
+            // open is already failing with the primary cause
+        }
+    }
+}
