@@ -4,6 +4,8 @@ import dev.flushline.data.Cell;
 import dev.flushline.data.Mutation;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.Flusher;
+import dev.flushline.flush.DurableTable;
+import dev.flushline.commitlog.CommitLog;
 import dev.flushline.flush.FlushLog;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.Memtable;
@@ -56,6 +58,13 @@ public final class LoadCommand {
           + "  --now EPOCH_SECONDS           the clock for tombstones' local deletion time and TTL expiry\n"
           + "                                (default: the wall clock); fix it to make runs repeatable\n"
           + "  --max-errors N                report and skip up to N bad lines (default 0: stop at the first)\n"
+          + "  --commitlog DIR               append every operation to a commit log in DIR before it reaches the\n"
+          + "                                memtable; prints 'durable: N' as the first N operations become durable.\n"
+          + "                                Rerunning with the same --commitlog and --out first replays and flushes\n"
+          + "                                what an interrupted run had not flushed\n"
+          + "  --sync batch|periodic         commit log sync: batch = fsync (group commit) before a write is\n"
+          + "                                acknowledged; periodic = every 10 s (default)\n"
+          + "  --skip-corrupt                on replay, skip a corrupt commit log entry (reported) instead of stopping\n"
           + "  --help                        this text\n"
           + "\n"
           + "Exit status: 0 ok, 1 bad input or usage, 2 internal or I/O failure.\n";
@@ -70,6 +79,8 @@ public final class LoadCommand {
         s.add("memtable-size-mb");
         s.add("now");
         s.add("max-errors");
+        s.add("commitlog");
+        s.add("sync");
         OPTIONS = Set.copyOf(s);
     }
 
@@ -83,7 +94,7 @@ public final class LoadCommand {
                     return 0;
                 }
             }
-            a = new Args("load", argv, OPTIONS, Set.of());
+            a = new Args("load", argv, OPTIONS, Set.of("skip-corrupt"));
             return load(a, stdin, out, err);
         } catch (UsageException e) {
             err.println("flushline load: " + e.getMessage());
@@ -115,17 +126,42 @@ public final class LoadCommand {
         FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
 
         long start = System.nanoTime();
-        long applied = 0, badLines = 0;
+        long applied = 0, badLines = 0, durablePrinted = 0, durablePrintedNanos = 0;
         AtomicLong sstables = new AtomicLong(), dataBytes = new AtomicLong();
         BadInputException stop = null;
         // The current memtable is switched and flushed at --memtable-size-mb; writers keep applying
         // into a fresh one meanwhile, and block only if a second memtable fills before the flush ends.
         Flusher.Limits limits = new Flusher.Limits(2 * memtableLimitBytes, 2 * memtableLimitBytes, 0.5);
-        Flusher flusher = new Flusher(() -> engine.newMemtable(schema, engine.allocation), flushOptions, limits, o -> {
+        java.util.function.Consumer<dev.flushline.flush.FlushOutcome> onFlushed = o -> {
             out.println(o.logLine());
             sstables.incrementAndGet();
             dataBytes.addAndGet(o.result.dataFileBytes);
-        });
+        };
+        java.util.function.Supplier<dev.flushline.memtable.Memtable> memtables = () -> engine.newMemtable(schema, engine.allocation);
+        DurableTable durable = null;
+        Flusher flusher;
+        if (a.has("commitlog")) {
+            CommitLog.SyncMode mode;
+            try {
+                mode = CommitLog.SyncMode.parse(a.string("sync", "periodic"));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--sync is batch or periodic, not '" + a.string("sync", "") + "'");
+            }
+            CommitLog.Options clo = new CommitLog.Options(Path.of(a.required("commitlog")),
+                    CommitLog.Options.DEFAULT_SEGMENT_SIZE_BYTES, mode, CommitLog.Options.DEFAULT_PERIODIC_SYNC_MILLIS,
+                    a.has("skip-corrupt"));
+            try {
+                // Replays (and flushes) what an interrupted run logged but had not flushed.
+                durable = DurableTable.open(schema, new DurableTable.Options(clo, memtables, flushOptions, limits, onFlushed, out::println));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while replaying the commit log", e);
+            }
+            flusher = durable.flusher();
+        } else {
+            if (a.has("sync") || a.has("skip-corrupt")) throw new UsageException("--sync and --skip-corrupt need --commitlog");
+            flusher = new Flusher(memtables, flushOptions, limits, onFlushed);
+        }
         ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
         progress.start();
         try (OperationReader reader = OperationReader.open(schema, input, stdin, now)) {
@@ -144,8 +180,23 @@ public final class LoadCommand {
                         continue;
                     }
                     if (m == null) break;
-                    flusher.apply(m.update());
+                    if (durable != null) {
+                        durable.apply(m.update());
+                    } else {
+                        flusher.apply(m.update());
+                    }
                     applied++;
+                    if (durable != null) {
+                        long d = durable.durableUpTo();
+                        long t = System.nanoTime();
+                        // Each time the first N operations are durable; at most every 100 ms, so a large
+                        // batch-mode load does not print a line per operation.
+                        if (d > durablePrinted && t - durablePrintedNanos >= 100_000_000L) {
+                            out.println("durable: " + d);
+                            durablePrinted = d;
+                            durablePrintedNanos = t;
+                        }
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -153,7 +204,8 @@ public final class LoadCommand {
             } finally {
                 // Drain: everything applied (also before a bad line) is flushed; a failed flush throws.
                 try {
-                    flusher.close();
+                    if (durable != null) durable.close();
+                    else flusher.close();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted while flushing", e);
@@ -161,6 +213,7 @@ public final class LoadCommand {
                     progress.stop();
                 }
             }
+            if (durable != null && applied > durablePrinted) out.println("durable: " + applied);
             long ms = (System.nanoTime() - start) / 1_000_000;
             String where = FlushJob.tableDir(outDir, schema).toString();
             out.println("Loaded " + applied + " operations from " + reader.source() + " ("
