@@ -136,9 +136,10 @@ final class CassandraNode implements AutoCloseable {
     }
 
     /** The node's ERROR log lines with their stack traces: why an import or a query failed. */
-    String errors() {
+    String errors(int fromLine) {
         try {
-            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+            List<String> lines = all.subList(Math.min(fromLine, all.size()), all.size());
             List<String> out = new ArrayList<>();
             boolean inError = false;
             for (String l : lines) {
@@ -152,9 +153,18 @@ final class CassandraNode implements AutoCloseable {
                     inError = false;
                 }
             }
-            return String.join("\n", out);
+            return out.isEmpty() ? "(no ERROR lines; see " + log + ")" : String.join("\n", out);
         } catch (IOException e) {
             return "(cannot read node log " + log + ": " + e + ")";
+        }
+    }
+
+    /** How many lines the node has logged so far: pass to {@link #errors} to see only what follows. */
+    int logLines() {
+        try {
+            return Files.readAllLines(log, StandardCharsets.UTF_8).size();
+        } catch (IOException e) {
+            return 0;
         }
     }
 

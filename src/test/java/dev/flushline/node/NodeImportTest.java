@@ -9,6 +9,13 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.type.DataTypes;
+import dev.flushline.data.ArrayCell;
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.PartitionKey;
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.data.RangeTombstone;
+import dev.flushline.data.Row;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -31,6 +38,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import static dev.flushline.node.Updates.expiring;
+import static dev.flushline.node.Updates.i32;
+import static dev.flushline.node.Updates.i64;
+import static dev.flushline.node.Updates.live;
+import static dev.flushline.node.Updates.text;
+import static dev.flushline.node.Updates.tombstone;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -122,12 +136,7 @@ class NodeImportTest {
             // an id: the node picks its own, so the import must not depend on the folder's table id.
             session.execute(SCHEMAS[s]);
             session.execute(SCHEMAS[s].replace(KS + "." + schema.name(), KS + "." + twin(schema)));
-            Path tableDir = FlushJob.tableDir(out, schema);
-            List<String> failed = node.importSSTables(KS, schema.name(), List.of(tableDir));
-            if (!failed.isEmpty()) {
-                fail("the node refused to import " + failed + " into " + KS + "." + schema.name()
-                        + "; its errors:\n" + node.errors());
-            }
+            importOrFail(schema.name(), FlushJob.tableDir(out, schema));
         }
 
         // The twin tables get the same operations through CQL, in generation order (list element
@@ -143,6 +152,151 @@ class NodeImportTest {
         for (int s = 0; s < SCHEMAS.length; s++) {
             compare(schemas.get(s), nowSeconds, writesDoneSeconds);
         }
+    }
+
+    /**
+     * {@code nodetool import}; a refusal fails the test with the node's reasons (its ERROR log
+     * lines since the import began), since the import itself only names the refused directories.
+     */
+    private void importOrFail(String table, Path dir) throws Exception {
+        int logLine = node.logLines();
+        List<String> failed = node.importSSTables(KS, table, List.of(dir));
+        if (!failed.isEmpty()) {
+            fail("the node refused to import " + failed + " into " + KS + "." + table + "; it logged:\n" + node.errors(logLine));
+        }
+    }
+
+    /**
+     * A hand-made history with its CQL results written out: one of each deletion kind, a TTL
+     * that runs, one that expired an hour ago, a set element removed, statics, and an older write
+     * that arrives in a later flush and must lose.
+     */
+    @Test
+    void handWrittenHistoryReadsBackAsExpected() throws Exception {
+        String cql = "CREATE TABLE " + KS + ".events (id int, c int, v text, n bigint, s text STATIC, tags set<text>, "
+                + "PRIMARY KEY (id, c))";
+        TableSchema schema = CqlParser.parse(cql);
+        long now = System.currentTimeMillis() / 1000;
+        long hourAgo = now - 3600;
+        long t = 1_700_000_000_000_000L;
+        Path out = tmp.resolve("events-out");
+
+        List<PartitionUpdate> first = new ArrayList<>();
+        first.add(update(1, null,
+                row(schema, 1).liveness(t, 0, 0).cell("v", live(t, text("a"))).cell("n", live(t, i64(10)))
+                        .complex("tags", DeletionTime.of(t - 1, now), ArrayCell.live(t, new byte[0], text("x")),
+                                ArrayCell.live(t, new byte[0], text("y"))).build(),
+                row(schema, 2).liveness(t, 3600, now + 3600).cell("v", expiring(t, 3600, now + 3600, text("b"))).build(),
+                row(schema, 3).liveness(t, 0, 0).cell("v", live(t, text("c"))).build(),
+                row(schema, 4).liveness(t, 0, 0).cell("v", live(t, text("d"))).build()));
+        first.add(new PartitionUpdate(key(1), DeletionTime.LIVE, List.of(),
+                new Updates.RowBuilder(schema, true).cell("s", live(t + 5, text("st"))).build(), List.of()));
+        List<Row> two = new ArrayList<>();
+        for (int c = 1; c <= 5; c++) two.add(row(schema, c).liveness(t, 0, 0).cell("v", live(t, text("r" + c))).build());
+        first.add(update(2, null, two.toArray(new Row[0])));
+        first.add(update(3, null, row(schema, 1).liveness(t, 0, 0).build(), row(schema, 2).liveness(t, 0, 0).build()));
+        // Written an hour ago with a one-minute TTL: the whole row has expired...
+        first.add(update(4, null,
+                row(schema, 1).liveness(t, 60, hourAgo + 60).cell("v", expiring(t, 60, hourAgo + 60, text("gone"))).build(),
+                // ...here only the cell has: the row stays, v reads null.
+                row(schema, 2).liveness(t, 0, 0).cell("v", expiring(t, 60, hourAgo + 60, text("gone"))).build()));
+        first.add(update(5, null, row(schema, 1).liveness(t, 0, 0).cell("v", live(t, text("old"))).build()));
+
+        List<PartitionUpdate> second = new ArrayList<>();
+        second.add(update(1, null, row(schema, 3).cell("v", tombstone(t + 10, now)).build()));            // cell deletion
+        second.add(update(1, null, row(schema, 4).deleted(t + 1, now).build()));                          // row deletion
+        second.add(update(1, null, row(schema, 1).complex("tags", DeletionTime.LIVE,
+                ArrayCell.tombstone(t + 3, now, text("x"))).build()));                                        // set element removed
+        second.add(new PartitionUpdate(key(2), DeletionTime.LIVE, List.of(new RangeTombstone(               // c >= 2 AND c < 4
+                ClusteringBound.start(true, new byte[][] {i32(2)}), ClusteringBound.end(false, new byte[][] {i32(4)}),
+                DeletionTime.of(t + 1, now))), null, List.of()));
+        second.add(new PartitionUpdate(key(3), DeletionTime.of(t + 1, now), List.of(), null, List.of()));  // partition deletion
+        second.add(update(3, null, row(schema, 9).liveness(t + 2, 0, 0).cell("v", live(t + 2, text("new"))).build()));
+        second.add(update(5, null, row(schema, 1).cell("v", live(t + 20, text("new"))).build()));
+        second.add(update(5, null, row(schema, 1).cell("v", live(t - 5, text("older"))).cell("n", live(t - 5, i64(7))).build()));
+        second.add(new PartitionUpdate(key(6), DeletionTime.LIVE, List.of(),
+                new Updates.RowBuilder(schema, true).cell("s", live(t, text("lonely"))).build(), List.of()));
+
+        int ranges = 1;
+        for (List<PartitionUpdate> flush : List.of(first, second)) {
+            Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
+            for (PartitionUpdate u : flush) m.apply(u);
+            m.seal();
+            FlushJob.run(m, new FlushJob.Options(out, ranges, 1, -1, 0));
+            ranges = 4;
+        }
+        session.execute(cql);
+        importOrFail(schema.name(), FlushJob.tableDir(out, schema));
+
+        List<String> rows = new ArrayList<>();
+        for (com.datastax.oss.driver.api.core.cql.Row r : all("SELECT id, c, v, n, s, tags, WRITETIME(v), WRITETIME(s) FROM "
+                + KS + ".events")) {
+            rows.add(r.getFormattedContents().replaceAll("\"", ""));
+        }
+        rows.sort(null);
+        long ts = t;
+        // (The driver prints a null collection as {}.)
+        assertEquals(List.of(
+                "[id:1, c:1, v:'a', n:10, s:'st', tags:{'y'}, writetime(v):" + ts + ", writetime(s):" + (ts + 5) + "]",
+                "[id:1, c:2, v:'b', n:NULL, s:'st', tags:{}, writetime(v):" + ts + ", writetime(s):" + (ts + 5) + "]",
+                "[id:1, c:3, v:NULL, n:NULL, s:'st', tags:{}, writetime(v):NULL, writetime(s):" + (ts + 5) + "]",
+                "[id:2, c:1, v:'r1', n:NULL, s:NULL, tags:{}, writetime(v):" + ts + ", writetime(s):NULL]",
+                "[id:2, c:4, v:'r4', n:NULL, s:NULL, tags:{}, writetime(v):" + ts + ", writetime(s):NULL]",
+                "[id:2, c:5, v:'r5', n:NULL, s:NULL, tags:{}, writetime(v):" + ts + ", writetime(s):NULL]",
+                "[id:3, c:9, v:'new', n:NULL, s:NULL, tags:{}, writetime(v):" + (ts + 2) + ", writetime(s):NULL]",
+                "[id:4, c:2, v:NULL, n:NULL, s:NULL, tags:{}, writetime(v):NULL, writetime(s):NULL]",
+                "[id:5, c:1, v:'new', n:7, s:NULL, tags:{}, writetime(v):" + (ts + 20) + ", writetime(s):NULL]",
+                "[id:6, c:NULL, v:NULL, n:NULL, s:'lonely', tags:{}, writetime(v):NULL, writetime(s):" + ts + "]"), rows);
+
+        // TTL() counts down from 3600 on the node's clock: at most the seconds since we read ours.
+        long before = System.currentTimeMillis() / 1000;
+        int ttl = session.execute("SELECT TTL(v) FROM " + KS + ".events WHERE id = 1 AND c = 2").one().getInt(0);
+        long after = System.currentTimeMillis() / 1000;
+        assertTrue(ttl <= 3600 - (before - now) + 1 && ttl >= 3600 - (after - now) - 1,
+                () -> "TTL(v) " + ttl + " after " + (after - now) + " s");
+    }
+
+    /** A damaged sstable is refused, and the failure carries the node's reason, not just a directory name. */
+    @Test
+    void aRefusedImportFailsWithTheNodesReason() throws Exception {
+        String cql = "CREATE TABLE " + KS + ".damaged (k int PRIMARY KEY, v text) WITH compression = {'enabled': false}";
+        TableSchema schema = CqlParser.parse(cql);
+        long now = System.currentTimeMillis() / 1000;
+        Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
+        for (int k = 0; k < 50; k++) {
+            m.apply(new PartitionUpdate(PartitionKey.of(i32(k)), DeletionTime.LIVE, List.of(), null, List.of(
+                    new Updates.RowBuilder(schema, false).liveness(1000 + k, 0, 0).cell("v", live(1000 + k, text("value " + k))).build())));
+        }
+        m.seal();
+        Path out = tmp.resolve("damaged-out");
+        FlushJob.run(m, FlushJob.Options.simple(out));
+        Path tableDir = FlushJob.tableDir(out, schema);
+        Path data;
+        try (var files = java.nio.file.Files.list(tableDir)) {
+            data = files.filter(f -> f.getFileName().toString().endsWith("-Data.db")).findFirst().orElseThrow();
+        }
+        byte[] bytes = java.nio.file.Files.readAllBytes(data);
+        bytes[bytes.length / 2] ^= 0x5A; // one flipped byte: the digest no longer matches
+        java.nio.file.Files.write(data, bytes);
+        session.execute(cql);
+
+        AssertionError refused = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
+                () -> importOrFail(schema.name(), tableDir));
+        assertTrue(refused.getMessage().contains("Failed verifying SSTable"), refused::getMessage);
+        assertTrue(refused.getMessage().contains("Exception"), refused::getMessage);
+        System.out.println("damaged sstable refused as expected:\n" + refused.getMessage());
+    }
+
+    private static PartitionKey key(int id) {
+        return PartitionKey.of(i32(id));
+    }
+
+    private static PartitionUpdate update(int id, Row staticRow, Row... rows) {
+        return new PartitionUpdate(key(id), DeletionTime.LIVE, List.of(), staticRow, List.of(rows));
+    }
+
+    private static Updates.RowBuilder row(TableSchema schema, int c) {
+        return new Updates.RowBuilder(schema, false, i32(c));
     }
 
     private void execute(String cql, List<ByteBuffer> values) {
@@ -200,7 +354,7 @@ class NodeImportTest {
         if (!problems.isEmpty()) {
             fail(KS + "." + schema.name() + " (imported from Flushline sstables) differs from " + twin(schema)
                     + " (written through CQL), " + imported.size() + " vs " + expected.size() + " rows:\n"
-                    + String.join("\n", problems) + "\nnode errors:\n" + node.errors());
+                    + String.join("\n", problems) + "\nnode errors:\n" + node.errors(0));
         }
         System.out.printf("%s: %d rows equal in the imported table and its CQL twin%n", schema.name(), expected.size());
         // The comparison must have compared something: the workload leaves live rows behind.
