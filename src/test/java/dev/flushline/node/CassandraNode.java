@@ -83,6 +83,8 @@ final class CassandraNode implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("org.apache.cassandra.service.CassandraDaemon");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // If the test JVM is stopped before close() runs (surefire timeout, Ctrl-C), the node must not outlive it.
+        Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "stop-cassandra-node"));
         CassandraNode node = new CassandraNode(home, nativePort, storagePort, jmxPort, log, p);
         try {
             node.awaitNativePort(TimeUnit.SECONDS.toNanos(150));

@@ -55,6 +55,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * twin table through the node's ordinary write path, and both tables must answer a full scan
  * with the same rows, values and WRITETIME(); TTL() may differ only by the seconds that passed
  * between Flushline's clock reading and the node's writes.
+ *
+ * <p>Sstables are produced through the API (CqlParser, SkipListMemtable, FlushJob) as the
+ * {@code flushline load} CLI will do it; once that CLI exists, the random test can write the
+ * operations to the CLI's input format and run it instead, importing the same table folders.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NodeImportTest {
