@@ -97,6 +97,16 @@ public abstract class Memtable {
     /** The partition for {@code key}, or null. */
     public abstract MemtablePartition get(PartitionKey key);
 
+    /** Get-or-create in one skip list; a lost putIfAbsent race returns the winner's partition. */
+    static MemtablePartition getOrCreate(java.util.concurrent.ConcurrentSkipListMap<PartitionKey, MemtablePartition> map,
+                                         PartitionKey key) {
+        MemtablePartition p = map.get(key);
+        if (p != null) return p;
+        MemtablePartition fresh = new MemtablePartition(key);
+        p = map.putIfAbsent(key, fresh);
+        return p == null ? fresh : p;
+    }
+
     /** Partitions in token order. REQUIRES: sealed or quiescent. Allocates one iterator. */
     public abstract Iterator<MemtablePartition> partitionIterator();
 

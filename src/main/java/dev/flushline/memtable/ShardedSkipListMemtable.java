@@ -48,12 +48,7 @@ public final class ShardedSkipListMemtable extends Memtable {
 
     @Override
     protected MemtablePartition getOrCreate(PartitionKey key) {
-        ConcurrentSkipListMap<PartitionKey, MemtablePartition> shard = shards[shardOf(key.token(), shards.length)];
-        MemtablePartition p = shard.get(key);
-        if (p != null) return p;
-        MemtablePartition fresh = new MemtablePartition(key);
-        p = shard.putIfAbsent(key, fresh);
-        return p == null ? fresh : p;
+        return getOrCreate(shards[shardOf(key.token(), shards.length)], key);
     }
 
     @Override

@@ -22,11 +22,7 @@ public final class SkipListMemtable extends Memtable {
 
     @Override
     protected MemtablePartition getOrCreate(PartitionKey key) {
-        MemtablePartition p = partitions.get(key);
-        if (p != null) return p;
-        MemtablePartition fresh = new MemtablePartition(key);
-        p = partitions.putIfAbsent(key, fresh);
-        return p == null ? fresh : p;
+        return getOrCreate(partitions, key);
     }
 
     @Override
