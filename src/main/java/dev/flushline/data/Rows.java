@@ -29,6 +29,10 @@ public final class Rows {
      * {@code columns}: the static or regular columns in header order, whichever the rows are.
      */
     public static Row merge(Row a, Row b, ColumnMetadata[] columns, int complexStart, DeletionTime active) {
+        if (a == null && active.isLive() && b.deletion().isLive() && !b.hasComplexDeletion()) {
+            // Nothing can shadow anything: a first version with no deletion of any kind is kept as is.
+            return b.isEmpty() ? null : b;
+        }
         Row base = a != null ? a : b;
         long lts, lexp;
         int lttl;

@@ -15,7 +15,6 @@ import dev.flushline.data.Row;
 import dev.flushline.schema.TableSchema;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -129,9 +128,9 @@ public abstract class Memtable {
             DeletionTime pd = update.partitionDeletion();
             Row staticRow = update.staticRow() == null ? null : copy(update.staticRow(), staticColumnsWritten);
             List<Row> in = update.rows();
-            List<Row> rows = new ArrayList<>(in.size());
-            for (int i = 0; i < in.size(); i++) {
-                rows.add(copy(in.get(i), regularColumnsWritten));
+            Row[] rows = new Row[in.size()];
+            for (int i = 0; i < rows.length; i++) {
+                rows[i] = copy(in.get(i), regularColumnsWritten);
             }
             List<RangeTombstone> ranges = update.rangeTombstones();
             MemtablePartition p = getOrCreate(update.key());

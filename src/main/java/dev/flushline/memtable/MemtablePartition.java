@@ -65,7 +65,7 @@ public final class MemtablePartition {
      * Returns the change in row count in the high 32 bits and in cell count in the low 32 bits.
      * REQUIRES: the caller holds this partition's monitor.
      */
-    long apply(DeletionTime updateDeletion, List<RangeTombstone> updateRanges, Row updateStatic, List<Row> updateRows,
+    long apply(DeletionTime updateDeletion, List<RangeTombstone> updateRanges, Row updateStatic, Row[] updateRows,
                TableSchema schema, ClusteringComparator comparator) {
         int rowsBefore = rows.size();
         int cellsBefore = cellCount;
@@ -87,8 +87,8 @@ public final class MemtablePartition {
             staticRow = Rows.merge(old, updateStatic, schema.staticColumns(), schema.staticComplexStart(), partitionDeletion);
             cellCount += cells(staticRow) - cells(old);
         }
-        for (int i = 0; i < updateRows.size(); i++) {
-            Row u = updateRows.get(i);
+        for (int i = 0; i < updateRows.length; i++) {
+            Row u = updateRows[i];
             DeletionTime active = partitionDeletion;
             if (rangeTombstones != null) {
                 active = DeletionTime.max(active, rangeTombstones.deletionAt(u.clustering()));

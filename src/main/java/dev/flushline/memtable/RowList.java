@@ -39,6 +39,11 @@ public final class RowList {
     }
 
     private final Node head = new Node(null, null, MAX_LEVEL);
+    /**
+     * Per-thread scratch for the search path of {@link #put}: a put runs under the partition's
+     * monitor and never re-enters, so one array per writer thread serves every partition.
+     */
+    private static final ThreadLocal<Node[]> UPDATE_SCRATCH = ThreadLocal.withInitial(() -> new Node[MAX_LEVEL]);
     private int level = 1;
     private int size;
 
@@ -67,7 +72,7 @@ public final class RowList {
      * {@code row} null removes the node. Returns the row that was there before, or null.
      */
     public Row put(byte[][] clustering, Row row, ClusteringComparator comparator) {
-        Node[] update = new Node[MAX_LEVEL];
+        Node[] update = UPDATE_SCRATCH.get();
         Node x = head;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
