@@ -165,6 +165,9 @@ public final class BenchCommand {
         }
     }
 
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
     static final String AGAINST_MAIN = "dev.flushline.compare.AgainstMain";
 
     /**
@@ -243,12 +246,18 @@ public final class BenchCommand {
         public final long onHeapBytes;
         public final long offHeapBytes;
         public final List<FlushOutcome> outcomes;
+        /** Wall time of FlushJob.run, and the whole process's CPU over it (GC and JIT threads included). */
+        public final long flushWallNanos;
+        public final long flushProcessCpuNanos;
 
-        Measured(long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes) {
+        Measured(long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes,
+                 long flushWallNanos, long flushProcessCpuNanos) {
             this.fillNanos = fillNanos;
             this.onHeapBytes = onHeapBytes;
             this.offHeapBytes = offHeapBytes;
             this.outcomes = outcomes;
+            this.flushWallNanos = flushWallNanos;
+            this.flushProcessCpuNanos = flushProcessCpuNanos;
         }
     }
 
@@ -297,6 +306,8 @@ public final class BenchCommand {
         long fillNanos;
         long onHeap;
         long offHeap;
+        long flushWall;
+        long flushProcessCpu;
         try {
             long fill0 = System.nanoTime();
             fill(m, w);
@@ -310,11 +321,15 @@ public final class BenchCommand {
             onHeap = m.onHeapBytes();
             offHeap = m.offHeapBytes();
             m.seal();
+            long cpu0 = PROCESS.getProcessCpuTime();
+            long wall0 = System.nanoTime();
             outcomes = FlushJob.run(m, flushOptions);
+            flushWall = System.nanoTime() - wall0;
+            flushProcessCpu = PROCESS.getProcessCpuTime() - cpu0;
         } finally {
             m.discard();
         }
-        return new Measured(fillNanos, onHeap, offHeap, outcomes);
+        return new Measured(fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu);
     }
 
     static String json(FlushOutcome o, EngineOptions engine, TableSchema schema) {
@@ -352,7 +367,7 @@ public final class BenchCommand {
             this.valueBytes = valueBytes;
         }
 
-        Workload withPartitions(int n) {
+        public Workload withPartitions(int n) {
             return new Workload(n, rowsPerPartition, valueColumns, valueBytes);
         }
 
@@ -411,7 +426,7 @@ public final class BenchCommand {
         return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
     }
 
-    static void deleteRecursively(Path dir) throws IOException {
+    public static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) return;
         Files.walkFileTree(dir, new SimpleFileVisitor<Path>() {
             @Override
