@@ -231,7 +231,12 @@ public final class BenchCommand {
 
         /** One measured fill + seal + FlushJob.run into {@code outDir}, as {@code flushline bench} does it. */
         public Measured fillAndFlush(Path outDir, PrintStream out) throws IOException {
-            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out);
+            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, null, null);
+        }
+
+        /** As {@link #fillAndFlush(Path, PrintStream)}, calling the hooks just before and after FlushJob.run (profilers). */
+        public Measured fillAndFlush(Path outDir, PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
+            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, beforeFlush, afterFlush);
         }
 
         /** The {@code --json} object of one Flushline sstable. */
@@ -264,7 +269,7 @@ public final class BenchCommand {
     private static void bench(Workload w, EngineOptions engine, TableSchema schema, Path outDir, int warmupPartitions,
                               boolean json, PrintStream out, PrintStream err) throws IOException {
         warmUp(w, engine, schema, warmupPartitions, out);
-        Measured r = fillAndFlush(w, engine, schema, outDir, out);
+        Measured r = fillAndFlush(w, engine, schema, outDir, out, null, null);
         for (FlushOutcome o : r.outcomes) out.println(o.logLine());
         if (json) {
             for (FlushOutcome o : r.outcomes) out.println(json(o, engine, schema));
@@ -299,7 +304,7 @@ public final class BenchCommand {
     }
 
     private static Measured fillAndFlush(Workload w, EngineOptions engine, TableSchema schema, Path outDir,
-                                         PrintStream out) throws IOException {
+                                         PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
         FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
         Memtable m = engine.newMemtable(schema, engine.allocation);
         List<FlushOutcome> outcomes;
@@ -321,11 +326,13 @@ public final class BenchCommand {
             onHeap = m.onHeapBytes();
             offHeap = m.offHeapBytes();
             m.seal();
+            if (beforeFlush != null) beforeFlush.run();
             long cpu0 = PROCESS.getProcessCpuTime();
             long wall0 = System.nanoTime();
             outcomes = FlushJob.run(m, flushOptions);
             flushWall = System.nanoTime() - wall0;
             flushProcessCpu = PROCESS.getProcessCpuTime() - cpu0;
+            if (afterFlush != null) afterFlush.run();
         } finally {
             m.discard();
         }

@@ -282,6 +282,12 @@ final class CassandraPeer implements AutoCloseable {
     /** Fills and flushes {@code w} once with the given allocation type and compression; returns what it cost. */
     FlushRun fillAndFlush(BenchCommand.Workload w, String allocation, String compression, int chunkLengthBytes)
             throws Exception {
+        return fillAndFlush(w, allocation, compression, chunkLengthBytes, null, null);
+    }
+
+    /** As above, calling the hooks just before and after the flush (profilers). */
+    FlushRun fillAndFlush(BenchCommand.Workload w, String allocation, String compression, int chunkLengthBytes,
+                          Runnable beforeFlush, Runnable afterFlush) throws Exception {
         ColumnFamilyStore cfs = store(compression, chunkLengthBytes);
         usePool(allocationType(allocation));
         System.gc();
@@ -303,11 +309,13 @@ final class CassandraPeer implements AutoCloseable {
             cpu0[i] = Costs.cpu(threads.get(i).getId());
             alloc0[i] = Costs.allocated(threads.get(i).getId());
         }
+        if (beforeFlush != null) beforeFlush.run();
         long proc0 = Costs.processCpuNanos();
         long wall0 = System.nanoTime();
         List<SSTableReader> sstables = flushWriter.submit(() -> flushMemtable(cfs, m)).get();
         long wall = System.nanoTime() - wall0;
         long proc = Costs.processCpuNanos() - proc0;
+        if (afterFlush != null) afterFlush.run();
         long cpu = 0, alloc = 0;
         StringBuilder names = new StringBuilder();
         for (int i = 0; i < threads.size(); i++) {
