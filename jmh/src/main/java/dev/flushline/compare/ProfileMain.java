@@ -45,12 +45,14 @@ public final class ProfileMain {
         String what = "both";
         Path outDir = null;
         String interval = "1ms";
+        String allocInterval = "16k";
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
                 case "--what": what = argv[++i]; break;
                 case "--profile-dir": outDir = Path.of(argv[++i]); break;
                 case "--interval": interval = argv[++i]; break;
+                case "--alloc-interval": allocInterval = argv[++i]; break;
                 default: rest.add(argv[i]);
             }
         }
@@ -92,7 +94,7 @@ public final class ProfileMain {
             }
             String cpuEvent = cpuEvent(profiler);
             for (String mode : List.of("cpu", "alloc")) {
-                String start = mode.equals("cpu") ? "start,event=" + cpuEvent + ",interval=" + interval : "start,event=alloc";
+                String start = mode.equals("cpu") ? "start,event=" + cpuEvent + ",interval=" + interval : "start,event=alloc,alloc=" + allocInterval;
                 if (!what.equals("cassandra")) {
                     String name = "flushline-" + mode;
                     Runnable[] hooks = hooks(profiler, start, outDir.resolve(name + ".html"));
@@ -138,6 +140,8 @@ public final class ProfileMain {
 
     /** The bundled library: extracted from the jar on the class path to a temp file, then loaded. */
     static AsyncProfiler load() throws IOException {
+        String preloaded = System.getProperty("flushline.asyncProfiler");
+        if (preloaded != null) return AsyncProfiler.getInstance(preloaded); // loaded by -agentpath (scripts/profile)
         String arch = System.getProperty("os.arch").contains("aarch64") ? "linux-arm64" : "linux-x64";
         try (InputStream in = AsyncProfiler.class.getResourceAsStream("/" + arch + "/libasyncProfiler.so")) {
             if (in == null) throw new IOException("no " + arch + "/libasyncProfiler.so in the async-profiler jar");
