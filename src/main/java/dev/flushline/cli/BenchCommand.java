@@ -61,7 +61,10 @@ public final class BenchCommand {
           + "  --json                        also print one JSON object per sstable\n"
           + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
           + "  --warmup-partitions N         partitions of each warm-up flush (default 5000)\n"
-          + "  --against SYSTEMS             compare with cassandra,rocksdb (not implemented yet)\n"
+          + "  --against SYSTEMS             also flush the same operations through cassandra, rocksdb or\n"
+          + "                                cassandra,rocksdb in this JVM and print the ratios to Flushline;\n"
+          + "                                then --allocation and --compression may be lists (lz4,none)\n"
+          + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
           + "  --help                        this text\n"
           + "\n"
           + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
@@ -80,8 +83,14 @@ public final class BenchCommand {
         OPTIONS = Set.copyOf(s);
     }
 
+    /**
+     * Seed of the value generator: xorshift {@code s ^= s << 13; s ^= s >>> 7; s ^= s << 17}, one step per value
+     * byte, byte = {@code '!' + (s >>> 33) % 94}; values in row order, v1..vN. The comparison main repeats it.
+     */
+    public static final long VALUE_SEED = 0x9E3779B97F4A7C15L;
+
     /** Microsecond timestamps of the workload: fixed, so reruns write the same bytes. */
-    static final long BASE_TIMESTAMP_MICROS = 1_750_000_000_000_000L;
+    public static final long BASE_TIMESTAMP_MICROS = 1_750_000_000_000_000L;
 
     /** Runs the command; returns the exit status and never calls System.exit. */
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
@@ -95,16 +104,9 @@ public final class BenchCommand {
             }
             Args a = new Args("bench", argv, OPTIONS, Set.of("json"));
             if (a.has("against")) {
-                throw new UsageException("--against " + a.string("against", "") + " is not implemented yet "
-                        + "(the Cassandra and RocksDB comparison is being built separately); run without it");
+                return against(argv, out, err);
             }
-            Workload w = new Workload(a.intValue("partitions", 260_000, 1, Integer.MAX_VALUE),
-                    a.intValue("rows-per-partition", 10, 1, 1_000_000),
-                    a.intValue("value-columns", 5, 1, 1000),
-                    a.intValue("value-bytes", 16, 0, 1 << 20));
-            EngineOptions engine = new EngineOptions(a);
-            int warmupPartitions = a.intValue("warmup-partitions", 5000, 0, Integer.MAX_VALUE);
-            boolean json = a.has("json");
+            Setup setup = new Setup(a);
             Path outDir;
             if (a.has("out")) {
                 outDir = Path.of(a.string("out", null));
@@ -112,8 +114,7 @@ public final class BenchCommand {
                 tempDir = Files.createTempDirectory("flushline-bench-");
                 outDir = tempDir;
             }
-            TableSchema schema = engine.apply(CqlParser.parse(w.cql()));
-            bench(w, engine, schema, outDir, warmupPartitions, json, out, err);
+            bench(setup.workload, setup.engine, setup.schema, outDir, setup.warmupPartitions, setup.json, out, err);
             return 0;
         } catch (UsageException e) {
             err.println("flushline bench: " + e.getMessage());
@@ -136,10 +137,147 @@ public final class BenchCommand {
         }
     }
 
+    /**
+     * The comparison lives in the benchmark module (dev.flushline.compare.AgainstMain, jmh/), because it needs
+     * cassandra-all and RocksDB, which the main code never depends on. It is found by name, so this jar runs
+     * without them; scripts/flushline puts the module and its dependencies on the class path for --against.
+     */
+    private static int against(String[] argv, PrintStream out, PrintStream err) {
+        Class<?> c;
+        try {
+            c = Class.forName(AGAINST_MAIN);
+        } catch (ClassNotFoundException e) {
+            err.println("flushline bench: --against needs the comparison module (" + AGAINST_MAIN + " in jmh/, with "
+                    + "cassandra-all and rocksdbjni) on the class path; run it through scripts/flushline, which builds "
+                    + "and adds it");
+            return 2;
+        }
+        try {
+            return (Integer) c.getMethod("run", String[].class, PrintStream.class, PrintStream.class)
+                    .invoke(null, argv, out, err);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            err.println("flushline bench: internal error in the comparison: " + e.getCause());
+            e.getCause().printStackTrace(err);
+            return 2;
+        } catch (ReflectiveOperationException e) {
+            err.println("flushline bench: cannot start the comparison: " + e);
+            return 2;
+        }
+    }
+
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    static final String AGAINST_MAIN = "dev.flushline.compare.AgainstMain";
+
+    /**
+     * The parsed bench options, public for the comparison main in the benchmark module, so that it runs
+     * Flushline exactly as {@code flushline bench} does (same options, same warm-up, same fill, same FlushJob).
+     */
+    public static final class Setup {
+        public final Workload workload;
+        final EngineOptions engine;
+        public final TableSchema schema;
+        public final int warmupPartitions;
+        public final boolean json;
+
+        Setup(Args a) throws UsageException {
+            workload = new Workload(a.intValue("partitions", 260_000, 1, Integer.MAX_VALUE),
+                    a.intValue("rows-per-partition", 10, 1, 1_000_000),
+                    a.intValue("value-columns", 5, 1, 1000),
+                    a.intValue("value-bytes", 16, 0, 1 << 20));
+            engine = new EngineOptions(a);
+            warmupPartitions = a.intValue("warmup-partitions", 5000, 0, Integer.MAX_VALUE);
+            json = a.has("json");
+            schema = engine.apply(CqlParser.parse(workload.cql()));
+        }
+
+        /**
+         * Parses bench options (without {@code --against}, {@code --out}); a usage problem becomes an
+         * IllegalArgumentException whose message is the one {@code flushline bench} prints.
+         */
+        public static Setup parse(String[] argv) {
+            try {
+                return new Setup(new Args("bench", argv, OPTIONS, Set.of("json")));
+            } catch (UsageException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        }
+
+        public String memtable() {
+            return engine.memtable;
+        }
+
+        public AllocationMode allocation() {
+            return engine.allocation;
+        }
+
+        public String compression() {
+            return EngineOptions.compressionName(schema);
+        }
+
+        public int ranges() {
+            return engine.ranges;
+        }
+
+        public int flushThreads() {
+            return engine.flushThreads;
+        }
+
+        /** The warm-up {@code flushline bench} does before it measures (all three allocation modes). */
+        public void warmUp(PrintStream out) throws IOException {
+            BenchCommand.warmUp(workload, engine, schema, warmupPartitions, out);
+        }
+
+        /** One measured fill + seal + FlushJob.run into {@code outDir}, as {@code flushline bench} does it. */
+        public Measured fillAndFlush(Path outDir, PrintStream out) throws IOException {
+            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, null, null);
+        }
+
+        /** As {@link #fillAndFlush(Path, PrintStream)}, calling the hooks just before and after FlushJob.run (profilers). */
+        public Measured fillAndFlush(Path outDir, PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
+            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, beforeFlush, afterFlush);
+        }
+
+        /** The {@code --json} object of one Flushline sstable. */
+        public String json(FlushOutcome o) {
+            return BenchCommand.json(o, engine, schema);
+        }
+    }
+
+    /** What one measured Flushline fill and flush did. */
+    public static final class Measured {
+        public final long fillNanos;
+        public final long onHeapBytes;
+        public final long offHeapBytes;
+        public final List<FlushOutcome> outcomes;
+        /** Wall time of FlushJob.run, and the whole process's CPU over it (GC and JIT threads included). */
+        public final long flushWallNanos;
+        public final long flushProcessCpuNanos;
+
+        Measured(long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes,
+                 long flushWallNanos, long flushProcessCpuNanos) {
+            this.fillNanos = fillNanos;
+            this.onHeapBytes = onHeapBytes;
+            this.offHeapBytes = offHeapBytes;
+            this.outcomes = outcomes;
+            this.flushWallNanos = flushWallNanos;
+            this.flushProcessCpuNanos = flushProcessCpuNanos;
+        }
+    }
+
     private static void bench(Workload w, EngineOptions engine, TableSchema schema, Path outDir, int warmupPartitions,
                               boolean json, PrintStream out, PrintStream err) throws IOException {
-        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
+        warmUp(w, engine, schema, warmupPartitions, out);
+        Measured r = fillAndFlush(w, engine, schema, outDir, out, null, null);
+        for (FlushOutcome o : r.outcomes) out.println(o.logLine());
+        if (json) {
+            for (FlushOutcome o : r.outcomes) out.println(json(o, engine, schema));
+        }
+    }
 
+    private static void warmUp(Workload w, EngineOptions engine, TableSchema schema, int warmupPartitions,
+                               PrintStream out) throws IOException {
         if (warmupPartitions > 0) {
             long t0 = System.nanoTime();
             Path warmDir = Files.createTempDirectory("flushline-warmup-");
@@ -163,28 +301,42 @@ public final class BenchCommand {
                     + " rows (unslabbed_heap, heap_buffers, offheap_objects) in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
             System.gc(); // so the measured fill does not pay for the warm-up's garbage
         }
+    }
 
+    private static Measured fillAndFlush(Workload w, EngineOptions engine, TableSchema schema, Path outDir,
+                                         PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
+        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
         Memtable m = engine.newMemtable(schema, engine.allocation);
         List<FlushOutcome> outcomes;
+        long fillNanos;
+        long onHeap;
+        long offHeap;
+        long flushWall;
+        long flushProcessCpu;
         try {
             long fill0 = System.nanoTime();
             fill(m, w);
-            long fillNanos = System.nanoTime() - fill0;
+            fillNanos = System.nanoTime() - fill0;
             long rows = (long) w.partitions * w.rowsPerPartition;
             out.println(String.format(Locale.ROOT,
                     "Filled %s memtable (%s) with %d rows (%d partitions, %d cells) in %d ms: %d rows/s; on-heap %s, off-heap %s",
                     engine.memtable, engine.allocation.cliName(), rows, w.partitions, rows * w.valueColumns,
                     fillNanos / 1_000_000, fillNanos <= 0 ? rows : (long) (rows * 1e9 / fillNanos),
                     FlushLog.mib(m.onHeapBytes()), FlushLog.mib(m.offHeapBytes())));
+            onHeap = m.onHeapBytes();
+            offHeap = m.offHeapBytes();
             m.seal();
+            if (beforeFlush != null) beforeFlush.run();
+            long cpu0 = PROCESS.getProcessCpuTime();
+            long wall0 = System.nanoTime();
             outcomes = FlushJob.run(m, flushOptions);
+            flushWall = System.nanoTime() - wall0;
+            flushProcessCpu = PROCESS.getProcessCpuTime() - cpu0;
+            if (afterFlush != null) afterFlush.run();
         } finally {
             m.discard();
         }
-        for (FlushOutcome o : outcomes) out.println(o.logLine());
-        if (json) {
-            for (FlushOutcome o : outcomes) out.println(json(o, engine, schema));
-        }
+        return new Measured(fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu);
     }
 
     static String json(FlushOutcome o, EngineOptions engine, TableSchema schema) {
@@ -205,12 +357,15 @@ public final class BenchCommand {
         return sb.append('}').toString();
     }
 
-    /** The stress-like workload: one PartitionUpdate per partition, all rows inserted (with liveness). */
-    static final class Workload {
-        final int partitions;
-        final int rowsPerPartition;
-        final int valueColumns;
-        final int valueBytes;
+    /**
+     * The stress-like workload: one PartitionUpdate per partition, all rows inserted (with liveness).
+     * Public for the comparison main, which feeds the same operations to Cassandra and RocksDB.
+     */
+    public static final class Workload {
+        public final int partitions;
+        public final int rowsPerPartition;
+        public final int valueColumns;
+        public final int valueBytes;
 
         Workload(int partitions, int rowsPerPartition, int valueColumns, int valueBytes) {
             this.partitions = partitions;
@@ -219,11 +374,11 @@ public final class BenchCommand {
             this.valueBytes = valueBytes;
         }
 
-        Workload withPartitions(int n) {
+        public Workload withPartitions(int n) {
             return new Workload(n, rowsPerPartition, valueColumns, valueBytes);
         }
 
-        String cql() {
+        public String cql() {
             StringBuilder sb = new StringBuilder("CREATE TABLE stress.stress_table (pk bigint, ck int");
             for (int i = 1; i <= valueColumns; i++) sb.append(", v").append(i).append(" text");
             return sb.append(", PRIMARY KEY (pk, ck))").toString();
@@ -239,7 +394,7 @@ public final class BenchCommand {
         ColumnMetadata[] regulars = schema.regularColumns();
         int simple = schema.regularComplexStart();
         ComplexColumn[] noComplex = new ComplexColumn[regulars.length - simple];
-        long seed = 0x9E3779B97F4A7C15L;
+        long seed = VALUE_SEED;
         long ts = BASE_TIMESTAMP_MICROS;
         for (int p = 0; p < w.partitions; p++) {
             byte[] pk = int64(p);
@@ -278,7 +433,7 @@ public final class BenchCommand {
         return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
     }
 
-    static void deleteRecursively(Path dir) throws IOException {
+    public static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) return;
         Files.walkFileTree(dir, new SimpleFileVisitor<Path>() {
             @Override

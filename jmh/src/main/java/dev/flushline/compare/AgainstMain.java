@@ -1,0 +1,305 @@
+package dev.flushline.compare;
+
+import dev.flushline.cli.BenchCommand;
+import dev.flushline.flush.FlushOutcome;
+import dev.flushline.flush.FlushLog;
+import dev.flushline.schema.ColumnMetadata;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code flushline bench --against cassandra,rocksdb}: the same operations (BenchCommand's deterministic
+ * workload) filled into and flushed from Flushline, Cassandra 5.0.5's own SkipListMemtable + flush, and
+ * RocksDB, in one JVM, each warmed up first. Prints each flush, then a table of flush CPU, wall time,
+ * allocation, bytes written and fill throughput with each peer's ratio to Flushline; {@code --json} adds one
+ * object per flush (cli-contract keys + {@code system}).
+ *
+ * <p>Options: every {@code flushline bench} option; here {@code --allocation} and {@code --compression} may be
+ * comma lists (default heap_buffers,offheap_objects and lz4,none), and Flushline and Cassandra run each
+ * combination; RocksDB runs each compression. Order: warm-ups (Flushline's three allocation modes, Cassandra's
+ * three allocation types and each compression, RocksDB each compression), then per compression and allocation
+ * Flushline then Cassandra, then RocksDB. Before each measured fill: System.gc().
+ *
+ * <p>Entry points: {@link #main} and {@link #run} (called by BenchCommand through reflection).
+ */
+public final class AgainstMain {
+    private AgainstMain() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Returns the exit status: 0 ok, 1 usage, 2 internal or I/O failure. */
+    public static int run(String[] argv, PrintStream out, PrintStream err) {
+        Path tempRoot = null;
+        try {
+            List<String> rest = new ArrayList<>();
+            Set<String> systems = new LinkedHashSet<>();
+            List<String> allocations = null;
+            List<String> compressions = null;
+            Path keep = null;
+            for (int i = 0; i < argv.length; i++) {
+                String a = argv[i];
+                String name = a;
+                String value = null;
+                int eq = a.indexOf('=');
+                if (a.startsWith("--") && eq > 0) {
+                    name = a.substring(0, eq);
+                    value = a.substring(eq + 1);
+                }
+                boolean mine = name.equals("--against") || name.equals("--allocation") || name.equals("--compression")
+                        || name.equals("--out");
+                if (!mine) {
+                    rest.add(a);
+                    continue;
+                }
+                if (value == null) {
+                    if (i + 1 >= argv.length) return usage(err, "option " + name + " needs a value");
+                    value = argv[++i];
+                }
+                switch (name) {
+                    case "--against":
+                        for (String s : value.split(",")) {
+                            s = s.trim();
+                            if (!s.equals("cassandra") && !s.equals("rocksdb")) {
+                                return usage(err, "--against " + value + ": systems are cassandra and rocksdb");
+                            }
+                            systems.add(s);
+                        }
+                        break;
+                    case "--allocation":
+                        allocations = List.of(value.split(","));
+                        break;
+                    case "--compression":
+                        compressions = List.of(value.split(","));
+                        break;
+                    default:
+                        keep = Path.of(value);
+                }
+            }
+            if (systems.isEmpty()) return usage(err, "--against needs cassandra, rocksdb or cassandra,rocksdb");
+            if (allocations == null) allocations = List.of("heap_buffers", "offheap_objects");
+            if (compressions == null) compressions = List.of("lz4", "none");
+
+            // one Setup per combination, parsed exactly as flushline bench parses them
+            List<BenchCommand.Setup> setups = new ArrayList<>();
+            for (String c : compressions) {
+                for (String a : allocations) {
+                    List<String> args = new ArrayList<>(rest);
+                    args.addAll(List.of("--allocation", a, "--compression", c));
+                    try {
+                        setups.add(BenchCommand.Setup.parse(args.toArray(new String[0])));
+                    } catch (IllegalArgumentException e) {
+                        return usage(err, e.getMessage());
+                    }
+                }
+            }
+            BenchCommand.Setup first = setups.get(0);
+            BenchCommand.Workload w = first.workload;
+            boolean json = first.json;
+            Path root = keep != null ? Files.createDirectories(keep) : (tempRoot = Files.createTempDirectory("flushline-against-"));
+
+            ColumnMetadata[] regulars = first.schema.regularColumns();
+            String[] valueOrder = new String[w.valueColumns];
+            for (int c = 0; c < w.valueColumns; c++) valueOrder[c] = regulars[c].name();
+
+            out.println("Workload: " + w.cql() + "; " + w.partitions + " partitions x " + w.rowsPerPartition + " rows x "
+                    + w.valueColumns + " values of " + w.valueBytes + " bytes; systems: flushline," + String.join(",", systems)
+                    + "; allocation " + String.join(",", allocations) + "; compression " + String.join(",", compressions));
+
+            // warm-ups
+            first.warmUp(out);
+            CassandraPeer cassandra = systems.contains("cassandra") ? new CassandraPeer(w, valueOrder, root.resolve("cassandra")) : null;
+            RocksPeer rocks = systems.contains("rocksdb") ? new RocksPeer(root.resolve("rocksdb")) : null;
+            BenchCommand.Workload small = w.withPartitions(Math.max(1, first.warmupPartitions));
+            if (first.warmupPartitions > 0) {
+                long t0 = System.nanoTime();
+                int n = 0;
+                for (String c : compressions) {
+                    if (cassandra != null) {
+                        for (String a : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
+                            cassandra.fillAndFlush(small, a, c, first.schema.chunkLengthBytes());
+                            n++;
+                        }
+                    }
+                    if (rocks != null) {
+                        rocks.fillAndFlush(small, c);
+                        n++;
+                    }
+                }
+                out.println("Peer warm-up: " + n + " flushes of " + (long) small.partitions * small.rowsPerPartition + " rows in "
+                        + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            }
+
+            List<FlushRun> runs = new ArrayList<>();
+            List<String> jsonLines = new ArrayList<>();
+            int n = 0;
+            for (BenchCommand.Setup s : setups) {
+                Path flDir = root.resolve("flushline-" + s.allocation().cliName() + "-" + s.compression() + "-" + (++n));
+                BenchCommand.Measured m = s.fillAndFlush(flDir, out);
+                for (FlushOutcome o : m.outcomes) out.println(o.logLine());
+                FlushRun fl = flushlineRun(s, m);
+                runs.add(fl);
+                for (FlushOutcome o : m.outcomes) jsonLines.add(withFill(s.json(o), m, fl));
+                if (cassandra != null) {
+                    FlushRun c = cassandra.fillAndFlush(w, s.allocation().cliName(), s.compression(), s.schema.chunkLengthBytes());
+                    out.println(fillLine(c));
+                    out.println(cassandraLogLine(c));
+                    String same = sameDataFile(m.outcomes, c);
+                    if (same != null) out.println(same);
+                    runs.add(c);
+                    jsonLines.add(c.json());
+                    if (keep == null) deleteContents(Path.of(c.sstable).getParent()); // the store keeps its folder
+                }
+                if (keep == null) BenchCommand.deleteRecursively(flDir);
+            }
+            if (rocks != null) {
+                for (String c : compressions) {
+                    FlushRun r = rocks.fillAndFlush(w, c);
+                    out.println(fillLine(r));
+                    out.println(String.format(Locale.ROOT, "RocksDB flushed %s (%s), time spent: %d ms, cpu time: %d ms "
+                                    + "(threads %s), process cpu: %d ms", r.sstable, FlushLog.mib(r.bytes),
+                            r.wallNanos / 1_000_000, r.cpuNanos / 1_000_000, r.threads, r.processCpuNanos / 1_000_000));
+                    runs.add(r);
+                    jsonLines.add(r.json());
+                    if (keep == null) BenchCommand.deleteRecursively(Path.of(r.sstable).getParent());
+                }
+            }
+            if (cassandra != null) cassandra.close();
+
+            out.println();
+            out.print(table(runs));
+            if (json) for (String j : jsonLines) out.println(j);
+            return 0;
+        } catch (Exception | Error e) {
+            err.println("flushline bench --against: internal error: " + e);
+            e.printStackTrace(err);
+            return 2;
+        } finally {
+            if (tempRoot != null) {
+                try {
+                    BenchCommand.deleteRecursively(tempRoot);
+                } catch (IOException e) {
+                    err.println("flushline bench --against: could not delete " + tempRoot + ": " + e);
+                }
+            }
+        }
+    }
+
+    private static void deleteContents(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) BenchCommand.deleteRecursively(f);
+        }
+    }
+
+    private static int usage(PrintStream err, String message) {
+        err.println("flushline bench: " + message);
+        return 1;
+    }
+
+    /** One Flushline flush as a FlushRun: summed over its sstables (one unless --ranges). */
+    static FlushRun flushlineRun(BenchCommand.Setup s, BenchCommand.Measured m) {
+        long bytes = 0, partitions = 0, rows = 0, cells = 0, cpu = 0, alloc = 0;
+        for (FlushOutcome o : m.outcomes) {
+            bytes += o.bytesFlushed;
+            partitions += o.result.partitions;
+            rows += o.result.rows;
+            cells += o.result.cells;
+            cpu += o.cpuNanos;
+            alloc += o.allocatedBytes;
+        }
+        String sstable = m.outcomes.isEmpty() ? "" : m.outcomes.get(0).result.dataPath.toString();
+        return new FlushRun("flushline", s.memtable(), s.allocation().cliName(), s.compression(), sstable, bytes, partitions,
+                rows, cells, m.fillNanos, m.flushWallNanos, cpu, alloc, m.flushProcessCpuNanos, "FlushJob threads");
+    }
+
+    /** Flushline's own --json object plus the comparison's fill and process keys. */
+    private static String withFill(String json, BenchCommand.Measured m, FlushRun fl) {
+        return json.substring(0, json.length() - 1)
+                + ",\"fill_ms\":" + FlushRun.ms(m.fillNanos)
+                + ",\"fill_rows_per_s\":" + Math.round(fl.fillRowsPerSecond())
+                + ",\"process_cpu_ms\":" + FlushRun.ms(m.flushProcessCpuNanos) + "}";
+    }
+
+    private static String fillLine(FlushRun r) {
+        return String.format(Locale.ROOT, "Filled %s memtable (%s) with %d rows in %d ms: %d rows/s", r.system,
+                r.allocation, r.rows, r.fillNanos / 1_000_000, Math.round(r.fillRowsPerSecond()));
+    }
+
+    /** Cassandra's own flush log line, with the cpu and allocation the contract's line adds. */
+    private static String cassandraLogLine(FlushRun c) {
+        double secs = Math.max(1e-9, c.wallNanos / 1e9);
+        return String.format(Locale.ROOT, "Cassandra: Completed flushing %s (%s) for commitlog position "
+                        + "CommitLogPosition(segmentId=-1, position=0), time spent: %d ms, bytes flushed: %d/(%d per sec), "
+                        + "partitions flushed: %d/(%d per sec), rows: %d/(%d per sec), cpu time: %d ms, allocated: %s "
+                        + "(threads %s; process cpu %d ms)",
+                c.sstable, FlushLog.mib(c.bytes), c.wallNanos / 1_000_000, c.bytes, (long) (c.bytes / secs), c.partitions,
+                (long) (c.partitions / secs), c.rows, (long) (c.rows / secs), c.cpuNanos / 1_000_000,
+                FlushLog.mib(c.allocatedBytes), c.threads, c.processCpuNanos / 1_000_000);
+    }
+
+    /** Whether Flushline's and Cassandra's Data.db of the same data are the same bytes (a check that the work is equal). */
+    private static String sameDataFile(List<FlushOutcome> outcomes, FlushRun c) throws IOException {
+        if (outcomes.size() != 1) return null;
+        Path ours = outcomes.get(0).result.dataPath;
+        Path theirs = Path.of(c.sstable);
+        if (!Files.exists(ours) || !Files.exists(theirs)) return null;
+        long mismatch = Files.mismatch(ours, theirs);
+        return mismatch < 0
+                ? "Data.db: Flushline's and Cassandra's are byte-identical (" + Files.size(ours) + " bytes)"
+                : "Data.db: Flushline's (" + Files.size(ours) + " bytes) and Cassandra's (" + Files.size(theirs)
+                  + " bytes) differ from byte " + mismatch;
+    }
+
+    /** The summary table: one line per flush, then each peer's ratio to the Flushline flush of the same settings. */
+    static String table(List<FlushRun> runs) {
+        StringBuilder sb = new StringBuilder();
+        String head = String.format(Locale.ROOT, "%-10s %-16s %-5s %12s %9s %9s %8s %11s %10s %10s %9s %9s%n",
+                "system", "allocation", "comp", "fill rows/s", "wall ms", "cpu ms", "cpu ns/row", "alloc MiB",
+                "alloc B/row", "bytes MiB", "proc cpu", "rows");
+        sb.append(head);
+        for (FlushRun r : runs) {
+            sb.append(String.format(Locale.ROOT, "%-10s %-16s %-5s %12d %9.0f %9.0f %8.0f %11s %10s %10.1f %9.0f %9d%n",
+                    r.system, r.allocation, r.compression, Math.round(r.fillRowsPerSecond()), r.wallNanos / 1e6,
+                    r.cpuNanos / 1e6, (double) r.cpuNanos / Math.max(1, r.rows),
+                    r.allocatedBytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", r.allocatedBytes / 1048576.0),
+                    r.allocatedBytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", (double) r.allocatedBytes / Math.max(1, r.rows)),
+                    r.bytes / 1048576.0, r.processCpuNanos / 1e6, r.rows));
+        }
+        sb.append(String.format(Locale.ROOT, "%nRatios, peer / Flushline (same allocation and compression; RocksDB against "
+                + "Flushline heap_buffers, else the first allocation). >1 = the peer costs more (or fills faster):%n"));
+        sb.append(String.format(Locale.ROOT, "%-10s %-16s %-5s %9s %9s %9s %9s %9s%n", "system", "allocation", "comp",
+                "cpu", "wall", "alloc", "bytes", "fill/s"));
+        for (FlushRun r : runs) {
+            if (r.system.equals("flushline")) continue;
+            FlushRun base = null;
+            for (FlushRun f : runs) {
+                if (!f.system.equals("flushline") || !f.compression.equals(r.compression)) continue;
+                if (f.allocation.equals(r.allocation) || (r.system.equals("rocksdb") && f.allocation.equals("heap_buffers"))) {
+                    base = f;
+                    break;
+                }
+                if (base == null) base = f;
+            }
+            if (base == null) continue;
+            sb.append(String.format(Locale.ROOT, "%-10s %-16s %-5s %9s %9s %9s %9s %9s%n", r.system,
+                    r.allocation + (r.system.equals("rocksdb") ? "/" + base.allocation : ""), r.compression,
+                    ratio(r.cpuNanos, base.cpuNanos), ratio(r.wallNanos, base.wallNanos),
+                    r.allocatedBytes < 0 ? "n/a" : ratio(r.allocatedBytes, base.allocatedBytes),
+                    ratio(r.bytes, base.bytes), ratio(r.fillRowsPerSecond(), base.fillRowsPerSecond())));
+        }
+        return sb.toString();
+    }
+
+    private static String ratio(double peer, double flushline) {
+        return flushline <= 0 ? "n/a" : String.format(Locale.ROOT, "x%.2f", peer / flushline);
+    }
+}
