@@ -60,7 +60,7 @@ public final class BenchCommand {
           + EngineOptions.HELP
           + "  --json                        also print one JSON object per sstable\n"
           + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
-          + "  --warmup-partitions N         partitions of each warm-up flush (default 5000)\n"
+          + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 cell classes)\n"
           + "  --against SYSTEMS             also flush the same operations through cassandra, rocksdb or\n"
           + "                                cassandra,rocksdb in this JVM and print the ratios to Flushline;\n"
           + "                                then --allocation and --compression may be lists (lz4,none)\n"
@@ -187,7 +187,7 @@ public final class BenchCommand {
                     a.intValue("value-columns", 5, 1, 1000),
                     a.intValue("value-bytes", 16, 0, 1 << 20));
             engine = new EngineOptions(a);
-            warmupPartitions = a.intValue("warmup-partitions", 5000, 0, Integer.MAX_VALUE);
+            warmupPartitions = a.intValue("warmup-partitions", 20000, 0, Integer.MAX_VALUE);
             json = a.has("json");
             schema = engine.apply(CqlParser.parse(workload.cql()));
         }
@@ -276,6 +276,8 @@ public final class BenchCommand {
         }
     }
 
+    static final int WARMUP_ROUNDS = 3;
+
     private static void warmUp(Workload w, EngineOptions engine, TableSchema schema, int warmupPartitions,
                                PrintStream out) throws IOException {
         if (warmupPartitions > 0) {
@@ -284,20 +286,25 @@ public final class BenchCommand {
             try {
                 FlushJob.Options warmOptions = new FlushJob.Options(warmDir, engine.ranges, engine.flushThreads, -1, 0);
                 Workload small = w.withPartitions(warmupPartitions);
-                for (AllocationMode mode : AllocationMode.values()) {
-                    Memtable m = engine.newMemtable(schema, mode);
-                    fill(m, small);
-                    m.seal();
-                    try {
-                        FlushJob.run(m, warmOptions);
-                    } finally {
-                        m.discard();
+                // Several rounds through all three cell classes: the type profiles see every class
+                // before C2 compiles the flush loop, and C2 has finished compiling it before the
+                // measured flush (one short round left the JIT compiling during the measurement).
+                for (int round = 0; round < WARMUP_ROUNDS; round++) {
+                    for (AllocationMode mode : AllocationMode.values()) {
+                        Memtable m = engine.newMemtable(schema, mode);
+                        fill(m, small);
+                        m.seal();
+                        try {
+                            FlushJob.run(m, warmOptions);
+                        } finally {
+                            m.discard();
+                        }
                     }
                 }
             } finally {
                 deleteRecursively(warmDir);
             }
-            out.println("Warm-up: " + AllocationMode.values().length + " flushes of " + warmupPartitions * (long) w.rowsPerPartition
+            out.println("Warm-up: " + WARMUP_ROUNDS * AllocationMode.values().length + " flushes of " + warmupPartitions * (long) w.rowsPerPartition
                     + " rows (unslabbed_heap, heap_buffers, offheap_objects) in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
             System.gc(); // so the measured fill does not pay for the warm-up's garbage
         }

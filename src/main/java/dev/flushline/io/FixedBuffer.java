@@ -181,8 +181,34 @@ public final class FixedBuffer {
 
     public void putBytes(byte[] src, int srcOffset, int length) {
         ensureRemaining(length);
-        System.arraycopy(src, srcOffset, array, position, length);
+        copySmallOrBulk(src, srcOffset, array, position, length);
         position += length;
+    }
+
+    /** Below this, copies go 8 bytes at a time inline instead of through the arraycopy stub. */
+    static final int SMALL_COPY_BYTES = 32;
+
+    /**
+     * Copies {@code length} bytes. Flushes copy millions of short values (16-byte texts, 8-byte
+     * longs); for those the fixed cost of the arraycopy stub call dominated the serializer's
+     * profile, so short copies use word-sized loads and stores.
+     * REQUIRES: both ranges in bounds (checked by the callers' limits and Java's array checks).
+     */
+    static void copySmallOrBulk(byte[] src, int srcOffset, byte[] dst, int dstOffset, int length) {
+        if (length > SMALL_COPY_BYTES) {
+            System.arraycopy(src, srcOffset, dst, dstOffset, length);
+            return;
+        }
+        if ((srcOffset | length) < 0 || srcOffset + length > src.length) {
+            throw new IndexOutOfBoundsException("src " + src.length + " offset " + srcOffset + " length " + length);
+        }
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            LONG_LE.set(dst, dstOffset + i, (long) LONG_LE.get(src, srcOffset + i));
+        }
+        for (; i < length; i++) {
+            dst[dstOffset + i] = src[srcOffset + i];
+        }
     }
 
     /**
@@ -203,7 +229,17 @@ public final class FixedBuffer {
      */
     public void putBuffer(ByteBuffer src, int srcPosition, int length) {
         ensureRemaining(length);
-        src.get(srcPosition, array, position, length);
+        if (src.hasArray()) {
+            // Heap slab slices: copy from the backing array directly (no ByteBuffer bounds and
+            // state checks per value). hasArray() is false for read-only buffers, which take the
+            // general path below.
+            if (srcPosition < 0 || length > src.limit() - srcPosition) {
+                throw new IndexOutOfBoundsException("buffer limit " + src.limit() + " position " + srcPosition + " length " + length);
+            }
+            copySmallOrBulk(src.array(), src.arrayOffset() + srcPosition, array, position, length);
+        } else {
+            src.get(srcPosition, array, position, length);
+        }
         position += length;
     }
 

@@ -134,7 +134,8 @@ public final class PipelinedDataOutput {
         if (ioParked) LockSupport.unpark(ioThread);
     }
 
-    private static final int SPINS = 200;
+    /** Short: with LZ4 the I/O thread is the bottleneck and a serializer spinning on it burns CPU. */
+    private static final int SPINS = 20;
     private static final long BACKSTOP_PARK_NANOS = 1_000_000;
 
     private void checkFailure() throws IOException {

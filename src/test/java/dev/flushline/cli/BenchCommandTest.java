@@ -44,7 +44,7 @@ class BenchCommandTest {
         Result r = main("bench", "--partitions", "200", "--json", "--warmup-partitions", "50");
         assertEquals(0, r.status, r.err);
         List<String> lines = r.out.lines().toList();
-        assertTrue(lines.get(0).startsWith("Warm-up: 3 flushes of 500 rows"), lines.get(0));
+        assertTrue(lines.get(0).startsWith("Warm-up: 9 flushes of 500 rows"), lines.get(0));
         assertTrue(lines.get(1).startsWith("Filled skiplist memtable (heap_buffers) with 2000 rows (200 partitions, 10000 cells)"), lines.get(1));
         Matcher m = LOG_LINE.matcher(lines.get(2));
         assertTrue(m.matches(), lines.get(2));
