@@ -151,6 +151,17 @@ public final class MutationLayout {
         return out;
     }
 
+    /**
+     * Writes {@code m} at {@code out}'s position and returns the bytes written (for benchmarks that
+     * compare exact-size arrays with other buffer strategies). REQUIRES: room for
+     * {@link #serializedSize} bytes.
+     */
+    public static int writeInto(Mutation m, FixedBuffer out) {
+        int start = out.position();
+        new MutationLayout().writeMutation(m.table(), m.update(), out);
+        return out.position() - start;
+    }
+
     private static SerializationSizeMismatchException mismatch(Mutation m, long expected, long actual) {
         return new SerializationSizeMismatchException("Mutation of " + m.table().keyspace() + "." + m.table().name()
                 + " key " + Hex.of(m.key().key()) + (actual > expected ? " (at least)" : ""), expected, actual);
