@@ -93,12 +93,18 @@ public class FlushBench {
     public static class FlushCounters {
         /** Bytes the flushing thread allocated during FlushJob's range write (ThreadMXBean). */
         public long flushAllocBytes;
+        /** CPU time of the flushing thread during the range write (ThreadMXBean), in ms: wall minus this is I/O wait, fsync included. */
+        public double flushCpuMs;
+        /** Wall time FlushJob measured for the range write, in ms (excludes the conservation check). */
+        public double flushWallMs;
         /** Data.db bytes written. */
         public long dataBytes;
 
         @Setup(Level.Iteration)
         public void reset() {
             flushAllocBytes = 0;
+            flushCpuMs = 0;
+            flushWallMs = 0;
             dataBytes = 0;
         }
     }
@@ -146,6 +152,8 @@ public class FlushBench {
         List<FlushOutcome> outcomes = FlushJob.run(sealed, FlushJob.Options.simple(outDir));
         for (int i = 0; i < outcomes.size(); i++) {
             counters.flushAllocBytes += outcomes.get(i).allocatedBytes;
+            counters.flushCpuMs += outcomes.get(i).cpuNanos / 1e6;
+            counters.flushWallMs += outcomes.get(i).wallNanos / 1e6;
             counters.dataBytes += outcomes.get(i).result.dataFileBytes;
         }
         return outcomes;
