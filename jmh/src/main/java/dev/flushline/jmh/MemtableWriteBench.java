@@ -8,6 +8,7 @@ import dev.flushline.jmh.Workloads.MemtableKind;
 import dev.flushline.jmh.Workloads.UpdateShape;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
@@ -40,7 +41,10 @@ import java.util.concurrent.TimeUnit;
  * rows, in build order, to a fresh empty memtable created in {@code @Setup(Level.Invocation)}
  * (each invocation is ~50-200 ms, so the per-invocation setup cost is not in the timing and its
  * timer overhead is negligible); {@code @OperationsPerInvocation(100_000)} makes the score
- * rows/s. The memtable is sealed and discarded (native memory freed) in the invocation teardown.
+ * rows/s. The memtable is sealed and discarded (native memory freed) in the invocation teardown,
+ * which then runs {@code System.gc()} (untimed) so every invocation starts on a clean 3 GiB heap
+ * (fixed with -Xms/-Xmx): the measured loop still pays for its own allocation, not for
+ * collecting the previous invocation's memtable.
  * Each write is a fresh row in a fresh-or-growing partition: no reconciliation.
  *
  * <p><b>Megamorphism.</b> The trial setup first writes a slice of the workload into every memtable
@@ -65,6 +69,7 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Thread)
+@Fork(jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
 public class MemtableWriteBench {
     static final int PARTITIONS = 10_000;
     static final int ROWS = PARTITIONS * Workloads.STRESS_ROWS_PER_PARTITION;
@@ -115,6 +120,7 @@ public class MemtableWriteBench {
         }
         Workloads.discard(target);
         target = null;
+        System.gc(); // untimed: the next invocation starts without the last memtable's garbage
     }
 
     @Benchmark
