@@ -75,7 +75,20 @@ import java.util.concurrent.TimeUnit;
  * 17.0.15; ns per cell, lower is better; ratios = baseline / split in the same run; raw table in
  * profiles/2026-11-30-jmh/README.md):
  * <pre>
- * RESULTS_PLACEHOLDER
+ * run2: -p valueSize=16 -f 1 -wi 3 -i 8 -w 1s -r 1s -prof gc        median ns/cell (best iteration)
+ *                          split          sharedCallSite   shared/split
+ * ARRAY  16B  5/row POLL   26.6 (23.8)    65.3 (33.8)      2.46
+ * BUFFER 16B  5/row POLL   28.8 (27.4)   123.6 (80.2)      4.29
+ * NATIVE 16B  5/row POLL   27.2 (23.9)    59.0 (48.8)      2.17
+ * ARRAY  16B 40/row POLL   22.9 (20.3)    75.1 (43.4)      3.28
+ * BUFFER 16B 40/row POLL   19.3 (18.4)    33.5 (31.0)      1.73
+ * NATIVE 16B 40/row POLL   24.3 (20.2)    60.3 (48.0)      2.49
+ * CLEAN (same order)       22.3 / 42.3 / 36.9 / 19.7 / 22.3 / 36.8  vs  43.0 / 38.3 / 37.1 / 33.5 / 19.1 / 23.7
+ * run1 (all params, -i 5): POLLUTED shared/split 1.28-2.53 in all 12 combinations (256 B values:
+ * 1.28-2.53, largest with 5 cells/row); CLEAN 0.43-1.61, no consistent winner.
+ * Polluted: split wins every combination in both runs. Clean: within noise, except NATIVE where
+ * split was slower in both runs (unexplained, see README). 0 B/op allocated on both paths.
+ * Noise: iterations varied up to 3x (other workers' load 5-11 on 2 cores); trust ratios only.
  * </pre>
  */
 @BenchmarkMode(Mode.AverageTime)

@@ -38,7 +38,11 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Last result</b> (2026-11-30, 2-core AMD EPYC VM shared with other workers, OpenJDK
  * 17.0.15; ns per deletion time, lower is better; raw table in profiles/2026-11-30-jmh/README.md):
  * <pre>
- * RESULTS_PLACEHOLDER
+ * run1 (-f 1 -wi 3 -i 5 -w 1s -r 1s -prof gc), ns per deletion time, median (min-max):
+ * LIVE     0.68 (0.65-1.22)
+ * DELETED  1.18 (1.11-1.64)
+ * MIXED    1.18 (1.16-1.23)
+ * 0 B/op allocated. The 50/50 mix costs no more than all-deleted (no visible mispredict cost).
  * </pre>
  */
 @BenchmarkMode(Mode.AverageTime)
