@@ -62,21 +62,21 @@ import java.util.concurrent.TimeUnit;
  * <p><b>@Param axis.</b> {@code memtable} ∈ {SKIPLIST, SHARDED} × {@code mode} ∈
  * {UNSLABBED_HEAP, HEAP_BUFFERS, OFFHEAP_OBJECTS}; {@code rows} = 100 000 (10 rows/partition).
  *
- * <p><b>Run.</b> {@code java -jar jmh/target/benchmarks.jar FlushBench -f 1 -wi 3 -i 5 -prof gc}
+ * <p><b>Run.</b> {@code java -jar jmh/target/benchmarks.jar FlushBench -f 1 -wi 3 -i 8 -prof gc}
  *
  * <p><b>Last result</b> (2026-11-30, 2-core AMD EPYC VM shared with other workers, OpenJDK
  * 17.0.15; ms per flush of 100k rows, lower is better; raw table in profiles/2026-11-30-jmh/README.md):
  * <pre>
- * run2 (-f 1 -wi 3 -i 10 -prof gc), per flush of 100k rows (9.75 MB Data.db):
+ * run4 (-f 1 -wi 3 -i 8 -prof gc, calm machine), per flush of 100k rows (9.75 MB Data.db):
  *                             median wall ms   CPU ms   alloc (flushing thread)
- * SKIPLIST UNSLABBED_HEAP        132.6          51.7     1.41 MB
- * SKIPLIST HEAP_BUFFERS          238.2          74.0     1.41 MB
- * SKIPLIST OFFHEAP_OBJECTS       182.9          62.2     1.41 MB
- * SHARDED  UNSLABBED_HEAP        139.3          53.9     1.41 MB
- * SHARDED  HEAP_BUFFERS          139.7          73.2     1.41 MB
- * SHARDED  OFFHEAP_OBJECTS        88.8          65.8     1.41 MB
- * Wall is noise + fsync (1.5-4x the CPU time); CPU ratios held in run1 too: heap_buffers ~1.4x,
- * offheap_objects ~1.2x unslabbed_heap. 1 MiB of the 1.41 MB is SSTableWriter's data block.
+ * SKIPLIST UNSLABBED_HEAP         56.5          48.5     1.41 MB
+ * SKIPLIST HEAP_BUFFERS           70.6          64.4     1.41 MB
+ * SKIPLIST OFFHEAP_OBJECTS        64.5          58.0     1.41 MB
+ * SHARDED  UNSLABBED_HEAP         58.8          56.9     1.41 MB
+ * SHARDED  HEAP_BUFFERS           72.0          66.3     1.41 MB
+ * SHARDED  OFFHEAP_OBJECTS        65.2          62.2     1.41 MB
+ * CPU ratios held in run1 and run2 (loaded machine, wall 1.5-4x CPU): heap_buffers 1.17-1.43x,
+ * offheap_objects 1.09-1.20x unslabbed_heap. 1 MiB of the 1.41 MB is SSTableWriter's data block.
  * gc.alloc.rate.norm (39.5 / 95.9 / 51.5 MB) includes the iteration setup's memtable build.
  * </pre>
  */

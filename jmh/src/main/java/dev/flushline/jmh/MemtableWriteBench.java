@@ -66,24 +66,22 @@ import java.util.concurrent.TimeUnit;
  * 17.0.15; rows/s, higher is better; see
  * profiles/2026-11-30-jmh/README.md for the raw table):
  * <pre>
- * run3 (-f 1 -wi 3 -i 8 -w 2s -r 2s -prof gc), rows/s wall median (iterations min-max), rows per
+ * run4 (-f 1 -wi 3 -i 8 -w 2s -r 2s -prof gc), rows/s wall median (iterations min-max), rows per
  * writer-CPU second, allocated B/row:
- * SKIPLIST UNSLABBED_HEAP  ROW        2.28M (2.01-2.32M)  cpu 2.32M   437 B
- * SKIPLIST HEAP_BUFFERS    ROW        1.56M (0.86-1.68M)  cpu 1.62M  1001 B
- * SKIPLIST OFFHEAP_OBJECTS ROW        1.10M (0.67-1.80M)  cpu 1.59M   557 B
- * SKIPLIST UNSLABBED_HEAP  PARTITION  3.24M (1.95-3.27M)  cpu 3.28M   397 B
- * SKIPLIST HEAP_BUFFERS    PARTITION  2.06M (1.85-2.31M)  cpu 2.25M   961 B
- * SKIPLIST OFFHEAP_OBJECTS PARTITION  1.88M (0.93-2.20M)  cpu 2.17M   517 B
- * SHARDED  UNSLABBED_HEAP  ROW        1.32M (1.09-2.16M)  cpu 2.45M   437 B
- * SHARDED  HEAP_BUFFERS    ROW        1.94M (1.91-2.05M)  cpu 1.96M  1001 B
- * SHARDED  OFFHEAP_OBJECTS ROW        1.75M (1.40-1.84M)  cpu 1.81M   557 B
- * SHARDED  UNSLABBED_HEAP  PARTITION  1.90M (0.82-3.13M)  cpu 3.12M   397 B
- * SHARDED  HEAP_BUFFERS    PARTITION  2.24M (2.08-2.27M)  cpu 2.26M   961 B
- * SHARDED  OFFHEAP_OBJECTS PARTITION  1.95M (1.77-2.13M)  cpu 2.07M   517 B
- * Goal (SkipList, default workload, 1 thread, >= 1M rows/s): met, 2.3M (run1: 2.56M median; run2
- * 0.97M median, a run under heavier load). Wall numbers moved up to 2.6x between runs; compare by
- * the cpu column. run1/run2 allocated 16 B/row less (421/985/541 B); see README for why that is
- * taken as the write path's figure.
+ * SKIPLIST UNSLABBED_HEAP  ROW        1.76M (1.65-1.89M)  cpu 1.81M   421 B
+ * SKIPLIST HEAP_BUFFERS    ROW        1.76M (1.52-1.83M)  cpu 1.82M   985 B
+ * SKIPLIST OFFHEAP_OBJECTS ROW        1.60M (1.33-1.72M)  cpu 1.66M   541 B
+ * SKIPLIST UNSLABBED_HEAP  PARTITION  3.64M (3.53-3.76M)  cpu 3.66M   381 B
+ * SKIPLIST HEAP_BUFFERS    PARTITION  2.13M (1.89-2.31M)  cpu 2.35M   945 B
+ * SKIPLIST OFFHEAP_OBJECTS PARTITION  2.17M (1.79-2.25M)  cpu 2.19M   501 B
+ * SHARDED  UNSLABBED_HEAP  ROW        1.85M (1.64-1.88M)  cpu 1.86M   421 B
+ * SHARDED  HEAP_BUFFERS    ROW        1.50M (1.47-1.56M)  cpu 1.51M   985 B
+ * SHARDED  OFFHEAP_OBJECTS ROW        1.39M (1.33-1.42M)  cpu 1.39M   541 B
+ * SHARDED  UNSLABBED_HEAP  PARTITION  3.65M (3.57-3.74M)  cpu 3.66M   381 B
+ * SHARDED  HEAP_BUFFERS    PARTITION  2.45M (2.38-2.47M)  cpu 2.44M   945 B
+ * SHARDED  OFFHEAP_OBJECTS PARTITION  2.18M (2.12-2.21M)  cpu 2.17M   501 B
+ * Goal (SkipList, default workload, 1 thread, >= 1M rows/s): met, 1.76M (run1 2.56M median; run2
+ * 0.97M median under heavier load from other workers). ~3.2x RocksDB JNI's ~0.55M.
  * </pre>
  */
 @BenchmarkMode(Mode.Throughput)
