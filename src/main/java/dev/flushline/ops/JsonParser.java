@@ -171,7 +171,7 @@ public final class JsonParser {
                     if (Character.isHighSurrogate(u)) {
                         if (pos + 1 < s.length() && s.charAt(pos) == '\\' && s.charAt(pos + 1) == 'u') {
                             int lowAt = pos;
-                            pos++;
+                            pos += 2; // past the "\\u" of the low surrogate, as hexEscape requires
                             char low = hexEscape(lowAt);
                             if (!Character.isLowSurrogate(low)) {
                                 throw new JsonSyntaxException(lowAt + 1, "\\u" + hex4(u) + " is not followed by a low surrogate");

@@ -9,13 +9,11 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.type.DataTypes;
+import dev.flushline.cli.Main;
 import dev.flushline.data.ArrayCell;
-import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.data.RangeTombstone;
-import dev.flushline.data.Row;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -29,8 +27,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,27 +41,23 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.flushline.node.Updates.expiring;
 import static dev.flushline.node.Updates.i32;
-import static dev.flushline.node.Updates.i64;
-import static dev.flushline.node.Updates.live;
 import static dev.flushline.node.Updates.text;
-import static dev.flushline.node.Updates.tombstone;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * End to end into a real Cassandra 5.0.5 node: Flushline writes sstables for random operations,
- * the node imports them as {@code nodetool import} does, and CQL through the Java driver reads
+ * End to end into a real Cassandra 5.0.5 node: {@code flushline load} writes sstables from a
+ * generated operations file (JSON Lines, cli-contract.md), the node imports them as {@code nodetool import} does, and CQL through the Java driver reads
  * them back. The expectation is the node itself: the same operations, as CQL statements, go into a
  * twin table through the node's ordinary write path, and both tables must answer a full scan
  * with the same rows, values and WRITETIME(); TTL() may differ only by the seconds that passed
  * between Flushline's clock reading and the node's writes.
  *
- * <p>Sstables are produced through the API (CqlParser, SkipListMemtable, FlushJob) as the
- * {@code flushline load} CLI will do it; once that CLI exists, the random test can write the
- * operations to the CLI's input format and run it instead, importing the same table folders.
+ * <p>The sstables come from the command line tool, run in-process through {@link Main#run} with the
+ * options a user would give it (--ranges, --flush-threads, --allocation, --memtable-size-mb,
+ * --memtable, --compression, --now), several runs into one --out per table.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NodeImportTest {
@@ -112,25 +111,53 @@ class NodeImportTest {
 
     @Test
     void importedSSTablesReadBackAsTheSameOperationsWrittenThroughCql() throws Exception {
-        long nowSeconds = System.currentTimeMillis() / 1000;
+        // Each table is loaded in four runs of `flushline load` into one --out, each with its own
+        // --now: a second apart and increasing, so that list element paths (time-UUIDs from --now,
+        // one tick per element) keep increasing across runs as the node's do across the twin's
+        // statements. TTL() is compared against the earliest of them.
+        long base = System.currentTimeMillis() / 1000;
+        long nowSeconds = base - 4;
         Path out = tmp.resolve("flushline-out");
         List<TableSchema> schemas = new ArrayList<>();
         List<List<Workload.Op>> allOps = new ArrayList<>();
         for (int s = 0; s < SCHEMAS.length; s++) {
             TableSchema schema = CqlParser.parse(SCHEMAS[s]);
             schemas.add(schema);
-            Workload w = new Workload(schema, 1000 + s, nowSeconds, 30, 10);
+            Path schemaFile = tmp.resolve(schema.name() + ".cql");
+            Files.writeString(schemaFile, SCHEMAS[s], StandardCharsets.UTF_8);
+            Workload w = new Workload(schema, 1000 + s, 30, 10);
             List<Workload.Op> ops = w.ops(450, 1_700_000_000_000_000L);
             allOps.add(ops);
-            // Three flushes of the table, as a running Flushline would make them: one whole-ring
-            // sstable, then two flushes split into 4 token ranges (on 1 and 2 threads).
-            int[][] flushes = {{1, 1}, {4, 1}, {4, 2}};
-            int per = (ops.size() + flushes.length - 1) / flushes.length;
-            for (int f = 0; f < flushes.length; f++) {
-                Memtable m = new SkipListMemtable(schema, MODES[(s + f) % MODES.length]);
-                for (Workload.Op op : ops.subList(f * per, Math.min(ops.size(), (f + 1) * per))) m.apply(op.update());
-                m.seal();
-                FlushJob.run(m, new FlushJob.Options(out, flushes[f][0], flushes[f][1], -1, 0));
+            // Four runs, as flushes of the table: one whole-ring sstable, then two runs split into 4
+            // token ranges (on 1 and 2 flush threads), each allocation mode, a sharded memtable and
+            // the other compression once per table; memtables of 1 MiB for unslabbed_heap and 2 for
+            // the slab modes (which count whole 1 MiB slabs). The last run's few operations go into
+            // a 1 MiB slab memtable that passes its limit with each write: a flush per operation
+            // or so, with writes going on into the next memtable while one flushes.
+            String otherCompression = schema.compression() == TableSchema.Compression.LZ4 ? "none" : "lz4";
+            String[][] runs = {
+                {"--ranges", "1", "--flush-threads", "1"},
+                {"--ranges", "4", "--flush-threads", "1", "--memtable", "sharded", "--compression", otherCompression},
+                {"--ranges", "4", "--flush-threads", "2"},
+                {"--memtable-size-mb", "1", "--allocation", s % 2 == 0 ? "heap_buffers" : "offheap_objects"},
+            };
+            int[] ends = {150, 300, 438, 450};
+            for (int f = 0, from = 0; f < runs.length; from = ends[f++]) {
+                List<String> lines = new ArrayList<>();
+                for (Workload.Op op : ops.subList(from, ends[f])) lines.addAll(op.json());
+                Path opsFile = tmp.resolve(schema.name() + "-" + f + ".jsonl");
+                Files.write(opsFile, lines, StandardCharsets.UTF_8);
+                List<String> args = new ArrayList<>(List.of(runs[f]));
+                if (!args.contains("--allocation")) {
+                    AllocationMode mode = MODES[(s + f) % MODES.length];
+                    args.addAll(List.of("--allocation", mode.name().toLowerCase(java.util.Locale.ROOT),
+                            "--memtable-size-mb", mode == AllocationMode.UNSLABBED_HEAP ? "1" : "2"));
+                }
+                int sstables = load(schema, schemaFile, opsFile, lines.size(), out, nowSeconds + f, args);
+                // (keys_only has no cell values to put in slabs: its keys alone never pass the limit.)
+                if (f == 3 && schema.regularColumns().length > 0) {
+                    assertTrue(sstables > 3, () -> schema.name() + ": " + sstables + " sstables from a 1 MiB slab memtable");
+                }
             }
         }
 
@@ -159,6 +186,43 @@ class NodeImportTest {
     }
 
     /**
+     * {@code flushline load} in-process with {@link Main#run}: exit status 0, one {@code Completed
+     * flushing} line per sstable, all in the table's folder under {@code out}, and every line of
+     * the file read, none bad. Returns the number of sstables.
+     */
+    private int load(TableSchema schema, Path schemaFile, Path opsFile, int lines, Path out, long now, List<String> options) {
+        List<String> argv = new ArrayList<>(List.of("load", "--schema", schemaFile.toString(), "--input", opsFile.toString(),
+                "--out", out.toString(), "--now", Long.toString(now)));
+        argv.addAll(options);
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream(), stderr = new ByteArrayOutputStream();
+        int status;
+        try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
+            status = Main.run(argv.toArray(new String[0]), InputStream.nullInputStream(), o, e);
+        }
+        String printed = stdout.toString(StandardCharsets.UTF_8);
+        String errors = stderr.toString(StandardCharsets.UTF_8);
+        String what = "flushline " + String.join(" ", argv) + "\nstdout:\n" + printed + "stderr:\n" + errors;
+        assertEquals(0, status, what);
+        String tableDir = FlushJob.tableDir(out, schema).toString();
+        int sstables = 0;
+        for (String line : printed.split("\n")) {
+            if (!line.startsWith("Completed flushing ")) continue;
+            sstables++;
+            assertTrue(line.startsWith("Completed flushing " + tableDir + "/oa-") && line.contains("-big-Data.db ("), what);
+            assertTrue(line.contains("for commitlog position CommitLogPosition(segmentId=-1, position=0), time spent: "), what);
+        }
+        assertTrue(sstables > 0, what);
+        assertTrue(printed.contains("(" + lines + " lines read, 0 bad lines skipped"), what);
+        System.out.printf("%s: %d lines loaded into %d sstables (%s)%n", schema.name(), lines, sstables, String.join(" ", options));
+        return sstables;
+    }
+
+    private static Path write(Path file, List<String> lines) throws java.io.IOException {
+        return Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    /**
      * {@code nodetool import}; a refusal fails the test with the node's reasons (its ERROR log
      * lines since the import began), since the import itself only names the refused directories.
      */
@@ -173,62 +237,65 @@ class NodeImportTest {
     /**
      * A hand-made history with its CQL results written out: one of each deletion kind, a TTL
      * that runs, one that expired an hour ago, a set element removed, statics, and an older write
-     * that arrives in a later flush and must lose.
+     * that arrives in a later flush and must lose. Written with {@code flushline load} in three
+     * runs: an hour ago (--now), then two flushes; only the set element removal goes through the
+     * API, since the operations format has no element removal ({@code tags = tags - {...}}).
      */
     @Test
     void handWrittenHistoryReadsBackAsExpected() throws Exception {
         String cql = "CREATE TABLE " + KS + ".events (id int, c int, v text, n bigint, s text STATIC, tags set<text>, "
                 + "PRIMARY KEY (id, c))";
         TableSchema schema = CqlParser.parse(cql);
+        Path schemaFile = tmp.resolve("events.cql");
+        Files.writeString(schemaFile, cql, StandardCharsets.UTF_8);
         long now = System.currentTimeMillis() / 1000;
         long hourAgo = now - 3600;
         long t = 1_700_000_000_000_000L;
         Path out = tmp.resolve("events-out");
 
-        List<PartitionUpdate> first = new ArrayList<>();
-        first.add(update(1, null,
-                row(schema, 1).liveness(t, 0, 0).cell("v", live(t, text("a"))).cell("n", live(t, i64(10)))
-                        .complex("tags", DeletionTime.of(t - 1, now), ArrayCell.live(t, new byte[0], text("x")),
-                                ArrayCell.live(t, new byte[0], text("y"))).build(),
-                row(schema, 2).liveness(t, 3600, now + 3600).cell("v", expiring(t, 3600, now + 3600, text("b"))).build(),
-                row(schema, 3).liveness(t, 0, 0).cell("v", live(t, text("c"))).build(),
-                row(schema, 4).liveness(t, 0, 0).cell("v", live(t, text("d"))).build()));
-        first.add(new PartitionUpdate(key(1), DeletionTime.LIVE, List.of(),
-                new Updates.RowBuilder(schema, true).cell("s", live(t + 5, text("st"))).build(), List.of()));
-        List<Row> two = new ArrayList<>();
-        for (int c = 1; c <= 5; c++) two.add(row(schema, c).liveness(t, 0, 0).cell("v", live(t, text("r" + c))).build());
-        first.add(update(2, null, two.toArray(new Row[0])));
-        first.add(update(3, null, row(schema, 1).liveness(t, 0, 0).build(), row(schema, 2).liveness(t, 0, 0).build()));
-        // Written an hour ago with a one-minute TTL: the whole row has expired...
-        first.add(update(4, null,
-                row(schema, 1).liveness(t, 60, hourAgo + 60).cell("v", expiring(t, 60, hourAgo + 60, text("gone"))).build(),
-                // ...here only the cell has: the row stays, v reads null.
-                row(schema, 2).liveness(t, 0, 0).cell("v", expiring(t, 60, hourAgo + 60, text("gone"))).build()));
-        first.add(update(5, null, row(schema, 1).liveness(t, 0, 0).cell("v", live(t, text("old"))).build()));
-
-        List<PartitionUpdate> second = new ArrayList<>();
-        second.add(update(1, null, row(schema, 3).cell("v", tombstone(t + 10, now)).build()));            // cell deletion
-        second.add(update(1, null, row(schema, 4).deleted(t + 1, now).build()));                          // row deletion
-        second.add(update(1, null, row(schema, 1).complex("tags", DeletionTime.LIVE,
-                ArrayCell.tombstone(t + 3, now, text("x"))).build()));                                        // set element removed
-        second.add(new PartitionUpdate(key(2), DeletionTime.LIVE, List.of(new RangeTombstone(               // c >= 2 AND c < 4
-                ClusteringBound.start(true, new byte[][] {i32(2)}), ClusteringBound.end(false, new byte[][] {i32(4)}),
-                DeletionTime.of(t + 1, now))), null, List.of()));
-        second.add(new PartitionUpdate(key(3), DeletionTime.of(t + 1, now), List.of(), null, List.of()));  // partition deletion
-        second.add(update(3, null, row(schema, 9).liveness(t + 2, 0, 0).cell("v", live(t + 2, text("new"))).build()));
-        second.add(update(5, null, row(schema, 1).cell("v", live(t + 20, text("new"))).build()));
-        second.add(update(5, null, row(schema, 1).cell("v", live(t - 5, text("older"))).cell("n", live(t - 5, i64(7))).build()));
-        second.add(new PartitionUpdate(key(6), DeletionTime.LIVE, List.of(),
-                new Updates.RowBuilder(schema, true).cell("s", live(t, text("lonely"))).build(), List.of()));
-
-        int ranges = 1;
-        for (List<PartitionUpdate> flush : List.of(first, second)) {
-            Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
-            for (PartitionUpdate u : flush) m.apply(u);
-            m.seal();
-            FlushJob.run(m, new FlushJob.Options(out, ranges, 1, -1, 0));
-            ranges = 4;
+        // Loaded with --now an hour ago, with a one-minute TTL: the whole row 4/1 has expired...
+        List<String> anHourAgo = List.of(
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"ttl\":60,\"values\":{\"id\":4,\"c\":1,\"v\":\"gone\"}}",
+                // ...of 4/2 only the cell has: the row stays, v reads null.
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":4,\"c\":2}}",
+                "{\"op\":\"update\",\"timestamp\":" + t + ",\"ttl\":60,\"key\":{\"id\":4,\"c\":2},\"set\":{\"v\":\"gone\"}}");
+        List<String> first = new ArrayList<>(List.of(
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":1,\"c\":1,\"v\":\"a\",\"n\":10,\"tags\":[\"x\",\"y\"]}}",
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"ttl\":3600,\"values\":{\"id\":1,\"c\":2,\"v\":\"b\"}}",
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":1,\"c\":3,\"v\":\"c\"}}",
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":1,\"c\":4,\"v\":\"d\"}}",
+                "{\"op\":\"update\",\"timestamp\":" + (t + 5) + ",\"key\":{\"id\":1},\"set\":{\"s\":\"st\"}}"));
+        for (int c = 1; c <= 5; c++) {
+            first.add("{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":2,\"c\":" + c + ",\"v\":\"r" + c + "\"}}");
         }
+        first.addAll(List.of(
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":3,\"c\":1}}",
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":3,\"c\":2}}",
+                "{\"op\":\"insert\",\"timestamp\":" + t + ",\"values\":{\"id\":5,\"c\":1,\"v\":\"old\"}}"));
+        List<String> second = List.of(
+                "{\"op\":\"delete\",\"timestamp\":" + (t + 10) + ",\"key\":{\"id\":1,\"c\":3},\"columns\":[\"v\"]}",     // cell deletion
+                "{\"op\":\"delete\",\"timestamp\":" + (t + 1) + ",\"key\":{\"id\":1,\"c\":4}}",                          // row deletion
+                "{\"op\":\"delete\",\"timestamp\":" + (t + 1) + ",\"key\":{\"id\":2},\"range\":{\"c\":{\">=\":2,\"<\":4}}}", // range
+                "{\"op\":\"delete\",\"timestamp\":" + (t + 1) + ",\"key\":{\"id\":3}}",                                  // partition
+                "{\"op\":\"insert\",\"timestamp\":" + (t + 2) + ",\"values\":{\"id\":3,\"c\":9,\"v\":\"new\"}}",
+                "{\"op\":\"update\",\"timestamp\":" + (t + 20) + ",\"key\":{\"id\":5,\"c\":1},\"set\":{\"v\":\"new\"}}",
+                "{\"op\":\"update\",\"timestamp\":" + (t - 5) + ",\"key\":{\"id\":5,\"c\":1},\"set\":{\"v\":\"older\",\"n\":7}}",
+                "{\"op\":\"update\",\"timestamp\":" + t + ",\"key\":{\"id\":6},\"set\":{\"s\":\"lonely\"}}");
+
+        load(schema, schemaFile, write(tmp.resolve("events-0.jsonl"), anHourAgo), anHourAgo.size(), out, hourAgo,
+                List.of("--allocation", "offheap_objects"));
+        load(schema, schemaFile, write(tmp.resolve("events-1.jsonl"), first), first.size(), out, now,
+                List.of("--allocation", "heap_buffers"));
+        load(schema, schemaFile, write(tmp.resolve("events-2.jsonl"), second), second.size(), out, now,
+                List.of("--ranges", "4", "--flush-threads", "2", "--allocation", "unslabbed_heap"));
+        // UPDATE ... SET tags = tags - {'x'}: an element tombstone, through the API (no such operation in the format).
+        Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
+        m.apply(new PartitionUpdate(PartitionKey.of(i32(1)), DeletionTime.LIVE, List.of(), null, List.of(
+                new Updates.RowBuilder(schema, false, i32(1)).complex("tags", DeletionTime.LIVE,
+                        ArrayCell.tombstone(t + 3, now, text("x"))).build())));
+        m.seal();
+        FlushJob.run(m, new FlushJob.Options(out, 1, 1, -1, 0));
+
         session.execute(cql);
         importOrFail(schema.name(), FlushJob.tableDir(out, schema));
 
@@ -265,23 +332,23 @@ class NodeImportTest {
     void aRefusedImportFailsWithTheNodesReason() throws Exception {
         String cql = "CREATE TABLE " + KS + ".damaged (k int PRIMARY KEY, v text) WITH compression = {'enabled': false}";
         TableSchema schema = CqlParser.parse(cql);
-        long now = System.currentTimeMillis() / 1000;
-        Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
+        Path schemaFile = tmp.resolve("damaged.cql");
+        Files.writeString(schemaFile, cql, StandardCharsets.UTF_8);
+        List<String> ops = new ArrayList<>();
         for (int k = 0; k < 50; k++) {
-            m.apply(new PartitionUpdate(PartitionKey.of(i32(k)), DeletionTime.LIVE, List.of(), null, List.of(
-                    new Updates.RowBuilder(schema, false).liveness(1000 + k, 0, 0).cell("v", live(1000 + k, text("value " + k))).build())));
+            ops.add("{\"op\":\"insert\",\"timestamp\":" + (1000 + k) + ",\"values\":{\"k\":" + k + ",\"v\":\"value " + k + "\"}}");
         }
-        m.seal();
         Path out = tmp.resolve("damaged-out");
-        FlushJob.run(m, FlushJob.Options.simple(out));
+        load(schema, schemaFile, write(tmp.resolve("damaged.jsonl"), ops), ops.size(), out, System.currentTimeMillis() / 1000,
+                List.of("--allocation", "unslabbed_heap"));
         Path tableDir = FlushJob.tableDir(out, schema);
         Path data;
-        try (var files = java.nio.file.Files.list(tableDir)) {
+        try (var files = Files.list(tableDir)) {
             data = files.filter(f -> f.getFileName().toString().endsWith("-Data.db")).findFirst().orElseThrow();
         }
-        byte[] bytes = java.nio.file.Files.readAllBytes(data);
+        byte[] bytes = Files.readAllBytes(data);
         bytes[bytes.length / 2] ^= 0x5A; // one flipped byte: the digest no longer matches
-        java.nio.file.Files.write(data, bytes);
+        Files.write(data, bytes);
         session.execute(cql);
 
         AssertionError refused = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
@@ -289,18 +356,6 @@ class NodeImportTest {
         assertTrue(refused.getMessage().contains("Failed verifying SSTable"), refused::getMessage);
         assertTrue(refused.getMessage().contains("Exception"), refused::getMessage);
         System.out.println("damaged sstable refused as expected:\n" + refused.getMessage());
-    }
-
-    private static PartitionKey key(int id) {
-        return PartitionKey.of(i32(id));
-    }
-
-    private static PartitionUpdate update(int id, Row staticRow, Row... rows) {
-        return new PartitionUpdate(key(id), DeletionTime.LIVE, List.of(), staticRow, List.of(rows));
-    }
-
-    private static Updates.RowBuilder row(TableSchema schema, int c) {
-        return new Updates.RowBuilder(schema, false, i32(c));
     }
 
     private void execute(String cql, List<ByteBuffer> values) {

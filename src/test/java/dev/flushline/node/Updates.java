@@ -1,6 +1,5 @@
 package dev.flushline.node;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -11,13 +10,11 @@ import dev.flushline.schema.TableSchema;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
-/** Hand-built rows for the scenario whose expected CQL results are written out by hand. */
+/** Hand-built rows, for the one write of the hand-written history that the operations format cannot express. */
 final class Updates {
     private Updates() {}
 
     static byte[] i32(int v) { return ByteBuffer.allocate(4).putInt(v).array(); }
-
-    static byte[] i64(long v) { return ByteBuffer.allocate(8).putLong(v).array(); }
 
     static byte[] text(String s) { return s.getBytes(StandardCharsets.UTF_8); }
 
@@ -70,10 +67,4 @@ final class Updates {
             return new Row(isStatic, clustering, livenessTs, livenessTtl, livenessExp, deletion, cells, complex);
         }
     }
-
-    static Cell live(long ts, byte[] v) { return ArrayCell.live(ts, v, null); }
-
-    static Cell expiring(long ts, int ttl, long exp, byte[] v) { return ArrayCell.expiring(ts, ttl, exp, v, null); }
-
-    static Cell tombstone(long ts, long now) { return ArrayCell.tombstone(ts, now, null); }
 }
