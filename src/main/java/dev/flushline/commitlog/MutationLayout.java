@@ -134,11 +134,18 @@ public final class MutationLayout {
      * if the writer and the size function disagree (a bug, never an input problem).
      */
     public static byte[] serialize(Mutation m) {
-        int size = serializedSize(m);
+        // One instance for both passes: the size pass leaves previousTimestamp behind, so reset it.
+        MutationLayout layout = new MutationLayout();
+        long computed = layout.sizeOfMutation(m.update());
+        if (computed > Integer.MAX_VALUE) return serializeTooLarge(m);
+        int size = (int) computed;
+        layout.previousTimestamp = 0;
         byte[] out = new byte[size];
-        FixedBuffer buf = new FixedBuffer(out);
+        // Exactly sized: no per-put capacity checks; an overrun still throws (caught below) and
+        // the final written == size check catches an underrun.
+        FixedBuffer buf = FixedBuffer.exactlySized(out);
         try {
-            new MutationLayout().writeMutation(m.table(), m.update(), buf);
+            layout.writeMutation(m.table(), m.update(), buf);
         } catch (IndexOutOfBoundsException overflow) {
             // The writer wanted more than the computed size: report it as the mismatch it is.
             SerializationSizeMismatchException e = mismatch(m, size, (long) size + 1);
@@ -149,6 +156,12 @@ public final class MutationLayout {
             throw mismatch(m, size, buf.position());
         }
         return out;
+    }
+
+    /** Cold path: {@link #serializedSize} throws the error that names the mutation and its size. */
+    private static byte[] serializeTooLarge(Mutation m) {
+        serializedSize(m);
+        throw new AssertionError("unreachable: the size check above throws");
     }
 
     /**
@@ -224,22 +237,22 @@ public final class MutationLayout {
             }
         }
         size += sizeOfDeletion(r.deletion());
+        // One walk per column kind: the present count is only known after it, and its vint is
+        // at most 5 bytes, so it is sized at the end.
         Cell[] cells = r.cells();
         size += VInt.sizeOfUnsigned(cells.length);
         int present = 0;
-        for (int i = 0; i < cells.length; i++) if (cells[i] != null) present++;
-        size += VInt.sizeOfUnsigned(present);
         int previous = -1;
         for (int i = 0; i < cells.length; i++) {
             if (cells[i] == null) continue;
             size += VInt.sizeOfUnsigned(i - previous - 1) + sizeOfCell(cells[i], false);
             previous = i;
+            present++;
         }
+        size += VInt.sizeOfUnsigned(present);
         ComplexColumn[] complex = r.complex();
         size += VInt.sizeOfUnsigned(complex.length);
         present = 0;
-        for (int i = 0; i < complex.length; i++) if (complex[i] != null) present++;
-        size += VInt.sizeOfUnsigned(present);
         previous = -1;
         for (int i = 0; i < complex.length; i++) {
             ComplexColumn c = complex[i];
@@ -249,7 +262,9 @@ public final class MutationLayout {
             size += VInt.sizeOfUnsigned(elements.length);
             for (int k = 0; k < elements.length; k++) size += sizeOfCell(elements[k], true);
             previous = i;
+            present++;
         }
+        size += VInt.sizeOfUnsigned(present);
         return size;
     }
 

@@ -37,6 +37,13 @@ public final class FixedBuffer {
     private byte[] array;
     private int position;
     private int limit;
+    /**
+     * False only for {@link #exactlySized}: there the caller computed the exact size, the array has
+     * exactly that capacity, and an overrun is still loud (the JVM's array bounds checks throw
+     * IndexOutOfBoundsException) and the caller compares written with computed bytes. So the
+     * per-put capacity check, which a growing buffer cannot avoid, is skipped.
+     */
+    private final boolean checked;
 
     /** An owned buffer of {@code capacityBytes}, position 0, limit = capacity. */
     public FixedBuffer(int capacityBytes) {
@@ -45,9 +52,23 @@ public final class FixedBuffer {
 
     /** Writes into the caller's array from 0 up to its length. */
     public FixedBuffer(byte[] array) {
+        this(array, true);
+    }
+
+    private FixedBuffer(byte[] array, boolean checked) {
         this.array = array;
         this.position = 0;
         this.limit = array.length;
+        this.checked = checked;
+    }
+
+    /**
+     * A cursor over an array allocated to exactly the size about to be written. REQUIRES: the
+     * caller checks {@code position() == array.length} afterwards; an overrun throws the JVM's
+     * IndexOutOfBoundsException instead of this class's own message.
+     */
+    public static FixedBuffer exactlySized(byte[] array) {
+        return new FixedBuffer(array, false);
     }
 
     /** Re-points this cursor at {@code array[position..limit)}; lets a flyweight be reused per record. */
@@ -95,7 +116,7 @@ public final class FixedBuffer {
     /** Throws unless {@code bytes} more bytes fit below the limit. */
     public void ensureRemaining(int bytes) {
         // Written as a subtraction so a huge request cannot overflow into a pass.
-        if (bytes < 0 || bytes > limit - position) {
+        if (checked && (bytes < 0 || bytes > limit - position)) {
             throw overflow(bytes);
         }
     }
@@ -160,8 +181,9 @@ public final class FixedBuffer {
     }
 
     public void putUnsignedVInt(long value) {
-        ensureRemaining(VInt.sizeOfUnsigned(value));
-        position = VInt.putUnsigned(array, position, value);
+        int sizeBytes = VInt.sizeOfUnsigned(value);
+        ensureRemaining(sizeBytes);
+        position = VInt.putUnsigned(array, position, value, sizeBytes);
     }
 
     public void putSignedVInt(long value) {
