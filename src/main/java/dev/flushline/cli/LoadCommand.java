@@ -22,7 +22,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import dev.flushline.data.PartitionUpdate;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.Set;
 
@@ -166,6 +168,10 @@ public final class LoadCommand {
         progress.start();
         try (OperationReader reader = OperationReader.open(schema, input, stdin, now)) {
             try {
+                // With a commit log, operations go in groups: the group is appended, one fsync
+                // covers it (batch mode), then it reaches the memtable. One wait per group instead
+                // of per operation is what lets batch mode keep up (group commit).
+                List<PartitionUpdate> group = durable == null ? null : new ArrayList<>(COMMIT_GROUP_OPERATIONS);
                 while (true) {
                     Mutation m;
                     try {
@@ -180,17 +186,18 @@ public final class LoadCommand {
                         continue;
                     }
                     if (m == null) break;
-                    if (durable != null) {
-                        durable.apply(m.update());
-                    } else {
+                    if (durable == null) {
                         flusher.apply(m.update());
+                        applied++;
+                        continue;
                     }
-                    applied++;
-                    if (durable != null) {
-                        long d = durable.durableUpTo();
+                    group.add(m.update());
+                    if (group.size() == COMMIT_GROUP_OPERATIONS) {
+                        applied += commitGroup(durable, group);
                         long t = System.nanoTime();
-                        // Each time the first N operations are durable; at most every 100 ms, so a large
-                        // batch-mode load does not print a line per operation.
+                        // Each time the first N operations are durable; at most every 100 ms, so a
+                        // large load does not print a line per group.
+                        long d = durable.durableUpTo();
                         if (d > durablePrinted && t - durablePrintedNanos >= 100_000_000L) {
                             out.println("durable: " + d);
                             durablePrinted = d;
@@ -198,6 +205,7 @@ public final class LoadCommand {
                         }
                     }
                 }
+                if (group != null) applied += commitGroup(durable, group); // also before a bad line
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while loading", e);
@@ -230,6 +238,16 @@ public final class LoadCommand {
             }
             return 0;
         }
+    }
+
+    /** Operations per commit-log group: one fsync wait each (see the load loop). */
+    static final int COMMIT_GROUP_OPERATIONS = 256;
+
+    private static int commitGroup(DurableTable durable, List<PartitionUpdate> group) throws IOException, InterruptedException {
+        int n = group.size();
+        durable.applyGroup(group);
+        group.clear();
+        return n;
     }
 
     static TableSchema readSchema(String file) throws UsageException, IOException {

@@ -42,15 +42,18 @@ import java.util.stream.Stream;
  * (a few thousand per second here); with enough concurrent writers (as a node has client
  * threads) it should pass the issue's goal of 100k mutations/s.
  *
- * <p><b>What is measured.</b> One op = append one ~60-byte mutation (a row of three small values)
- * and wait until it is durable. Each thread has its own mutation (its bytes are cached after the
+ * <p><b>What is measured.</b> One op = one ~60-byte mutation (a row of three small values) appended
+ * and durable. {@code appendDurably}: each writer thread appends one and waits for it (many
+ * blocked writers, as client threads). {@code appendGroupDurably}: one writer appends a group of
+ * 256 and waits once (as {@code flushline load --commitlog} does). Each thread has its own mutation (its bytes are cached after the
  * first append, as a node reuses a mutation's serialization). 32 MiB segments in a temp dir,
  * rolled over as they fill. At teardown it prints appends and fsyncs, so writes per fsync follow.
  *
  * <p><b>@Param axis.</b> writer threads, via JMH's {@code -t} (default 64).
  *
- * <p><b>Run.</b> {@code java -jar jmh/target/benchmarks.jar CommitLogBatchBench -f 1 -wi 2 -i 5 -w 2s -r 2s -t 64}
- * (and {@code -t 1}, {@code -t 8}, {@code -t 128} for the axis).
+ * <p><b>Run.</b> {@code java -jar jmh/target/benchmarks.jar CommitLogBatchBench.appendDurably -f 1 -wi 1 -i 3 -w 2s -r 3s -t 64}
+ * (and {@code -t 1}, {@code -t 8}, {@code -t 128} for the axis);
+ * {@code java -jar jmh/target/benchmarks.jar CommitLogBatchBench.appendGroupDurably -f 1 -wi 1 -i 3 -w 2s -r 3s -t 1}.
  *
  * <p><b>Last result</b>: see profiles/2026-11-30-durability/README.md (date, machine, table).
  */
@@ -104,6 +107,23 @@ public class CommitLogBatchBench {
                     List.of(row)));
             MutationLayout.bytes(mutation); // serialize once; appends reuse the cached bytes
         }
+    }
+
+    /** Mutations per group in {@link #appendGroupDurably}, as {@code flushline load --commitlog} groups them. */
+    static final int GROUP = 256;
+
+    /**
+     * Group commit from one producer: append {@value #GROUP} mutations, then wait once for the
+     * fsync that covers the last (what DurableTable.applyGroup and the load command do). Run with
+     * {@code -t 1}; one op = one durable mutation.
+     */
+    @Benchmark
+    @org.openjdk.jmh.annotations.OperationsPerInvocation(GROUP)
+    public void appendGroupDurably(Log shared, Writer w) throws IOException {
+        CommitLog.Entry last = null;
+        for (int i = 0; i < GROUP; i++) last = shared.log.append(w.mutation);
+        shared.log.awaitDurable(last);
+        shared.appends.addAndGet(GROUP);
     }
 
     @Benchmark
