@@ -206,6 +206,14 @@ public final class JsonParser {
         return (char) v;
     }
 
+    private boolean fractionOrExponent(int start, int end) {
+        for (int i = start; i < end; i++) {
+            char c = s.charAt(i);
+            if (c == '.' || c == 'e' || c == 'E') return true;
+        }
+        return false;
+    }
+
     private BigDecimal number() throws JsonSyntaxException {
         int start = pos;
         if (peek() == '-') pos++;
@@ -232,7 +240,11 @@ public final class JsonParser {
             while (isDigit(peek())) pos++;
         }
         try {
-            return new BigDecimal(s.substring(start, pos));
+            BigDecimal d = new BigDecimal(s.substring(start, pos));
+            if (d.signum() == 0 && s.charAt(start) == '-' && fractionOrExponent(start, pos)) {
+                return new dev.flushline.schema.ValueCodec.NegativeZero(d.scale()); // -0.0 keeps its sign for float/double
+            }
+            return d;
         } catch (NumberFormatException | ArithmeticException e) {
             // only an exponent beyond int range gets here
             throw new JsonSyntaxException(start + 1, "number out of range: " + s.substring(start, pos));

@@ -377,9 +377,23 @@ public final class ValueCodec {
         return ByteBuffer.allocate(4 + u.length).putInt(d.scale()).put(u).array();
     }
 
+    /**
+     * A JSON number that was written as a negative zero with a fraction or an exponent
+     * ({@code -0.0}, {@code -0e0}): a BigDecimal cannot carry the sign of zero, but float and double
+     * columns must keep it, as Cassandra's JSON reader does (it reads such literals as the double
+     * -0.0; an integer literal {@code -0} is the integer 0 there too). Every other type sees zero.
+     */
+    public static final class NegativeZero extends BigDecimal {
+        public NegativeZero(int scale) {
+            super(java.math.BigInteger.ZERO, scale);
+        }
+    }
+
     private static byte[] floatValue(CqlType t, Object v) {
         float f;
-        if (v instanceof BigDecimal) {
+        if (v instanceof NegativeZero) {
+            f = -0.0f;
+        } else if (v instanceof BigDecimal) {
             BigDecimal d = (BigDecimal) v;
             // integer literal: Jackson's Integer/Long/BigInteger.floatValue() round once;
             // otherwise Jackson's Double is rounded to float (twice rounded, as in Cassandra).
@@ -400,7 +414,9 @@ public final class ValueCodec {
 
     private static byte[] doubleValue(CqlType t, Object v) {
         double x;
-        if (v instanceof BigDecimal) {
+        if (v instanceof NegativeZero) {
+            x = -0.0;
+        } else if (v instanceof BigDecimal) {
             BigDecimal d = (BigDecimal) v;
             x = d.scale() == 0 ? d.unscaledValue().doubleValue() : d.doubleValue();
         } else if (v instanceof String) {

@@ -43,7 +43,7 @@ class LoadCommitLogCrashTest {
         Path schema = Files.writeString(tmp.resolve("t.cql"), CQL);
         Path ops = tmp.resolve("ops.jsonl");
         StringBuilder sb = new StringBuilder();
-        int total = 200_000; // far more than the child gets through before the kill
+        int total = 600_000; // far more than the child gets through before the kill (group commit makes it fast)
         for (int i = 1; i <= total; i++) {
             sb.append("{\"op\":\"insert\",\"timestamp\":").append(1000 + i).append(",\"values\":{\"k\":").append(i)
                     .append(",\"v\":\"value-").append(i).append("\"}}\n");

@@ -88,6 +88,27 @@ class OperationReaderTest {
     // ---- inserts ----
 
     @Test
+    void escapedSurrogatePairsAndNegativeZeroKeepTheirMeaning() throws Exception {
+        TableSchema schema = CqlParser.parse("CREATE TABLE ks.j (pk int PRIMARY KEY, t text, d double, f float, i int)");
+        // U+1D11E (musical G clef) as an escaped surrogate pair; -0.0 keeps its sign for double/float
+        // (Cassandra reads it as the double -0.0); -0 for an int is 0, and -0 as an integer literal
+        // for a double is +0.0, as Cassandra's JSON reader (an integer node) makes it.
+        PartitionUpdate u = one(schema, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,"
+                + "\"t\":\"a\\ud834\\udd1eb\",\"d\":-0.0,\"f\":-0e0,\"i\":-0}}");
+        Row r = u.rows().get(0);
+        assertArrayEquals("a\uD834\uDD1Eb".getBytes(java.nio.charset.StandardCharsets.UTF_8), cell(schema, r, "t").valueBytes());
+        assertArrayEquals(java.nio.ByteBuffer.allocate(8).putDouble(-0.0).array(), cell(schema, r, "d").valueBytes());
+        assertArrayEquals(java.nio.ByteBuffer.allocate(4).putFloat(-0.0f).array(), cell(schema, r, "f").valueBytes());
+        assertArrayEquals(i32(0), cell(schema, r, "i").valueBytes());
+        PartitionUpdate plus = one(schema, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"d\":-0}}");
+        assertArrayEquals(new byte[8], cell(schema, plus.rows().get(0), "d").valueBytes());
+    }
+
+    static Cell cell(TableSchema schema, Row r, String column) {
+        return r.cells()[schema.column(column).position()];
+    }
+
+    @Test
     void insertSetsLivenessCellsAndNullTombstones() throws Exception {
         PartitionUpdate u = one("{\"op\":\"insert\",\"timestamp\":100,\"values\":{\"pk\":1,\"ck\":\"a\",\"ck2\":2,\"v1\":5,\"v2\":null}}");
         assertArrayEquals(i32(1), u.key().key());
