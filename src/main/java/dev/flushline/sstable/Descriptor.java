@@ -32,6 +32,13 @@ public final class Descriptor {
     static final String LOCK_SUFFIX = ".lock";
     private static final Pattern FILE_NAME = Pattern.compile("^" + VERSION + "-(\\d+)-" + FORMAT + "-(.+)$");
 
+    /**
+     * Lock files this JVM holds. On Linux a Java file lock is a POSIX record lock, and closing any
+     * descriptor of the file drops every lock the process holds on it; so {@link Leftovers} must
+     * not open a probe channel on our own live locks, and checks this set instead.
+     */
+    static final java.util.Set<Path> HELD_BY_THIS_JVM = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final Path tableDir;
     private final int generation;
     private java.nio.channels.FileChannel lockChannel;
@@ -63,6 +70,7 @@ public final class Descriptor {
             try {
                 d.lockChannel = ch;
                 d.lock = ch.lock();
+                HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
                 Files.createDirectory(d.stagingDir());
                 return d;
             } catch (FileAlreadyExistsException e) {
@@ -85,6 +93,7 @@ public final class Descriptor {
      * (published or aborted). Idempotent; never throws.
      */
     public void releaseReservation() {
+        if (lock == null && lockChannel == null) return;
         try {
             Files.deleteIfExists(lockPath());
         } catch (IOException ignored) {
@@ -98,6 +107,7 @@ public final class Descriptor {
         }
         lock = null;
         lockChannel = null;
+        HELD_BY_THIS_JVM.remove(lockPath().toAbsolutePath());
     }
 
     /** Highest generation used by a published file or a staging directory; 0 if none. */

@@ -87,6 +87,12 @@ public final class Leftovers {
                 Matcher m = LOCK.matcher(lockFile.getFileName().toString());
                 m.matches();
                 String gen = stripZeros(m.group(1));
+                if (Descriptor.HELD_BY_THIS_JVM.contains(lockFile.toAbsolutePath())) {
+                    // Ours and live. Never open (and close) a channel on it: closing any descriptor
+                    // of a file drops this process's POSIX lock on it.
+                    live.add(gen);
+                    continue;
+                }
                 java.nio.channels.FileChannel ch;
                 try {
                     ch = java.nio.channels.FileChannel.open(lockFile, java.nio.file.StandardOpenOption.WRITE);
