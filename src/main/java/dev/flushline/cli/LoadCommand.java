@@ -164,6 +164,11 @@ public final class LoadCommand {
             if (a.has("sync") || a.has("skip-corrupt")) throw new UsageException("--sync and --skip-corrupt need --commitlog");
             flusher = new Flusher(memtables, flushOptions, limits, onFlushed);
         }
+        if (durable == null) {
+            // DurableTable.open did this (and said so) for a commit-logged load.
+            java.util.List<Path> removed = dev.flushline.sstable.Leftovers.clean(FlushJob.tableDir(outDir, schema));
+            if (!removed.isEmpty()) out.println("Removed leftovers of an interrupted flush: " + removed);
+        }
         ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
         progress.start();
         try (OperationReader reader = OperationReader.open(schema, input, stdin, now)) {

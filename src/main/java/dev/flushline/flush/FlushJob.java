@@ -108,6 +108,11 @@ public final class FlushJob {
         List<Path> removed = Leftovers.clean(tableDir);
         if (removedLeftovers != null) removedLeftovers.addAll(removed);
         TokenRanges ranges = options.tokenRanges();
+        if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1
+                && memtable instanceof dev.flushline.memtable.ShardedSkipListMemtable) {
+            // A sharded memtable flushes its shards in parallel: one range (and sstable) per shard.
+            ranges = TokenRanges.even(((dev.flushline.memtable.ShardedSkipListMemtable) memtable).shardCount());
+        }
         long[] counts = ranges.partitionCounts(memtable);
         long total = 0;
         for (long c : counts) total += c;

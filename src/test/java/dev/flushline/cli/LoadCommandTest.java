@@ -219,6 +219,24 @@ class LoadCommandTest {
     }
 
     @Test
+    void leftoversOfACrashedRunAreRemovedAndReported() throws Exception {
+        Path schema = write("t.cql", CQL);
+        Path out = tmp.resolve("out");
+        Path dir = Files.createDirectories(tableDir(out));
+        // What a SIGKILLed flush leaves: a staging dir, and a generation renamed without TOC.txt.
+        Path stagingDir = Files.createDirectories(dir.resolve(".flushline-oa-7"));
+        Files.write(stagingDir.resolve("oa-7-big-Data.db"), new byte[] {1});
+        Path tocLess = Files.write(dir.resolve("oa-6-big-Data.db"), new byte[] {2});
+        Result r = main("load", "--schema", schema.toString(), "--input", write("ops.jsonl", rows(0, 3)).toString(),
+                "--out", out.toString(), "--now", Long.toString(NOW));
+        assertEquals(0, r.status, r.err);
+        assertTrue(r.out.contains("Removed leftovers of an interrupted flush: ") && r.out.contains(tocLess.toString())
+                && r.out.contains(stagingDir.toString()), r.out);
+        assertTrue(!Files.exists(tocLess) && !Files.exists(stagingDir));
+        assertEquals(3, CassandraReader.readAll(dir, CQL).stream().mapToLong(p -> p.rows().size()).sum());
+    }
+
+    @Test
     void maxErrorsReportsAndSkipsBadLines() throws Exception {
         Path schema = write("t.cql", CQL);
         String ops = rows(0, 5) + "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"a\",\"n\":1,\"v1\":\"abc\"}}\n"

@@ -114,6 +114,25 @@ class FlushRangesTest {
     }
 
     @Test
+    void aShardedMemtableFlushesOneSstablePerShardOnSeveralThreads() throws Exception {
+        CassandraOracle.init();
+        TableSchema schema = CqlParser.parse(CQL);
+        Memtable m = filled(schema, true); // 4 shards
+        try {
+            List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(tmp.resolve("shards"), 1, 2, -1, 0));
+            assertEquals(4, parts.size(), "one sstable per shard");
+            List<Partition> union = new ArrayList<>();
+            for (FlushOutcome o : parts) union.addAll(CassandraReader.readAll(o.result.dataPath, CQL));
+            union.sort((a, b) -> PartitionKey.of(a.key().toArray()).compareTo(PartitionKey.of(b.key().toArray())));
+            assertEquals(MemtableModel.of(m), union);
+            // One flush thread keeps the single-sstable output.
+            assertEquals(1, FlushJob.run(m, FlushJob.Options.simple(tmp.resolve("one"))).size());
+        } finally {
+            m.discard();
+        }
+    }
+
+    @Test
     void explicitSplitTokensAndMinimumSize() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
