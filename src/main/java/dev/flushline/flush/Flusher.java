@@ -207,6 +207,7 @@ public final class Flusher implements AutoCloseable {
         flushing.add(m);
         updateQueued();
         Future<?> f = flushExecutor.submit(() -> flushOne(m));
+        pending.removeIf(Future::isDone); // a long load queues many flushes; keep only the live ones
         pending.add(f);
         return f;
     }

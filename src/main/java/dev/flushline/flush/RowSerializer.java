@@ -346,11 +346,24 @@ public final class RowSerializer {
         return genericCellSize(c, fixedLength, complex);
     }
 
+    /**
+     * The third branch. Cell has exactly three subclasses (its constructor is package-private), so
+     * what is neither native nor array is a BufferCell: cast first, then every call is to a final
+     * method of one class.
+     */
     private int genericCellSize(Cell c, int fixedLength, boolean complex) {
-        long ts = c.timestamp(), ldt = c.localDeletionTime();
-        int ttl = c.ttl(), valueLength = c.valueLength();
+        BufferCell b = asBufferCell(c);
+        long ts = b.timestamp(), ldt = b.localDeletionTime();
+        int ttl = b.ttl(), valueLength = b.valueLength();
         return cellHeaderSize(cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt)
-                + pathAndValueSize(c.pathLength(), valueLength, fixedLength, complex);
+                + pathAndValueSize(b.pathLength(), valueLength, fixedLength, complex);
+    }
+
+    private static BufferCell asBufferCell(Cell c) {
+        if (!(c instanceof BufferCell)) {
+            throw new IllegalStateException("unknown cell class " + c.getClass().getName());
+        }
+        return (BufferCell) c;
     }
 
     private void writeCell(FixedBuffer out, Cell c, int fixedLength, boolean complex) {
@@ -391,14 +404,11 @@ public final class RowSerializer {
     }
 
     private void writeGenericCell(FixedBuffer out, Cell c, int fixedLength, boolean complex) {
-        long ts = c.timestamp(), ldt = c.localDeletionTime();
-        int ttl = c.ttl(), valueLength = c.valueLength();
+        BufferCell b = asBufferCell(c); // before anything is written
+        long ts = b.timestamp(), ldt = b.localDeletionTime();
+        int ttl = b.ttl(), valueLength = b.valueLength();
         putCellHeader(out, cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt);
         collector.cell(ts, ttl, ldt);
-        if (!(c instanceof BufferCell)) {
-            throw new IllegalStateException("unknown cell class " + c.getClass().getName());
-        }
-        BufferCell b = (BufferCell) c;
         if (complex) {
             ByteBuffer path = b.path();
             int pathLength = b.pathLength();

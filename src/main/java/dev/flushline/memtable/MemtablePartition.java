@@ -114,11 +114,10 @@ public final class MemtablePartition {
             Row old = n.row();
             if (range == null || (comparator.compare(old.clustering(), range.start()) > 0
                     && comparator.compare(old.clustering(), range.end()) < 0)) {
+                // A new row without what the deletion shadows, or null (removed) if nothing is left.
                 Row kept = Rows.merge(old, null, schema.regularColumns(), schema.regularComplexStart(), deletion);
-                if (kept != old) {
-                    rows.put(old.clustering(), kept, comparator);
-                    cellCount += cells(kept) - cells(old);
-                }
+                rows.put(old.clustering(), kept, comparator);
+                cellCount += cells(kept) - cells(old);
             }
             n = next;
         }
