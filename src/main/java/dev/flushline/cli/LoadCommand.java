@@ -162,21 +162,28 @@ public final class LoadCommand {
             flusher = durable.flusher();
         } else {
             if (a.has("sync") || a.has("skip-corrupt")) throw new UsageException("--sync and --skip-corrupt need --commitlog");
-            flusher = new Flusher(memtables, flushOptions, limits, onFlushed);
+            flusher = new Flusher(memtables, flushOptions, limits, onFlushed, null, Flusher.FailurePolicy.DEFAULT, err::println);
         }
         if (durable == null) {
             // DurableTable.open did this (and said so) for a commit-logged load.
-            java.util.List<Path> removed = dev.flushline.sstable.Leftovers.clean(FlushJob.tableDir(outDir, schema));
+            java.util.List<Path> removed = flusher.openTableDirectory();
             if (!removed.isEmpty()) out.println("Removed leftovers of an interrupted flush: " + removed);
         }
         ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
         progress.start();
+        // The input line at which each memtable took its first operation: memtables publish in
+        // write order, so after a failure the oldest unpublished one says where the published
+        // prefix of the input ends.
+        java.util.IdentityHashMap<Memtable, Long> firstLineOf = new java.util.IdentityHashMap<>();
+        OperationReader opened = null;
         try (OperationReader reader = OperationReader.open(schema, input, stdin, now)) {
+            opened = reader;
             try {
                 // With a commit log, operations go in groups: the group is appended, one fsync
                 // covers it (batch mode), then it reaches the memtable. One wait per group instead
                 // of per operation is what lets batch mode keep up (group commit).
                 List<PartitionUpdate> group = durable == null ? null : new ArrayList<>(COMMIT_GROUP_OPERATIONS);
+                Memtable lastTook = null;
                 while (true) {
                     Mutation m;
                     try {
@@ -192,7 +199,11 @@ public final class LoadCommand {
                     }
                     if (m == null) break;
                     if (durable == null) {
-                        flusher.apply(m.update());
+                        Memtable took = flusher.apply(m.update());
+                        if (took != lastTook) {
+                            firstLineOf.putIfAbsent(took, reader.lineNumber());
+                            lastTook = took;
+                        }
                         applied++;
                         continue;
                     }
@@ -242,7 +253,45 @@ public final class LoadCommand {
                 return 1;
             }
             return 0;
+        } catch (dev.flushline.flush.FlusherFailedException e) {
+            reportFlushFailure(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(),
+                    dataBytes.get(), err);
+            return 2;
         }
+    }
+
+    /**
+     * The load stopped because flushing failed for good: says why, what is published, what is not,
+     * and how to resume. Published sstables are complete; a crash-safe publish left nothing partial.
+     */
+    private static void reportFlushFailure(dev.flushline.flush.FlusherFailedException e, Flusher flusher, DurableTable durable,
+                                           java.util.IdentityHashMap<Memtable, Long> firstLineOf, OperationReader reader,
+                                           String input, Path outDir, TableSchema schema, long sstables, long dataBytes,
+                                           PrintStream err) {
+        String where = FlushJob.tableDir(outDir, schema).toString();
+        err.println("flushline load: flush failed and the load stopped: " + e.getMessage());
+        err.println("flushline load: published: " + sstables + " complete sstables (" + FlushLog.mib(dataBytes)
+                + " Data.db) under " + where + "; nothing partial is visible, and the next load removes any leftovers");
+        if (durable != null) {
+            err.println("flushline load: not published: the operations still in memtables; the commit log holds every operation"
+                    + " reported durable (" + durable.durableUpTo() + ")");
+            err.println("flushline load: to resume: fix the cause (for example free disk space), then rerun the same command:"
+                    + " it replays the commit log and flushes what was not published");
+            return;
+        }
+        long resumeLine = Long.MAX_VALUE;
+        for (Memtable m : flusher.unflushedMemtables()) {
+            Long first = firstLineOf.get(m);
+            if (first != null && first < resumeLine) resumeLine = first;
+        }
+        long lastRead = reader == null ? 0 : reader.lineNumber();
+        if (resumeLine == Long.MAX_VALUE) resumeLine = lastRead + 1;
+        err.println("flushline load: not published: the operations of input lines " + resumeLine + " to " + lastRead
+                + " (every line before " + resumeLine + " is in the published sstables; some later ones may be too)");
+        String source = input.equals("-") ? "the input" : input;
+        err.println("flushline load: to resume: fix the cause (for example free disk space), then load " + source
+                + " from line " + resumeLine + " on (tail -n +" + resumeLine + "); operations written twice reconcile to"
+                + " the same result, or use --commitlog so that a rerun replays");
     }
 
     /** Operations per commit-log group: one fsync wait each (see the load loop). */

@@ -6,7 +6,6 @@ import dev.flushline.data.Mutation;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.Leftovers;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -82,7 +81,8 @@ public final class DurableTable implements AutoCloseable {
         this.options = options;
         this.commitLog = commitLog;
         this.pauseBeforeReleaseMillis = Long.getLong(PAUSE_BEFORE_RELEASE_PROPERTY, 0L);
-        this.flusher = new Flusher(options.memtables, options.flush, options.limits, options.onFlushed);
+        this.flusher = new Flusher(options.memtables, options.flush, options.limits, options.onFlushed, null,
+                Flusher.FailurePolicy.DEFAULT, options.log != null ? options.log : System.err::println);
         this.flusher.onMemtableFlushed(this::memtableFlushed);
     }
 
@@ -98,8 +98,8 @@ public final class DurableTable implements AutoCloseable {
         CommitLog log = CommitLog.open(options.commitLog);
         DurableTable t = null;
         try {
-            List<Path> removed = Leftovers.clean(FlushJob.tableDir(options.flush.outDir, schema));
             t = new DurableTable(schema, options, log);
+            List<Path> removed = t.flusher.openTableDirectory();
             if (!removed.isEmpty()) t.say("Removed leftovers of an interrupted flush: " + removed);
             t.replay();
             return t;
@@ -244,6 +244,7 @@ public final class DurableTable implements AutoCloseable {
 
     /** Failure path of open: stop the flush thread and close the log without releasing anything. */
     private void abandon() {
+        flusher.abandon();
         try {
             commitLog.close();
         } catch (IOException | RuntimeException ignored) {

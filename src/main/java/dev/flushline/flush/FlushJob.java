@@ -6,6 +6,7 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.Leftovers;
+import dev.flushline.sstable.TableDirectory;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -99,14 +100,29 @@ public final class FlushJob {
         return run(memtable, options, removedLeftovers, null);
     }
 
-    /** As above, reporting progress to {@code progress} (may be null) while it runs. */
+    /**
+     * As above, reporting progress to {@code progress} (may be null) while it runs. Opens (lists)
+     * the table directory for this one flush; a caller that flushes repeatedly opens a
+     * {@link TableDirectory} once and calls {@link #run(Memtable, Options, TableDirectory, FlushProgress)}.
+     */
     public static List<FlushOutcome> run(Memtable memtable, Options options, List<Path> removedLeftovers,
                                          FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
+        TableDirectory dir = TableDirectory.open(tableDir(options.outDir, memtable.schema()));
+        if (removedLeftovers != null) removedLeftovers.addAll(dir.removedLeftovers());
+        return run(memtable, options, dir, progress);
+    }
+
+    /**
+     * Flushes into an opened table directory: no directory listing, so the cost of a flush does not
+     * grow with the sstables already there. REQUIRES: {@code dir} is {@code options.outDir}'s
+     * directory of this memtable's table.
+     */
+    public static List<FlushOutcome> run(Memtable memtable, Options options, TableDirectory dir,
+                                         FlushProgress progress) throws IOException {
+        if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
         final FlushWriter writer = new FlushWriter(memtable);
-        final Path tableDir = tableDir(options.outDir, memtable.schema());
-        List<Path> removed = Leftovers.clean(tableDir);
-        if (removedLeftovers != null) removedLeftovers.addAll(removed);
+        final TableDirectory tableDir = dir;
         TokenRanges ranges = options.tokenRanges();
         if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1
                 && memtable instanceof dev.flushline.memtable.ShardedSkipListMemtable) {
@@ -164,7 +180,7 @@ public final class FlushJob {
         return outcomes;
     }
 
-    private static FlushOutcome writeRange(Memtable memtable, FlushWriter writer, Path tableDir, TokenRanges ranges, int i,
+    private static FlushOutcome writeRange(Memtable memtable, FlushWriter writer, TableDirectory tableDir, TokenRanges ranges, int i,
                                            long expectedKeys, Options options, FlushProgress progress) throws IOException {
         long tid = Thread.currentThread().getId();
         long cpu0 = THREADS.getThreadCpuTime(tid);

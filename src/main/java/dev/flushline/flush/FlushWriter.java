@@ -14,7 +14,10 @@ import dev.flushline.memtable.MemtablePartition;
 import dev.flushline.memtable.RowList;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.DataLayout;
+import dev.flushline.sstable.Component;
 import dev.flushline.sstable.Descriptor;
+import dev.flushline.sstable.SSTableWriteException;
+import dev.flushline.sstable.TableDirectory;
 import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.RowIndexBuilder;
 import dev.flushline.sstable.SSTableWriter;
@@ -76,20 +79,48 @@ public final class FlushWriter {
      * {@code tableDir}. Returns null, and publishes nothing, if they are all empty.
      * {@code expectedKeys} sizes the bloom filter, as a node uses its memtable's partition count.
      */
-    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir) throws IOException {
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir) throws IOException {
         return write(partitions, expectedKeys, tableDir, true);
     }
 
     /** {@code pipelined}: serialize on this thread while an I/O thread compresses and writes. */
-    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir, boolean pipelined)
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir, boolean pipelined)
             throws IOException {
         return write(partitions, expectedKeys, tableDir, pipelined, null);
     }
 
-    /** As above, reporting progress to {@code progress} (may be null) every few thousand partitions. */
-    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir, boolean pipelined,
+    /**
+     * As above, reporting progress to {@code progress} (may be null) every few thousand partitions.
+     * An I/O failure comes out as an {@link SSTableWriteException} naming the sstable and the phase;
+     * nothing of that sstable is left visible.
+     */
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir, boolean pipelined,
                              FlushProgress progress) throws IOException {
-        Descriptor descriptor = Descriptor.reserveNext(tableDir);
+        Descriptor descriptor;
+        try {
+            descriptor = tableDir.reserveNext();
+        } catch (IOException e) {
+            throw new SSTableWriteException(tableDir.path(), SSTableWriteException.Phase.RESERVE, e);
+        }
+        SSTableWriter sst;
+        try {
+            sst = new SSTableWriter(schema, descriptor, expectedKeys, pipelined);
+        } catch (IOException e) {
+            throw new SSTableWriteException(descriptor.path(Component.DATA), SSTableWriteException.Phase.CREATE, e);
+        }
+        try {
+            return write(partitions, sst, descriptor, progress);
+        } catch (SSTableWriteException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new SSTableWriteException(descriptor.path(Component.DATA), sst.phase(), e);
+        } finally {
+            sst.close(); // aborts (removes the staging directory) unless published
+        }
+    }
+
+    private FlushResult write(Iterator<MemtablePartition> partitions, SSTableWriter sst, Descriptor descriptor,
+                              FlushProgress progress) throws IOException {
         StatsCollector collector = new StatsCollector(comparator);
         RowSerializer rs = new RowSerializer(header, collector);
         RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
@@ -99,130 +130,128 @@ public final class FlushWriter {
         long wrotePartitions = 0, wroteRows = 0, wroteMarkers = 0;
         long reportedBytes = 0, visited = 0;
 
-        try (SSTableWriter sst = new SSTableWriter(schema, descriptor, expectedKeys, pipelined)) {
-            while (partitions.hasNext()) {
-                MemtablePartition p = partitions.next();
-                visited++;
-                if (progress != null && (visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1)) == 0) {
-                    long position = sst.dataPosition();
-                    progress.add(FlushProgress.UPDATE_EVERY_PARTITIONS, position - reportedBytes);
-                    reportedBytes = position;
-                }
-                if (p.isEmpty()) continue; // Cassandra writes nothing for a partition with no data
-                expectPartitions++;
-                expectRows += p.rowCount();
-                expectCells += p.cellCount();
-                RangeTombstoneList rts = p.rangeTombstones();
-                int markerCount = rts == null ? 0 : rts.markerCount();
-                expectMarkers += markerCount;
+        while (partitions.hasNext()) {
+            MemtablePartition p = partitions.next();
+            visited++;
+            if (progress != null && (visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1)) == 0) {
+                long position = sst.dataPosition();
+                progress.add(FlushProgress.UPDATE_EVERY_PARTITIONS, position - reportedBytes);
+                reportedBytes = position;
+            }
+            if (p.isEmpty()) continue; // Cassandra writes nothing for a partition with no data
+            expectPartitions++;
+            expectRows += p.rowCount();
+            expectCells += p.cellCount();
+            RangeTombstoneList rts = p.rangeTombstones();
+            int markerCount = rts == null ? 0 : rts.markerCount();
+            expectMarkers += markerCount;
 
-                final byte[] key = p.key().key();
-                final DeletionTime pd = p.partitionDeletion();
-                final long partitionStart = sst.dataPosition();
+            final byte[] key = p.key().key();
+            final DeletionTime pd = p.partitionDeletion();
+            final long partitionStart = sst.dataPosition();
 
-                int size = RowSerializer.partitionHeaderSize(key, pd);
-                rs.writePartitionHeader(sst.reserve(size), key, pd, size);
-                if (hasStatics) {
-                    Row st = p.staticRow() != null ? p.staticRow() : emptyStaticRow;
-                    size = rs.rowSize(st, 0);
-                    rs.writeRow(sst.reserve(size), st, 0, size);
-                }
-                final long headerLength = sst.dataPosition() - partitionStart;
+            int size = RowSerializer.partitionHeaderSize(key, pd);
+            rs.writePartitionHeader(sst.reserve(size), key, pd, size);
+            if (hasStatics) {
+                Row st = p.staticRow() != null ? p.staticRow() : emptyStaticRow;
+                size = rs.rowSize(st, 0);
+                rs.writeRow(sst.reserve(size), st, 0, size);
+            }
+            final long headerLength = sst.dataPosition() - partitionStart;
 
-                rowIndex.reset();
-                long previousStart = 0;
-                DeletionTime open = DeletionTime.LIVE;
-                Row firstRow = null, lastRow = null;
-                RowList.Node node = p.rows().first();
-                int mi = 0;
-                while (node != null || mi < markerCount) {
-                    long start = sst.dataPosition() - partitionStart;
-                    long prevSize = start - previousStart;
-                    if (node == null || (mi < markerCount && comparator.compare(node.row().clustering(), rts.markerBound(mi)) > 0)) {
-                        ClusteringBound bound = rts.markerBound(mi);
-                        DeletionTime endDel = rts.markerEndDeletion(mi), startDel = rts.markerStartDeletion(mi);
-                        size = rs.markerSize(bound, endDel, startDel, prevSize);
-                        rs.writeMarker(sst.reserve(size), bound, endDel, startDel, prevSize, size);
-                        open = bound.isEnd() ? DeletionTime.LIVE : startDel;
-                        rowIndex.added(bound.kind(), bound.values(), start, start + size, open);
-                        wroteMarkers++;
-                        mi++;
-                    } else {
-                        Row row = node.row();
-                        size = rs.rowSize(row, prevSize);
-                        rs.writeRow(sst.reserve(size), row, prevSize, size);
-                        if (firstRow == null) firstRow = row;
-                        lastRow = row;
-                        rowIndex.added(ClusteringBound.CLUSTERING, row.clustering(), start, start + size, open);
-                        wroteRows++;
-                        node = node.next();
-                    }
-                    previousStart = start;
+            rowIndex.reset();
+            long previousStart = 0;
+            DeletionTime open = DeletionTime.LIVE;
+            Row firstRow = null, lastRow = null;
+            RowList.Node node = p.rows().first();
+            int mi = 0;
+            while (node != null || mi < markerCount) {
+                long start = sst.dataPosition() - partitionStart;
+                long prevSize = start - previousStart;
+                if (node == null || (mi < markerCount && comparator.compare(node.row().clustering(), rts.markerBound(mi)) > 0)) {
+                    ClusteringBound bound = rts.markerBound(mi);
+                    DeletionTime endDel = rts.markerEndDeletion(mi), startDel = rts.markerStartDeletion(mi);
+                    size = rs.markerSize(bound, endDel, startDel, prevSize);
+                    rs.writeMarker(sst.reserve(size), bound, endDel, startDel, prevSize, size);
+                    open = bound.isEnd() ? DeletionTime.LIVE : startDel;
+                    rowIndex.added(bound.kind(), bound.values(), start, start + size, open);
+                    wroteMarkers++;
+                    mi++;
+                } else {
+                    Row row = node.row();
+                    size = rs.rowSize(row, prevSize);
+                    rs.writeRow(sst.reserve(size), row, prevSize, size);
+                    if (firstRow == null) firstRow = row;
+                    lastRow = row;
+                    rowIndex.added(ClusteringBound.CLUSTERING, row.clustering(), start, start + size, open);
+                    wroteRows++;
+                    node = node.next();
                 }
-                // Rows come in clustering order: the first and last bound the covered slice.
-                if (firstRow != null) {
-                    collector.rowClustering(firstRow.clustering());
-                    if (lastRow != firstRow) collector.rowClustering(lastRow.clustering());
-                }
-                FixedBuffer out = sst.reserve(1);
-                out.putByte(DataLayout.END_OF_PARTITION);
-                long partitionBytes = sst.dataPosition() - partitionStart;
-                rowIndex.finish(partitionBytes);
-                collector.partitionEnd(key, partitionBytes);
-                sst.partitionWritten(key, partitionStart, headerLength, pd, rowIndex);
-                wrotePartitions++;
+                previousStart = start;
             }
-            if (progress != null) {
-                progress.add(visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1), sst.dataPosition() - reportedBytes);
+            // Rows come in clustering order: the first and last bound the covered slice.
+            if (firstRow != null) {
+                collector.rowClustering(firstRow.clustering());
+                if (lastRow != firstRow) collector.rowClustering(lastRow.clustering());
             }
-            long wroteCells = collector.cellsWritten();
-            if (wrotePartitions != expectPartitions || wroteRows != expectRows || wroteCells != expectCells
-                    || wroteMarkers != expectMarkers) {
-                throw new FlushConservationException("flush of " + schema + " into " + descriptor + " wrote partitions/rows/cells/markers "
-                        + wrotePartitions + "/" + wroteRows + "/" + wroteCells + "/" + wroteMarkers + " but the memtable holds "
-                        + expectPartitions + "/" + expectRows + "/" + expectCells + "/" + expectMarkers);
-            }
-            if (wrotePartitions == 0) {
-                return null; // nothing to publish; closing the writer removes the staging directory
-            }
-            long uncompressed = sst.dataPosition();
-            sst.finishData();
-            StatisticsWriter.Stats s = new StatisticsWriter.Stats();
-            s.partitionSizes = collector.partitionSizes();
-            s.cellsPerPartition = collector.cellsPerPartition();
-            s.minTimestamp = collector.minTimestamp();
-            s.maxTimestamp = collector.maxTimestamp();
-            s.minLocalDeletionTime = collector.minLocalDeletionTime();
-            s.maxLocalDeletionTime = collector.maxLocalDeletionTime();
-            s.minTtl = collector.minTtl();
-            s.maxTtl = collector.maxTtl();
-            s.compressionRatio = sst.compressionRatio();
-            s.tombstones = collector.tombstones();
-            s.minClustering = collector.minClustering();
-            s.minClusteringKind = collector.minClusteringKind();
-            s.maxClustering = collector.maxClustering();
-            s.maxClusteringKind = collector.maxClusteringKind();
-            s.totalColumnsSet = collector.totalColumnsSet();
-            s.totalRows = collector.totalRows();
-            s.hasPartitionLevelDeletions = collector.hasPartitionLevelDeletions();
-            s.firstKey = sst.firstKey();
-            s.lastKey = sst.lastKey();
-            s.cardinality = collector.cardinality();
-            s.bloomFilterFpChance = sst.bloomFilterFpChance();
-            CommitLogPosition lower = memtable.commitLogLowerBound(), upper = memtable.commitLogUpperBound();
-            if (!upper.equals(CommitLogPosition.NONE)) {
-                // The commit log interval this sstable covers, as Cassandra's flush records it.
-                s.commitLogLowerSegmentId = lower.segmentId();
-                s.commitLogLowerPosition = lower.position();
-                s.commitLogUpperSegmentId = upper.segmentId();
-                s.commitLogUpperPosition = upper.position();
-                s.commitLogIntervals = new long[] {lower.segmentId(), lower.position(), upper.segmentId(), upper.position()};
-            }
-            long fileBytes = sst.dataFileBytes();
-            Path published = sst.finish(StatisticsWriter.serialize(s, header));
-            return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers,
-                    sst.ioCpuNanos(), sst.ioAllocatedBytes());
+            FixedBuffer out = sst.reserve(1);
+            out.putByte(DataLayout.END_OF_PARTITION);
+            long partitionBytes = sst.dataPosition() - partitionStart;
+            rowIndex.finish(partitionBytes);
+            collector.partitionEnd(key, partitionBytes);
+            sst.partitionWritten(key, partitionStart, headerLength, pd, rowIndex);
+            wrotePartitions++;
         }
+        if (progress != null) {
+            progress.add(visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1), sst.dataPosition() - reportedBytes);
+        }
+        long wroteCells = collector.cellsWritten();
+        if (wrotePartitions != expectPartitions || wroteRows != expectRows || wroteCells != expectCells
+                || wroteMarkers != expectMarkers) {
+            throw new FlushConservationException("flush of " + schema + " into " + descriptor + " wrote partitions/rows/cells/markers "
+                    + wrotePartitions + "/" + wroteRows + "/" + wroteCells + "/" + wroteMarkers + " but the memtable holds "
+                    + expectPartitions + "/" + expectRows + "/" + expectCells + "/" + expectMarkers);
+        }
+        if (wrotePartitions == 0) {
+            return null; // nothing to publish; closing the writer removes the staging directory
+        }
+        long uncompressed = sst.dataPosition();
+        sst.finishData();
+        StatisticsWriter.Stats s = new StatisticsWriter.Stats();
+        s.partitionSizes = collector.partitionSizes();
+        s.cellsPerPartition = collector.cellsPerPartition();
+        s.minTimestamp = collector.minTimestamp();
+        s.maxTimestamp = collector.maxTimestamp();
+        s.minLocalDeletionTime = collector.minLocalDeletionTime();
+        s.maxLocalDeletionTime = collector.maxLocalDeletionTime();
+        s.minTtl = collector.minTtl();
+        s.maxTtl = collector.maxTtl();
+        s.compressionRatio = sst.compressionRatio();
+        s.tombstones = collector.tombstones();
+        s.minClustering = collector.minClustering();
+        s.minClusteringKind = collector.minClusteringKind();
+        s.maxClustering = collector.maxClustering();
+        s.maxClusteringKind = collector.maxClusteringKind();
+        s.totalColumnsSet = collector.totalColumnsSet();
+        s.totalRows = collector.totalRows();
+        s.hasPartitionLevelDeletions = collector.hasPartitionLevelDeletions();
+        s.firstKey = sst.firstKey();
+        s.lastKey = sst.lastKey();
+        s.cardinality = collector.cardinality();
+        s.bloomFilterFpChance = sst.bloomFilterFpChance();
+        CommitLogPosition lower = memtable.commitLogLowerBound(), upper = memtable.commitLogUpperBound();
+        if (!upper.equals(CommitLogPosition.NONE)) {
+            // The commit log interval this sstable covers, as Cassandra's flush records it.
+            s.commitLogLowerSegmentId = lower.segmentId();
+            s.commitLogLowerPosition = lower.position();
+            s.commitLogUpperSegmentId = upper.segmentId();
+            s.commitLogUpperPosition = upper.position();
+            s.commitLogIntervals = new long[] {lower.segmentId(), lower.position(), upper.segmentId(), upper.position()};
+        }
+        long fileBytes = sst.dataFileBytes();
+        Path published = sst.finish(StatisticsWriter.serialize(s, header));
+        return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers,
+                sst.ioCpuNanos(), sst.ioAllocatedBytes());
     }
 
     public Memtable memtable() {

@@ -48,4 +48,16 @@ final class HeapSlabAllocator {
     long ownedBytes() {
         return ownedBytes.get();
     }
+
+    /**
+     * Owned bytes less the untouched tail of the current slab: what the memtable's data takes,
+     * with the small tails of retired slabs counted as used. A fresh slab therefore counts only
+     * what was written into it, so a memtable's first write does not look like a megabyte.
+     * A racy estimate (a writer may be replacing the slab): never negative, exact when quiescent.
+     */
+    long usedBytes() {
+        Slab slab = current.get();
+        long freeTail = slab == null ? 0 : Math.max(0, SLAB_BYTES - slab.next.get());
+        return Math.max(0, ownedBytes.get() - freeTail);
+    }
 }

@@ -263,6 +263,20 @@ public abstract class Memtable {
         return nativeSlab == null ? 0 : nativeSlab.ownedBytes();
     }
 
+    /**
+     * Heap bytes its data takes: {@link #onHeapBytes()} less the unused tail of the current heap
+     * slab. This is what decides when a memtable is full: owned bytes jump by a whole slab at the
+     * first write, so a limit near a slab's size would switch memtables after every write.
+     */
+    public final long onHeapUsedBytes() {
+        return onHeapBytes.sum() + (heapSlab == null ? 0 : heapSlab.usedBytes());
+    }
+
+    /** Native bytes its data takes: {@link #offHeapBytes()} less the unused tail of the current native slab. */
+    public final long offHeapUsedBytes() {
+        return nativeSlab == null ? 0 : nativeSlab.usedBytes();
+    }
+
     public final long rowCount() { return rowCount.sum(); }
 
     public final long cellCount() { return cellCount.sum(); }

@@ -80,6 +80,16 @@ final class NativeSlabAllocator {
         return ownedBytes.get();
     }
 
+    /**
+     * Owned bytes less the untouched tail of the current slab (see
+     * {@link HeapSlabAllocator#usedBytes}): a racy estimate, never negative, exact when quiescent.
+     */
+    long usedBytes() {
+        Region region = current.get();
+        long freeTail = region == null ? 0 : Math.max(0, region.sizeBytes - region.next.get());
+        return Math.max(0, ownedBytes.get() - freeTail);
+    }
+
     /** Frees every region. Idempotent. */
     void freeAll() {
         if (freed) return;

@@ -53,33 +53,55 @@ public final class Descriptor {
         return outDir.resolve(keyspace).resolve(table + "-" + tableIdHex);
     }
 
-    /** Reserves the next free generation in {@code tableDir} by creating its staging directory. */
+    /**
+     * Reserves the next free generation in {@code tableDir} by creating its staging directory.
+     * Lists the directory on every call: a writer that reserves many generations opens a
+     * {@link TableDirectory} once instead.
+     */
     public static Descriptor reserveNext(Path tableDir) throws IOException {
         Files.createDirectories(tableDir);
         int next = highestGeneration(tableDir) + 1;
         while (true) {
-            Descriptor d = new Descriptor(tableDir, next);
-            java.nio.channels.FileChannel ch;
-            try {
-                ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
-                        java.nio.file.StandardOpenOption.WRITE);
-            } catch (FileAlreadyExistsException e) {
-                next++;
-                continue;
+            Descriptor d = tryReserve(tableDir, next);
+            if (d != null) return d;
+            next++;
+        }
+    }
+
+    /**
+     * Reserves {@code generation} if nobody holds it, or returns null: its lock file is created
+     * with CREATE_NEW and locked, none of its components may be published already (a writer that
+     * published it released its lock file only after its renames, so they are visible to whoever
+     * wins the lock file next), and its staging directory must not exist (a crashed writer's).
+     */
+    static Descriptor tryReserve(Path tableDir, int generation) throws IOException {
+        Descriptor d = new Descriptor(tableDir, generation);
+        java.nio.channels.FileChannel ch;
+        try {
+            ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE);
+        } catch (FileAlreadyExistsException e) {
+            return null;
+        }
+        try {
+            d.lockChannel = ch;
+            d.lock = ch.lock();
+            HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
+            Component[] all = Component.values();
+            for (int i = 0; i < all.length; i++) {
+                if (Files.exists(d.path(all[i]))) {
+                    d.releaseReservation(); // published by another writer since our counter was set
+                    return null;
+                }
             }
-            try {
-                d.lockChannel = ch;
-                d.lock = ch.lock();
-                HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
-                Files.createDirectory(d.stagingDir());
-                return d;
-            } catch (FileAlreadyExistsException e) {
-                d.releaseReservation(); // a crashed writer's staging dir of this generation: skip it
-                next++;
-            } catch (IOException | RuntimeException e) {
-                d.releaseReservation();
-                throw e;
-            }
+            Files.createDirectory(d.stagingDir());
+            return d;
+        } catch (FileAlreadyExistsException e) {
+            d.releaseReservation(); // a crashed writer's staging dir of this generation: skip it
+            return null;
+        } catch (IOException | RuntimeException e) {
+            d.releaseReservation();
+            throw e;
         }
     }
 

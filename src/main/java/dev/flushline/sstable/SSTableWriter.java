@@ -56,6 +56,8 @@ public final class SSTableWriter implements AutoCloseable {
     private long partitions;
     private boolean finished;
     private boolean aborted;
+    /** Where this writer is, for failure reports. */
+    private SSTableWriteException.Phase phase = SSTableWriteException.Phase.CREATE;
 
     public SSTableWriter(TableSchema schema, Descriptor descriptor, long expectedKeys) throws IOException {
         this(schema, descriptor, expectedKeys, true);
@@ -95,7 +97,11 @@ public final class SSTableWriter implements AutoCloseable {
             this.pipeline = null;
             this.current = pool.acquire();
         }
+        this.phase = SSTableWriteException.Phase.WRITE_DATA;
     }
+
+    /** The step this writer is in (or failed in). */
+    public SSTableWriteException.Phase phase() { return phase; }
 
     public Descriptor descriptor() { return descriptor; }
 
@@ -178,6 +184,7 @@ public final class SSTableWriter implements AutoCloseable {
 
     /** Flushes Data.db; after this the compression ratio is known. Call before {@link #finish}. */
     public void finishData() throws IOException {
+        phase = SSTableWriteException.Phase.FINISH_DATA;
         if (pipeline != null) {
             pipeline.finish();
         } else {
@@ -204,6 +211,7 @@ public final class SSTableWriter implements AutoCloseable {
         if (partitions == 0) {
             throw new IllegalStateException("refusing to publish an sstable with no partitions: " + descriptor);
         }
+        phase = SSTableWriteException.Phase.WRITE_COMPONENTS;
         try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.SUMMARY), SMALL_FILE_BLOCK_BYTES, false)) {
             DataOutputStream out = new DataOutputStream(new FileOutputAdapter(f));
             summary.serialize(out, firstKey, lastKey);
@@ -229,6 +237,7 @@ public final class SSTableWriter implements AutoCloseable {
         SyncedFileOutput.syncDirectory(descriptor.stagingDir());
 
         // Publish: rename in Component order (Data.db after what it needs, TOC.txt last).
+        phase = SSTableWriteException.Phase.PUBLISH;
         int moved = 0;
         Component[] order = Component.values();
         try {

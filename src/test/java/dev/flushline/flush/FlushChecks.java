@@ -1,5 +1,7 @@
 package dev.flushline.flush;
 
+import dev.flushline.sstable.TableDirectory;
+
 import dev.flushline.memtable.Memtable;
 import dev.flushline.oracle.CassandraReader;
 import dev.flushline.oracle.CassandraReferenceWriter;
@@ -36,7 +38,7 @@ final class FlushChecks {
         List<Partition> expected = MemtableModel.of(m);
         FlushWriter writer = new FlushWriter(m);
         Path tableDir = Descriptor.tableDir(outDir.resolve("ours"), m.schema().keyspace(), m.schema().name(), m.schema().idHex());
-        FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), tableDir);
+        FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir));
         assertNotNull(result, "a memtable with data publishes an sstable");
         assertEquals(expected.size(), result.partitions);
         List<Partition> actual = CassandraReader.readAll(tableDir, tableCql);

@@ -1,5 +1,7 @@
 package dev.flushline.flush;
 
+import dev.flushline.sstable.TableDirectory;
+
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -65,8 +67,9 @@ class FlushCrashTest {
         TableSchema schema = CqlParser.parse(CQL);
         Path tableDir = FlushJob.tableDir(out, schema);
         Memtable m = memtable(schema, seed);
+        TableDirectory dir = TableDirectory.open(tableDir);
         while (true) {
-            FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), tableDir);
+            FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
             System.out.println("published " + r.dataPath.getFileName() + " seed " + seed);
             System.out.flush();
         }

@@ -101,14 +101,14 @@ class FlusherTest {
         List<PartitionUpdate> updates = distinctKeyUpdates(schema, 11, 2000);
         CountDownLatch flushStarted = new CountDownLatch(1);
         CountDownLatch releaseFlush = new CountDownLatch(1);
-        Flusher.FlushRunner held = (m, o, p) -> {
+        Flusher.FlushRunner held = (m, o, d, p) -> {
             flushStarted.countDown();
             try {
                 releaseFlush.await();
             } catch (InterruptedException e) {
                 throw new IOException(e);
             }
-            return FlushJob.run(m, o);
+            return FlushJob.run(m, o, d, p);
         };
         Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP),
                 FlushJob.Options.simple(out), new Flusher.Limits(128 * 1024, 128 * 1024, 0.5), null, held);
@@ -142,31 +142,157 @@ class FlusherTest {
         assertEquals(expected(schema, updates), readBack(out, schema));
     }
 
+    /** Fast retries for tests: the policy's shape matters here, not its pauses. */
+    static final Flusher.FailurePolicy QUICK = new Flusher.FailurePolicy(2, 1, 4);
+
     @Test
-    void failedFlushPublishesNothingKeepsItsMemtableAndSucceedsOnRetry() throws Exception {
+    void transientFailureIsLoggedAtOnceAndRetriedAutomatically() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
         List<PartitionUpdate> updates = distinctKeyUpdates(schema, 13, 500);
         AtomicInteger calls = new AtomicInteger();
-        Flusher.FlushRunner failingOnce = (m, o, p) -> {
-            if (calls.getAndIncrement() == 0) throw new IOException("injected: No space left on device");
-            return FlushJob.run(m, o);
+        Flusher.FlushRunner failingTwice = (m, o, d, p) -> {
+            if (calls.getAndIncrement() < 2) throw new IOException("injected: No space left on device");
+            return FlushJob.run(m, o, d, p);
         };
+        List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
         Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, AllocationMode.OFFHEAP_OBJECTS),
-                FlushJob.Options.simple(out), new Flusher.Limits(64L << 20, 64L << 20, 0.5), null, failingOnce);
+                FlushJob.Options.simple(out), new Flusher.Limits(64L << 20, 64L << 20, 0.5), null, failingTwice, QUICK, log::add);
         for (PartitionUpdate u : updates) flusher.apply(u);
-        IOException e = assertThrows(IOException.class, flusher::forceFlush);
-        assertTrue(String.valueOf(e.getMessage()).contains("No space left on device")
-                || String.valueOf(e.getCause()).contains("No space left on device"), "the cause is reported: " + e);
-        assertNotNull(flusher.lastFailure());
-        assertEquals(1, flusher.pendingFlushes(), "the failed memtable is kept for a retry");
-        assertEquals(0, dataFiles(out), "nothing was published");
-        flusher.retryFailedFlushes();
-        flusher.forceFlush();
-        assertNull(flusher.lastFailure());
-        assertEquals(0, flusher.pendingFlushes());
-        assertFalse(dataFiles(out) == 0);
+        flusher.forceFlush(); // the third attempt succeeds: no exception
+        assertEquals(3, calls.get());
+        assertEquals(2, flusher.failedAttempts());
+        assertNull(flusher.failedState());
+        assertEquals(2, log.size(), "one line per failed attempt: " + log);
+        for (String line : log) {
+            assertTrue(line.contains("No space left on device") && line.contains("retrying in"), line);
+        }
+        assertEquals(1, dataFiles(out), "published once");
         flusher.close();
         assertEquals(expected(schema, updates), readBack(out, schema));
+    }
+
+    /**
+     * A flush that keeps failing puts the flusher in its failed state: writers blocked on memory
+     * wake with the cause, later writes are refused, nothing hangs and nothing is published; once
+     * the cause is gone, retryFailedFlushes publishes exactly what was acknowledged.
+     */
+    @Test
+    void persistentFailureStopsEveryWriterWithTheCauseAndRetryRecovers() throws Exception {
+        CassandraOracle.init();
+        TableSchema schema = CqlParser.parse(CQL);
+        List<PartitionUpdate> updates = distinctKeyUpdates(schema, 17, 4000);
+        java.util.concurrent.atomic.AtomicBoolean diskFull = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Flusher.FlushRunner runner = (m, o, d, p) -> {
+            if (diskFull.get()) throw new IOException("injected: No space left on device");
+            return FlushJob.run(m, o, d, p);
+        };
+        List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
+        Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP),
+                FlushJob.Options.simple(out), new Flusher.Limits(64 * 1024, 64 * 1024, 0.5), null, runner, QUICK, log::add);
+        int writers = 3;
+        List<List<PartitionUpdate>> acknowledged = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            List<PartitionUpdate> mine = new ArrayList<>();
+            acknowledged.add(mine);
+            final int first = w;
+            Thread t = new Thread(() -> {
+                try {
+                    for (int i = first; i < updates.size(); i += writers) {
+                        flusher.apply(updates.get(i));
+                        mine.add(updates.get(i));
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join(60_000); // a bound against hangs, not a speed check
+            assertFalse(t.isAlive(), "a writer still waits after the flusher failed");
+        }
+        assertEquals(writers, failures.size(), "every writer is stopped: " + failures);
+        for (Throwable f : failures) {
+            assertTrue(f instanceof FlusherFailedException, "writers get the failed state: " + f);
+            assertTrue(f.getMessage().contains("No space left on device"), "the cause is named: " + f.getMessage());
+        }
+        assertNotNull(flusher.failedState());
+        assertEquals(QUICK.maxRetries + 1, flusher.failedAttempts(), "retried as the policy says, then stopped");
+        assertTrue(log.get(log.size() - 1).contains("stopped"), "giving up is logged: " + log);
+        assertThrows(FlusherFailedException.class, () -> flusher.apply(updates.get(0)), "later writes are refused");
+        assertThrows(FlusherFailedException.class, flusher::forceFlush);
+        assertEquals(0, dataFiles(out), "nothing was published");
+
+        diskFull.set(false);
+        flusher.retryFailedFlushes();
+        flusher.forceFlush();
+        assertNull(flusher.failedState());
+        flusher.close();
+        List<PartitionUpdate> acked = new ArrayList<>();
+        for (List<PartitionUpdate> l : acknowledged) acked.addAll(l);
+        assertTrue(acked.size() < updates.size(), "the writers were stopped part way");
+        assertEquals(expected(schema, acked), readBack(out, schema), "every acknowledged write, and only those");
+    }
+
+    @Test
+    void aFailureThatIsNotAnIoErrorIsNotRetried() throws Exception {
+        TableSchema schema = CqlParser.parse(CQL);
+        AtomicInteger calls = new AtomicInteger();
+        Flusher.FlushRunner broken = (m, o, d, p) -> {
+            calls.incrementAndGet();
+            throw new FlushConservationException("injected: wrote 1 rows but the memtable counted 2");
+        };
+        List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
+        Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP),
+                FlushJob.Options.simple(out), new Flusher.Limits(64L << 20, 64L << 20, 0.5), null, broken, QUICK, log::add);
+        for (PartitionUpdate u : distinctKeyUpdates(schema, 19, 50)) flusher.apply(u);
+        FlusherFailedException e = assertThrows(FlusherFailedException.class, flusher::forceFlush);
+        assertTrue(e.getMessage().contains("wrote 1 rows"), e.getMessage());
+        assertEquals(1, calls.get(), "a corruption check is not retried");
+        assertTrue(log.get(0).contains("not retried"), log.toString());
+        assertThrows(FlusherFailedException.class, flusher::close);
+    }
+
+    /**
+     * N bytes of data under a switch threshold T make about N / T memtable flushes, whatever the
+     * allocation mode and the number of shards: the switch counts the bytes the data takes, not
+     * the whole slabs an allocator owns (which used to switch after every write near a slab).
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} shards={1}")
+    @org.junit.jupiter.params.provider.CsvSource({
+            "UNSLABBED_HEAP, 1", "HEAP_BUFFERS, 1", "OFFHEAP_OBJECTS, 1",
+            "UNSLABBED_HEAP, 4", "HEAP_BUFFERS, 4", "OFFHEAP_OBJECTS, 4"})
+    void flushCountFollowsTheDataNotTheSlabs(AllocationMode mode, int shards) throws Exception {
+        TableSchema schema = CqlParser.parse(CQL);
+        List<PartitionUpdate> updates = distinctKeyUpdates(schema, 23, 12_000);
+        java.util.function.Supplier<Memtable> memtables = shards == 1 ? () -> new SkipListMemtable(schema, mode)
+                : () -> new dev.flushline.memtable.ShardedSkipListMemtable(schema, mode, shards);
+        // N: what the same data takes in one memtable.
+        Memtable all = memtables.get();
+        for (PartitionUpdate u : updates) all.apply(u);
+        long onHeap = all.onHeapUsedBytes(), offHeap = all.offHeapUsedBytes();
+        all.seal();
+        all.discard();
+        long threshold = 1L << 20; // a memtable limit of 1 MiB, as `load --memtable-size-mb 1`
+        AtomicInteger flushed = new AtomicInteger();
+        Flusher.FlushRunner counting = (m, o, d, p) -> {
+            flushed.incrementAndGet();
+            return List.of();
+        };
+        Flusher flusher = new Flusher(memtables, FlushJob.Options.simple(out),
+                new Flusher.Limits(2 * threshold, 2 * threshold, 0.5), null, counting, QUICK, line -> { });
+        for (PartitionUpdate u : updates) flusher.apply(u);
+        flusher.close();
+        // Every flushed memtable but the last passed T in one of the two measures.
+        long most = onHeap / threshold + offHeap / threshold + 1;
+        long least = Math.max(onHeap, offHeap) / (2 * threshold);
+        assertTrue(flushed.get() <= most + 1 && flushed.get() >= least, mode + " x" + shards + ": " + flushed.get()
+                + " memtable flushes for " + onHeap + " B on heap and " + offHeap + " B off heap under " + threshold
+                + " B (expected " + least + ".." + (most + 1) + ")");
+        assertTrue(most >= 3, "the data spans several memtables: " + onHeap + " / " + offHeap);
     }
 }

@@ -1,5 +1,7 @@
 package dev.flushline.flush;
 
+import dev.flushline.sstable.TableDirectory;
+
 import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
@@ -65,8 +67,8 @@ class PipelinedFlushTest {
         }
         m.seal();
         try {
-            FlushResult piped = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), tmp.resolve("piped"), true);
-            FlushResult inline = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), tmp.resolve("inline"), false);
+            FlushResult piped = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("piped")), true);
+            FlushResult inline = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("inline")), false);
             assertTrue(piped.uncompressedBytes > 16L << 20, "many blocks: " + piped.uncompressedBytes);
             for (Component c : Component.values()) {
                 Path a = tmp.resolve("piped").resolve("oa-1-big-" + c.fileSuffix());
