@@ -253,28 +253,32 @@ public final class LoadCommand {
                 return 1;
             }
             return 0;
-        } catch (dev.flushline.flush.FlusherFailedException e) {
-            reportFlushFailure(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(),
-                    dataBytes.get(), err);
+        } catch (IOException e) {
+            // A flush that failed for good, or (with --commitlog) the commit log's disk: say what
+            // is safe and how to resume. Anything else (reading the input) is reported as it is.
+            if (!(e instanceof dev.flushline.flush.FlusherFailedException) && durable == null) throw e;
+            reportStop(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(), dataBytes.get(), err);
             return 2;
         }
     }
 
     /**
-     * The load stopped because flushing failed for good: says why, what is published, what is not,
-     * and how to resume. Published sstables are complete; a crash-safe publish left nothing partial.
+     * The load stopped because flushing failed for good or the commit log failed: says why, what
+     * is published, what is not, and how to resume. Published sstables are complete; the
+     * transactional publish leaves nothing partial.
      */
-    private static void reportFlushFailure(dev.flushline.flush.FlusherFailedException e, Flusher flusher, DurableTable durable,
+    private static void reportStop(IOException e, Flusher flusher, DurableTable durable,
                                            java.util.IdentityHashMap<Memtable, Long> firstLineOf, OperationReader reader,
                                            String input, Path outDir, TableSchema schema, long sstables, long dataBytes,
                                            PrintStream err) {
         String where = FlushJob.tableDir(outDir, schema).toString();
-        err.println("flushline load: flush failed and the load stopped: " + e.getMessage());
+        err.println("flushline load: " + (e instanceof dev.flushline.flush.FlusherFailedException ? "flush failed" : "I/O error")
+                + " and the load stopped: " + e.getMessage());
         err.println("flushline load: published: " + sstables + " complete sstables (" + FlushLog.mib(dataBytes)
                 + " Data.db) under " + where + "; nothing partial is visible, and the next load removes any leftovers");
         if (durable != null) {
             err.println("flushline load: not published: the operations still in memtables; the commit log holds every operation"
-                    + " reported durable (" + durable.durableUpTo() + ")");
+                    + " reported durable (the first " + durable.durableUpTo() + ")");
             err.println("flushline load: to resume: fix the cause (for example free disk space), then rerun the same command:"
                     + " it replays the commit log and flushes what was not published");
             return;
