@@ -8,7 +8,8 @@ import org.jctools.queues.MpmcArrayQueue;
  *
  * <p>{@link #acquire()} returns a pooled block or, when the pool is empty, a new one; {@link
  * #release} returns a block to the pool, or drops it for the GC when the pool is full. So the pool
- * never blocks and never grows past {@code capacity} idle blocks.
+ * never blocks and never holds more than {@link #capacity()} idle blocks: the requested capacity
+ * rounded up to a power of two, and at least 2 (the bounded MPMC queue's sizes).
  *
  * <p>Thread safety: any thread may acquire and release (MPMC queue). A block is owned by exactly
  * one thread between acquire and release.
@@ -23,8 +24,14 @@ public final class BlockPool {
     private final MpmcArrayQueue<FixedBuffer> idle;
 
     public BlockPool(int blockBytes, int capacity) {
+        if (blockBytes <= 0) {
+            throw new IllegalArgumentException("blockBytes must be positive: " + blockBytes);
+        }
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("capacity must be positive: " + capacity);
+        }
         this.blockBytes = blockBytes;
-        this.idle = new MpmcArrayQueue<>(capacity);
+        this.idle = new MpmcArrayQueue<>(Math.max(2, capacity));
     }
 
     public int blockBytes() {
@@ -46,6 +53,11 @@ public final class BlockPool {
         if (b != null && b.capacity() == blockBytes) {
             idle.offer(b);
         }
+    }
+
+    /** The most idle blocks the pool keeps; see the class comment. */
+    public int capacity() {
+        return idle.capacity();
     }
 
     public int idleBlocks() {
