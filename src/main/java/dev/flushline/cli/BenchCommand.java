@@ -35,7 +35,7 @@ import java.util.Set;
  * {@code flushline bench}: the end-to-end flush benchmark on cassandra-stress's default shape,
  * {@code stress.stress_table (pk bigint, ck int, v1..vN text, PRIMARY KEY (pk, ck))}.
  *
- * <p>Steps: warm up (DESIGN.md §4: a small fill and flush with each of the three allocation
+ * <p>Steps: warm up (a small fill and flush with each of the three allocation
  * modes, so the flush call sites have seen all three cell classes before anything is measured;
  * a JVM that has seen only one class would inline it and report a speed no real node sees);
  * fill one memtable (rows/s reported); seal; flush with FlushJob; print the flush log lines and,

@@ -5,7 +5,7 @@ import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
- * The launcher's entry point: {@code flushline <command> [options]}. Exit status (cli-contract.md):
+ * The launcher's entry point: {@code flushline <command> [options]}. Exit status, for every command:
  * 0 success, 1 bad input or usage (message on stderr), 2 internal or I/O failure.
  */
 public final class Main {
