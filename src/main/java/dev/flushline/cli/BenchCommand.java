@@ -35,7 +35,7 @@ import java.util.Set;
  * {@code flushline bench}: the end-to-end flush benchmark on cassandra-stress's default shape,
  * {@code stress.stress_table (pk bigint, ck int, v1..vN text, PRIMARY KEY (pk, ck))}.
  *
- * <p>Steps: warm up (DESIGN.md §4: a small fill and flush with each of the three allocation
+ * <p>Steps: warm up (a small fill and flush with each of the three allocation
  * modes, so the flush call sites have seen all three cell classes before anything is measured;
  * a JVM that has seen only one class would inline it and report a speed no real node sees);
  * fill one memtable (rows/s reported); seal; flush with FlushJob; print the flush log lines and,
@@ -52,13 +52,17 @@ public final class BenchCommand {
           + "\n"
           + "End-to-end flush benchmark: fills a memtable with stress.stress_table (pk bigint, ck int,\n"
           + "v1..v5 text, PRIMARY KEY (pk, ck)) rows, flushes it, prints Cassandra-style flush log lines.\n"
+          + "The workload is deterministic (fixed seed and timestamps), so two runs write the same bytes.\n"
+          + "Before measuring, it flushes a small memtable of each allocation mode (warm-up).\n"
           + "\n"
           + "  --partitions N                partitions (default 260000: about 2.6 million rows)\n"
           + "  --rows-per-partition N        rows per partition (default 10)\n"
           + "  --value-columns N             text columns v1..vN per row (default 5)\n"
           + "  --value-bytes N               bytes per text value (default 16)\n"
           + EngineOptions.HELP
-          + "  --json                        also print one JSON object per sstable\n"
+          + "  --json                        also print one JSON object per sstable, with the keys sstable, bytes,\n"
+          + "                                partitions, rows, cells, wall_ms, cpu_ms, allocated_bytes, memtable,\n"
+          + "                                allocation, compression, system\n"
           + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
           + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 cell classes)\n"
           + "  --against SYSTEMS             also flush the same operations through cassandra, rocksdb or\n"
@@ -67,9 +71,15 @@ public final class BenchCommand {
           + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
           + "  --help                        this text\n"
           + "\n"
+          + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size), then one line per sstable:\n"
+          + "  Completed flushing <Data.db path> (<Data.db MiB>) for commitlog position\n"
+          + "  CommitLogPosition(segmentId=-1, position=0), time spent: N ms, bytes flushed: B/(R per sec),\n"
+          + "  partitions flushed: N/(R per sec), rows: N/(R per sec), cpu time: N ms, allocated: <MiB>\n"
+          + "(all on one line; cpu time and allocated are summed over the flush's threads).\n"
+          + "\n"
           + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
 
-    private static final Set<String> OPTIONS;
+    static final Set<String> OPTIONS;
 
     static {
         Set<String> s = new HashSet<>(EngineOptions.OPTIONS);

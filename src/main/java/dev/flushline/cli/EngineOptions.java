@@ -19,12 +19,17 @@ final class EngineOptions {
 
     static final String HELP =
             "  --memtable skiplist|sharded   memtable implementation (default skiplist)\n"
-          + "  --shards N                    shards of the sharded memtable (default 4)\n"
+          + "  --shards N                    shards of the sharded memtable, 1..1024 (default 4; needs\n"
+          + "                                --memtable sharded)\n"
           + "  --allocation MODE             unslabbed_heap | heap_buffers | offheap_objects (default heap_buffers,\n"
           + "                                Cassandra's default memtable_allocation_type)\n"
-          + "  --compression lz4|none        overrides the table's compression\n"
-          + "  --ranges N                    split each flush into N token ranges, one sstable each (default 1)\n"
-          + "  --flush-threads N             threads writing those ranges (default 1)\n";
+          + "  --compression lz4|none        overrides the table's compression (default: the table's; a table\n"
+          + "                                without compression options gets LZ4 with 16 KiB chunks)\n"
+          + "  --ranges N                    split each flush into N equal token ranges, one sstable each,\n"
+          + "                                1..4096 (default 1)\n"
+          + "  --flush-threads N             threads writing those ranges, 1..256 (default 1); with --memtable\n"
+          + "                                sharded and --ranges 1, a value above 1 flushes the shards in\n"
+          + "                                parallel, one sstable per shard\n";
 
     final String memtable;
     final int shards;

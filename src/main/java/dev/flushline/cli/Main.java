@@ -5,7 +5,7 @@ import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
- * The launcher's entry point: {@code flushline <command> [options]}. Exit status (cli-contract.md):
+ * The launcher's entry point: {@code flushline <command> [options]}. Exit status, for every command:
  * 0 success, 1 bad input or usage (message on stderr), 2 internal or I/O failure.
  */
 public final class Main {
@@ -19,7 +19,9 @@ public final class Main {
           + "  bench   the end-to-end flush benchmark (stress.stress_table workload)\n"
           + "  ratios  flush wall-time ratios: 2 threads vs 1, pipelined flush vs a plain FileChannel loop\n"
           + "\n"
-          + "flushline <command> --help describes a command's options.\n";
+          + "flushline <command> --help describes a command's options.\n"
+          + "\n"
+          + "Exit status: 0 ok, 1 bad input or usage (message on stderr), 2 internal or I/O failure.\n";
 
     public static void main(String[] args) {
         int status = run(args, System.in, System.out, System.err);

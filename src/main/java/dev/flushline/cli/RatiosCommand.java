@@ -39,13 +39,24 @@ final class RatiosCommand {
     private RatiosCommand() {}
 
     static final String HELP = String.join("\n",
-            "usage: flushline ratios [--partitions N] [--repeat N] [--compression none|lz4] [--allocation MODE] [--out DIR]",
+            "Usage: flushline ratios [--partitions N] [--repeat N] [--compression none|lz4] [--allocation MODE] [--out DIR]",
             "",
-            "Measures, side by side on one filled memtable of the bench workload:",
+            "Measures, side by side on one filled memtable of the bench workload (N partitions x 10 rows x",
+            "5 text values of 16 bytes, in a skiplist memtable):",
             "  parallel  = wall(2 ranges, 2 flush threads) / wall(1 range, 1 thread)       (goal <= 0.6)",
             "  pipelined = wall(1-thread flush) / wall(FileChannel loop, same bytes, fsync)  (goal <= 1.5)",
             "  inline    = wall(flush with I/O on the serializing thread) / wall(1-thread flush)",
-            "Defaults: --partitions 260000 --repeat 5 --compression none --allocation offheap_objects", "");
+            "Variants run interleaved, --repeat times, after one untimed flush; medians are compared.",
+            "",
+            "  --partitions N         partitions of the workload (default 260000: about 2.6 million rows)",
+            "  --repeat N             rounds of every variant (default 5)",
+            "  --compression none|lz4 the table's compression (default none)",
+            "  --allocation MODE      unslabbed_heap | heap_buffers | offheap_objects (default offheap_objects)",
+            "  --out DIR              directory for the flushed files (default: a temp dir); created if needed,",
+            "                         and DIR itself is deleted with everything in it at the end",
+            "  --help                 this text",
+            "",
+            "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.", "");
 
     static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         int partitions = 260_000, repeat = 5;

@@ -59,12 +59,15 @@ import java.util.UUID;
  * byte on each after the first. Local deletion times are written whole as 64-bit vints with no
  * base and no int truncation: capped 0xFFFFFFFD, invalid 0xFFFFFFFE and NO_DELETION_TIME all
  * round-trip, and the size function cannot disagree with the writer the way Cassandra's
- * int-truncated deltas did (CASSANDRA-21685). A "gap" is the distance to the previous present
- * column minus one, so dense rows cost one byte per column.
+ * int-truncated deltas can (its size function counts the full long delta, its writer the
+ * sign-extended int, so they differ once a delta passes 2^31 - 1). A "gap" is the distance to
+ * the previous present column minus one, so dense rows cost one byte per column.
  *
  * <p>{@link #serializedSize} and {@link #serialize} walk the structure in the same order with the
  * same timestamp chain; {@link #serialize} writes straight into a byte[] of exactly that size and
- * checks the count (CASSANDRA-21535). {@link #bytes(Mutation)} caches the result on the mutation.
+ * checks the count: no growing buffer, which would allocate and copy about twice the final size
+ * through its doublings and once more at the end. {@link #bytes(Mutation)} caches the result on
+ * the mutation.
  *
  * <p>Thread safety: an instance carries the timestamp chain of one pass and belongs to one thread;
  * the static entry points create their own.

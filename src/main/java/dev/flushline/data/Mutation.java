@@ -13,7 +13,7 @@ import dev.flushline.schema.TableSchema;
 public final class Mutation {
     private final TableSchema table;
     private final PartitionUpdate update;
-    /** The commit log's exact-size serialization, kept so a retried append does not redo it (CASSANDRA-21535). */
+    /** The commit log's exact-size serialization, kept so a retried append does not serialize again. */
     private volatile byte[] serialized;
 
     public Mutation(TableSchema table, PartitionUpdate update) {

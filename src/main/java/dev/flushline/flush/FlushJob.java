@@ -21,10 +21,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Flushes one sealed memtable: splits the token ring into {@code ranges} equal ranges (after
- * CASSANDRA-10540; no partition straddles two), writes one sstable per non-empty range on up to
- * {@code flushThreads} threads, and checks conservation over the whole memtable. Each range's
- * writer measures its own thread's CPU time and allocation.
+ * Flushes one sealed memtable: splits the token ring into {@code ranges} equal ranges (as
+ * Cassandra's range-aware flush does; no partition straddles two), writes one sstable per
+ * non-empty range on up to {@code flushThreads} threads, and checks conservation over the whole
+ * memtable. Each range's writer measures its own thread's CPU time and allocation.
  *
  * <p>If any range fails, the ranges that already published stay published (each is a complete,
  * valid sstable), the failure is rethrown, and the memtable is left intact for a retry.

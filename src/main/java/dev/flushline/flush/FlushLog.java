@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * The {@code Completed flushing ...} line, in the format of Cassandra's flush log that storage
- * engineers already parse (cli-contract.md):
+ * engineers already parse, with the flush's CPU time and allocation added:
  *
  * <pre>
  * Completed flushing DIR/ks/t-id/oa-1-big-Data.db (226.600MiB) for commitlog position
@@ -12,7 +12,8 @@ import java.util.Locale;
  * partitions flushed: N/(R per sec), rows: N/(R per sec), cpu time: 3485 ms, allocated: 766.370MiB
  * </pre>
  * (one line). The size in parentheses is Data.db on disk; bytes flushed counts every component
- * file of the sstable.
+ * file of the sstable. Without a commit log the position is {@code segmentId=-1, position=0}.
+ * cpu time and allocated are summed over the threads that did the flush (ThreadMXBean).
  */
 public final class FlushLog {
     private FlushLog() {}

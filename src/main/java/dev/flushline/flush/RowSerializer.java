@@ -223,7 +223,7 @@ public final class RowSerializer {
         FixedBuffer.checkWritten(row.isStatic() ? "static row" : "row", expectedSize, out.position() - start);
     }
 
-    // ---- column subset bitmap (oa-format.md §3.6) --------------------------------------------
+    // ---- column subset bitmap (layout: DataLayout) -------------------------------------------
 
     private boolean isPresent(Row row, int position, int complexStart) {
         return position < complexStart ? row.cells()[position] != null : row.complex()[position - complexStart] != null;
@@ -438,7 +438,7 @@ public final class RowSerializer {
         out.putBuffer(value, value.position(), length);
     }
 
-    // ---- range tombstone markers (oa-format.md §3.10) -------------------------------------------
+    // ---- range tombstone markers (layout: DataLayout) -------------------------------------------
 
     private int markerBodySize(ClusteringBound bound, DeletionTime endDeletion, DeletionTime startDeletion, long prevSize) {
         int size = VInt.sizeOfUnsigned(prevSize);
@@ -477,7 +477,7 @@ public final class RowSerializer {
         FixedBuffer.checkWritten("range tombstone marker", expectedSize, out.position() - start);
     }
 
-    // ---- partition header (key + oa partition deletion, §3.1) -----------------------------------
+    // ---- partition header (key + oa partition deletion, DeletionTimeLayout) ---------------------
 
     public static int partitionHeaderSize(byte[] key, DeletionTime d) {
         return 2 + key.length + DeletionTimeLayout.size(d);

@@ -10,9 +10,9 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * How a flush splits the token ring into sstables (after CASSANDRA-10540): contiguous ranges
- * [lo, hi], both inclusive, that cover every token from Long.MIN_VALUE to Long.MAX_VALUE with no
- * gap and no overlap, so no partition can straddle two sstables.
+ * How a flush splits the token ring into sstables, as Cassandra's range-aware flush does:
+ * contiguous ranges [lo, hi], both inclusive, that cover every token from Long.MIN_VALUE to
+ * Long.MAX_VALUE with no gap and no overlap, so no partition can straddle two sstables.
  *
  * <p>Thread safety: immutable.
  */

@@ -1,7 +1,8 @@
 package dev.flushline.io;
 
 /**
- * The physical layer of Data.db and its companions (oa-format.md §4), in one place.
+ * The physical layer of Data.db and its companions (CRC.db or CompressionInfo.db, Digest.crc32),
+ * in one place.
  *
  * <pre>
  * Uncompressed: Data.db = logical bytes.

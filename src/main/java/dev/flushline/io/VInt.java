@@ -1,7 +1,8 @@
 package dev.flushline.io;
 
 /**
- * Cassandra's variable-length integers (oa-format.md §1.2). This is NOT protobuf/LEB128.
+ * Cassandra's variable-length integers, as in every sstable component and our commit log. This
+ * is NOT protobuf/LEB128.
  *
  * <p>Unsigned layout of a 64-bit value {@code v} taken as unsigned:
  * <pre>

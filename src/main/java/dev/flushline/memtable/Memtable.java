@@ -153,7 +153,7 @@ public abstract class Memtable {
     /**
      * Refuses, with IllegalArgumentException, an update a flush could not write so that Cassandra
      * reads it back: a partition deletion with a negative timestamp (its 12-byte oa form starts with
-     * the LIVE flag bit, oa-format.md §3.1), a partition key or a clustering value over 65535 bytes.
+     * the LIVE flag bit, see DeletionTimeLayout), a partition key or a clustering value over 65535 bytes.
      */
     public static void checkWritable(PartitionUpdate u) {
         DeletionTime pd = u.partitionDeletion();

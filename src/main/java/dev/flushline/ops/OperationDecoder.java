@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns one parsed operation (a JSON object, see cli-contract.md) into the {@link Mutation} that
+ * Turns one parsed operation (one JSON object of an operations file) into the {@link Mutation} that
  * the equivalent CQL statement makes in Cassandra 5.0:
  * <ul>
  *   <li>insert: row liveness (expiring with a TTL); each given column a cell, {@code null} a cell

@@ -17,7 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Streams an operations file (JSON Lines, cli-contract.md) as {@link Mutation}s, one line at a
+ * Streams an operations file (JSON Lines, see OperationDecoder) as {@link Mutation}s, one line at a
  * time: blank lines and lines whose first non-blank characters are {@code //} are skipped, every
  * other line is one operation.
  *

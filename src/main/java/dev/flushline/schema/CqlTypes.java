@@ -167,7 +167,8 @@ final class CqlTypes {
     }
 
     /**
-     * TimeUUIDType: by timestamp, then the lsb as SIGNED bytes (unlike UUIDType; CASSANDRA-8730).
+     * TimeUUIDType: by timestamp, then the lsb as SIGNED bytes (UUIDType compares them unsigned;
+     * TimeUUIDType keeps its older signed order, because existing data is sorted by it).
      * Flipping the top bit of bytes 1..7 turns a signed per-byte compare into one long compare
      * (byte 0 is already compared signed by Long.compare). REQUIRES: both values are 16 bytes.
      */

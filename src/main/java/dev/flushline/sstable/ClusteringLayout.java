@@ -7,7 +7,7 @@ import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
 
 /**
- * Clustering values on disk (oa-format.md §3.5), for one table.
+ * Clustering values on disk, for one table.
  *
  * <pre>
  * values := block*                         -- ceil(n / 32) blocks

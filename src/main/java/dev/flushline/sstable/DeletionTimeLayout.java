@@ -4,17 +4,18 @@ import dev.flushline.data.DeletionTime;
 import dev.flushline.io.FixedBuffer;
 
 /**
- * The oa encoding of a standalone DeletionTime (CASSANDRA-18648), used for the partition deletion
- * in Data.db and Index.db and for IndexInfo end-open markers:
+ * The oa encoding of a standalone DeletionTime (new in oa; earlier versions always wrote 12
+ * bytes), used for the partition deletion in Data.db and Index.db and for IndexInfo end-open
+ * markers:
  *
  * <pre>
  * LIVE     := 0x80                                        (1 byte)
  * deleted  := markedForDeleteAt:i64  localDeletionTime:u32 (12 bytes; top bit of the first byte clear)
  * </pre>
  *
- * A reader takes a first byte with the top bit set as LIVE, so a negative markedForDeleteAt
- * cannot be written readably; Cassandra 5.0.5 writes it anyway and then fails to read the file.
- * We refuse it.
+ * A reader takes a first byte with the top bit set as LIVE (and requires it to be exactly 0x80),
+ * so a negative markedForDeleteAt cannot be written readably; Cassandra 5.0.5 writes it anyway
+ * and then fails to read the file. We refuse it.
  */
 public final class DeletionTimeLayout {
     private DeletionTimeLayout() {}

@@ -12,8 +12,11 @@ import dev.flushline.io.VInt;
  * {@code (int) (ldt - minLocalDeletionTime)} sign-extended, every TTL as {@code ttl - minTtl}.
  *
  * <p>Every size method here is computed from the very value the matching put method writes, so
- * sizes and bytes agree by construction, including where Cassandra's own size functions are wrong
- * (a delta past 2^31, oa-format.md §3.12 items 2 and 3).
+ * sizes and bytes agree by construction, including where Cassandra's own size functions are wrong:
+ * for a local deletion time delta past 2^31 - 1 they count the full long delta while the writer
+ * writes the sign-extended int, so Cassandra pads the HEADER component and writes a range
+ * tombstone marker size 4 bytes too small. {@link #forFlush} keeps every delta within an int, so
+ * our files never hit either case.
  *
  * <p>Reading back: Cassandra reads the base itself as {@code int delta + DELETION_TIME_EPOCH} in
  * <em>int</em> arithmetic (its epoch constant is an int), so a base above Integer.MAX_VALUE comes

@@ -7,8 +7,9 @@ import dev.flushline.io.VInt;
 import java.util.Arrays;
 
 /**
- * The promoted row index of one partition (oa-format.md §5): the partition's unfiltereds cut into
- * blocks of at least {@code column_index_size} bytes, each described by an IndexInfo.
+ * The promoted row index of one partition, stored in its Index.db entry: the partition's
+ * unfiltereds cut into blocks of at least {@code column_index_size} bytes, each described by an
+ * IndexInfo.
  *
  * <pre>
  * promoted_index := header_length:uvint partition_deletion(DeletionTimeLayout) block_count:uvint

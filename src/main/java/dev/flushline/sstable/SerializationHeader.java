@@ -8,9 +8,8 @@ import dev.flushline.schema.TableSchema;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The sstable's column set and encoding bases: Statistics.db's HEADER component (oa-format.md
- * §8.5), and the map from a table column's position to its index in the header, which row
- * bitmaps use.
+ * The sstable's column set and encoding bases: Statistics.db's HEADER component, and the map from
+ * a table column's position to its index in the header, which row bitmaps use.
  *
  * <pre>
  * header := EncodingStats  key_type:bytes_v  clustering_count:uvint clustering_type:bytes_v*

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
 /**
- * Statistics.db (oa-format.md §8): a checksummed container of four components.
+ * Statistics.db: a checksummed container of four components.
  *
  * <pre>
  * count:i32 crc32(count):u32  (type:i32 offset:i32)*count  crc32(count + toc, running):u32
@@ -22,7 +22,7 @@ import java.util.zip.CRC32;
  * COMPACTION := hll:bytes_i
  * STATS      := see {@link #stats}; followed by 4 zero bytes per tombstone-histogram bin, because
  *               Cassandra sizes the component with 16 bytes per bin but writes 12, and writes the
- *               whole pre-sized buffer (§3.12 item 1); offsets and the CRC include the padding
+ *               whole pre-sized buffer; offsets and the CRC include the padding
  * HEADER     := {@link SerializationHeader}
  * </pre>
  *

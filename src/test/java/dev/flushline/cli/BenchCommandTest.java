@@ -17,9 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code flushline bench}: a tiny run prints the contract's log line and JSON objects. */
+/** {@code flushline bench}: a tiny run prints the flush log line and JSON objects the README documents. */
 class BenchCommandTest {
-    /** cli-contract.md's flush log line, with numbers as patterns. */
+    /** The flush log line (FlushLog, README "Command line"), with numbers as patterns. */
     static final Pattern LOG_LINE = Pattern.compile("^Completed flushing (\\S+/stress/stress_table-[0-9a-f]{32}/oa-\\d+-big-Data\\.db) "
             + "\\(\\d+\\.\\d{3}MiB\\) for commitlog position CommitLogPosition\\(segmentId=-1, position=0\\), "
             + "time spent: \\d+ ms, bytes flushed: (\\d+)/\\(\\d+ per sec\\), partitions flushed: (\\d+)/\\(\\d+ per sec\\), "

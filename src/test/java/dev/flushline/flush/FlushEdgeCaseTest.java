@@ -262,13 +262,14 @@ class FlushEdgeCaseTest {
      * Capped expirations (Cell.MAX_DELETION_TIME) mixed with deletions at {@code now}. At now=1.75e9
      * the local deletion times span more than 2^31, so no base is the minimum and still fits the
      * maximum: EncodingStats.forFlush must move the base up and write the small values as negative
-     * int deltas. At now=3.6e9 the minimum's own delta from the epoch no longer fits an int (oa-format.md
-     * §3.12 item 2), so the base is capped at epoch + 2^31-1.
+     * int deltas. At now=3.6e9 the minimum's own delta from the epoch no longer fits an int (the
+     * HEADER's size function and writer then disagree, see EncodingStats), so the base is capped at
+     * epoch + 2^31-1.
      *
      * <p>Byte identity: with our bases every delta fits in an int, so Cassandra's size functions
      * (which use the long delta) agree with what its serializers write, and its writer given the
      * same EncodingStats produces the same bytes. A node choosing the raw minimum as the base would
-     * hit §3.12 items 2-3 (a padded HEADER, a wrong marker size); we never write that.
+     * hit those disagreements (a padded HEADER, a wrong marker size); we never write that.
      */
     @ParameterizedTest(name = "now={0} lz4={1}")
     @CsvSource({"1750000000,false", "1750000000,true", "3600000000,false", "3600000000,true"})

@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Property test of the serializer's two passes: {@code rowSize}/{@code markerSize} must equal the
  * bytes {@code writeRow}/{@code writeMarker} write (they throw on a mismatch), and both must equal
- * an independent recomputation from oa-format.md §2.3 and §3.3–3.10 written here from the spec,
+ * an independent recomputation of the delta encodings and the row, cell, complex and marker
+ * layouts (DataLayout, ClusteringLayout, EncodingStats) written here from the format,
  * not from the serializer. Inputs stress the edges: LIVE deletions (incl. LIVE complex deletions
  * written because another column has one), capped local deletion times and deltas past 2^31 from
  * the EncodingStats base, TTL 1 and 630720000, timestamps below the base, empty values, static rows,
@@ -63,7 +64,7 @@ class RowSerializerSizeTest {
         nativeAllocations.clear();
     }
 
-    // ---- independent size arithmetic (oa-format.md §1.2, §2.3) -------------------------------
+    // ---- independent size arithmetic (vints, deltas from the EncodingStats bases) ---------------
 
     /** Cassandra unsigned vint: n bytes hold 7n bits for n <= 8, the 9-byte form holds 64. */
     static int vsize(long v) {
@@ -85,7 +86,7 @@ class RowSerializerSizeTest {
 
     static int delSize(EncodingStats s, DeletionTime d) { return tsSize(s, d.markedForDeleteAt()) + ldtSize(s, d.localDeletionTime()); }
 
-    /** §3.5 row clustering: blocks of 32, header bits 2j for empty values, then the non-empty values. */
+    /** Row clustering: blocks of 32, header bits 2j for empty values, then the non-empty values. */
     static int clusteringSize(ColumnMetadata[] cols, byte[][] values) {
         int size = 0;
         for (int start = 0; start < values.length; start += 32) {
@@ -145,7 +146,7 @@ class RowSerializerSizeTest {
         for (ComplexColumn cx : row.complex()) {
             if (cx == null) continue;
             if (anyComplexDeletion) {
-                // A LIVE complex deletion is written from MIN_VALUE / MAX_VALUE (§3.9).
+                // A LIVE complex deletion is written from MIN_VALUE / MAX_VALUE (DataLayout).
                 DeletionTime d = cx.complexDeletion();
                 body += tsSize(s, d.markedForDeleteAt()) + ldtSize(s, d.localDeletionTime());
             }
@@ -417,7 +418,7 @@ class RowSerializerSizeTest {
         assertEquals(9, vsize(-1));
         assertEquals(9, vsize32(-1), "a negative int delta is sign-extended: 9 bytes");
         assertEquals(5, vsize32(Integer.MAX_VALUE));
-        // oa-format.md §3.12: min 1800000000, ldt 0xFFFFFFFD wraps the int delta -> 9 bytes.
+        // min 1800000000, ldt 0xFFFFFFFD wraps the int delta (sign-extended) -> 9 bytes.
         assertEquals(9, ldtSize(new EncodingStats(0, 1_800_000_000L, 0), Cell.MAX_DELETION_TIME));
         assertEquals(dev.flushline.io.VInt.sizeOfUnsigned(1L << 56), vsize(1L << 56));
     }

@@ -26,7 +26,7 @@ class UncompressedDataSinkTest {
         return c.getValue();
     }
 
-    /** CRC.db as computed independently from the spec: i32 65536, then i32 CRC per 64 KiB. */
+    /** CRC.db as computed independently from the format: i32 65536, then i32 CRC per 64 KiB. */
     private static byte[] expectedCrcFile(byte[] data) {
         int chunks = Math.max(1, (data.length + 65535) / 65536);
         ByteBuffer b = ByteBuffer.allocate(4 + 4 * chunks);

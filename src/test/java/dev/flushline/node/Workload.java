@@ -28,7 +28,7 @@ import java.util.UUID;
 
 /**
  * Random CQL operations on one table, each produced twice: as the JSON Lines operations that
- * {@code flushline load} reads (cli-contract.md), and as the CQL statements (with bound values)
+ * {@code flushline load} reads (README, "Command line"), and as the CQL statements (with bound values)
  * that do the same thing on a live node. The test loads the first into sstables and imports them
  * into one table, executes the second against a twin table, and compares the two: the node's own
  * write path is the expectation, independent of Flushline's decoder, memtable and flush code.

@@ -20,7 +20,7 @@ import java.util.Set;
  * workload) filled into and flushed from Flushline, Cassandra 5.0.5's own SkipListMemtable + flush, and
  * RocksDB, in one JVM, each warmed up first. Prints each flush, then a table of flush CPU, wall time,
  * allocation, bytes written and fill throughput with each peer's ratio to Flushline; {@code --json} adds one
- * object per flush (cli-contract keys + {@code system}).
+ * object per flush (the keys of {@code flushline bench --json}, {@code system} included).
  *
  * <p>Options: every {@code flushline bench} option; here {@code --allocation} and {@code --compression} may be
  * comma lists (default heap_buffers,offheap_objects and lz4,none), and Flushline and Cassandra run each
@@ -234,7 +234,7 @@ public final class AgainstMain {
                 r.allocation, r.rows, r.fillNanos / 1_000_000, Math.round(r.fillRowsPerSecond()));
     }
 
-    /** Cassandra's own flush log line, with the cpu and allocation the contract's line adds. */
+    /** Cassandra's own flush log line, with the cpu and allocation that Flushline's line adds. */
     private static String cassandraLogLine(FlushRun c) {
         double secs = Math.max(1e-9, c.wallNanos / 1e9);
         return String.format(Locale.ROOT, "Cassandra: Completed flushing %s (%s) for commitlog position "

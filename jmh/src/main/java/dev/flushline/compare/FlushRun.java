@@ -54,7 +54,7 @@ final class FlushRun {
         return fillNanos <= 0 ? 0 : rows * 1e9 / fillNanos;
     }
 
-    /** The cli-contract's bench --json keys, plus system and the comparison's own fill/process/thread keys. */
+    /** {@code flushline bench --json}'s keys (system included), plus the comparison's own fill/process/thread keys. */
     String json() {
         StringBuilder sb = new StringBuilder(400).append('{');
         sb.append("\"sstable\":").append(quote(sstable));

@@ -30,7 +30,7 @@ import one.profiler.AsyncProfiler;
  * {@code flushline-vs-cassandra-cpu.difffolded} (stack, Flushline samples, Cassandra samples: the input format
  * of FlameGraph's difffolded/flamegraph.pl --negate); and {@code summary.txt}. Exit status 3 when any
  * {@code vtable stub}/{@code itable stub} frame appears under dev/flushline/flush/FlushWriter.write in our CPU
- * profile (DESIGN.md §4: a megamorphic call in the flush loop is a bug).
+ * profile (a megamorphic call in the flush loop is a bug: a virtual call per cell).
  */
 public final class ProfileMain {
     private ProfileMain() {}

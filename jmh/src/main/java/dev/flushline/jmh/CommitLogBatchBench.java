@@ -40,7 +40,7 @@ import java.util.stream.Stream;
  * <p><b>Hypothesis.</b> Throughput is about (writers waiting) / (fsync latency): every writer that
  * queues while an fsync runs is covered by the next one. One writer is bound by fsync latency
  * (a few thousand per second here); with enough concurrent writers (as a node has client
- * threads) it should pass the issue's goal of 100k mutations/s.
+ * threads) it should pass the goal of 100k durable mutations/s.
  *
  * <p><b>What is measured.</b> One op = one ~60-byte mutation (a row of three small values) appended
  * and durable. {@code appendDurably}: each writer thread appends one and waits for it (many

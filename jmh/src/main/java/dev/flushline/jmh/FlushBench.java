@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Hypothesis.</b> Tens of milliseconds per 100k rows (~10 MB of Data.db), with allocation per
  * flush independent of the row count apart from the fixed per-sstable structures (buffers, bloom
  * filter, index summary, the clustering arrays kept for min/max): the row loop itself is meant to
- * allocate nothing (DESIGN.md §2). The allocation mode changes the cell class the serializer
+ * allocate nothing. The allocation mode changes the cell class the serializer
  * reads; offheap_objects and unslabbed_heap take the split path's specialized branches, heap_buffers
  * the generic one.
  *
@@ -53,7 +53,7 @@ import java.util.concurrent.TimeUnit;
  * the iteration setup's memtable build: treat it as an upper bound. {@code flushAllocBytes}
  * (an {@code @AuxCounters} column) is what {@code FlushJob} itself measured with
  * {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes} on the flushing thread: the
- * flush alone (DESIGN.md §4's end-to-end number). {@code dataBytes} is the Data.db size, to
+ * flush alone (the number {@code flushline bench} reports). {@code dataBytes} is the Data.db size, to
  * check every mode wrote the same thing.
  *
  * <p><b>Megamorphism.</b> The trial setup flushes a 20 000-row memtable of each allocation mode
