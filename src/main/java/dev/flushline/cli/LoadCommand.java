@@ -55,9 +55,9 @@ public final class LoadCommand {
           + "  --input FILE|-                operations, one JSON object per line ('-' = stdin) (required)\n"
           + "  --out DIR                     output directory (required)\n"
           + EngineOptions.HELP
-          + "  --memtable-size-mb N          flush and switch memtables when on-heap + off-heap bytes pass N MiB\n"
-          + "                                (default: a quarter of the max heap, at least 16);\n"
-          + "                                heap_buffers and offheap_objects count whole 1 MiB slabs, so give them 2+\n"
+          + "  --memtable-size-mb N          switch and flush the memtable when the bytes its data takes (on heap, or\n"
+          + "                                off heap) pass N MiB (default: a quarter of the max heap, at least 16);\n"
+          + "                                writers wait while the memtables being flushed and the current one hold 2N\n"
           + "  --now EPOCH_SECONDS           the clock for tombstones' local deletion time, TTL expiry and list\n"
           + "                                element ids (default: the wall clock); fix it to make runs repeatable\n"
           + "  --max-errors N                report and skip up to N bad lines (default 0: stop at the first)\n"
