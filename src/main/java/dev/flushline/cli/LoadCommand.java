@@ -3,8 +3,8 @@ package dev.flushline.cli;
 import dev.flushline.data.Cell;
 import dev.flushline.data.Mutation;
 import dev.flushline.flush.FlushJob;
-import dev.flushline.flush.Flusher;
-import dev.flushline.flush.DurableTable;
+import dev.flushline.table.Flusher;
+import dev.flushline.table.DurableTable;
 import dev.flushline.commitlog.CommitLog;
 import dev.flushline.flush.FlushLog;
 import dev.flushline.flush.FlushOutcome;
@@ -291,7 +291,7 @@ public final class LoadCommand {
         } catch (IOException e) {
             // A flush that failed for good, or (with --commitlog) the commit log's disk: say what
             // is safe and how to resume. Anything else (reading the input) is reported as it is.
-            if (!(e instanceof dev.flushline.flush.FlusherFailedException) && durable == null) throw e;
+            if (!(e instanceof dev.flushline.table.FlusherFailedException) && durable == null) throw e;
             reportStop(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(), dataBytes.get(), err);
             return 2;
         }
@@ -307,7 +307,7 @@ public final class LoadCommand {
                                            String input, Path outDir, TableSchema schema, long sstables, long dataBytes,
                                            PrintStream err) {
         String where = FlushJob.tableDir(outDir, schema).toString();
-        err.println("flushline load: " + (e instanceof dev.flushline.flush.FlusherFailedException ? "flush failed" : "I/O error")
+        err.println("flushline load: " + (e instanceof dev.flushline.table.FlusherFailedException ? "flush failed" : "I/O error")
                 + " and the load stopped: " + e.getMessage());
         err.println("flushline load: published: " + sstables + " complete sstables (" + FlushLog.mib(dataBytes)
                 + " Data.db) under " + where + "; nothing partial is visible, and the next load removes any leftovers");

@@ -1,7 +1,7 @@
 package dev.flushline.cli;
 
 import dev.flushline.flush.FlushProgress;
-import dev.flushline.flush.Flusher;
+import dev.flushline.table.Flusher;
 import dev.flushline.flush.FlushLog;
 
 import java.io.PrintStream;

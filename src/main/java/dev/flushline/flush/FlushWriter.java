@@ -1,5 +1,8 @@
 package dev.flushline.flush;
 
+import dev.flushline.sstable.RowSerializer;
+import dev.flushline.sstable.StatsCollector;
+
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.CommitLogPosition;

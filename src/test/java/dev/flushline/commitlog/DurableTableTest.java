@@ -1,9 +1,9 @@
 package dev.flushline.commitlog;
 
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.flush.DurableTable;
+import dev.flushline.table.DurableTable;
 import dev.flushline.flush.FlushJob;
-import dev.flushline.flush.Flusher;
+import dev.flushline.table.Flusher;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.SkipListMemtable;

@@ -1,4 +1,8 @@
-package dev.flushline.flush;
+package dev.flushline.table;
+
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushOutcome;
+import dev.flushline.flush.FlushProgress;
 
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.Memtable;
@@ -410,6 +414,9 @@ public final class Flusher implements AutoCloseable {
     }
 
     private void enterFailedState(Memtable m, Throwable cause, int attempts) {
+        // Logged before the state is visible, so that whoever sees the failed state finds the line.
+        log.accept("ERROR flusher of " + m.schema() + " stopped after " + attempts + " failed attempt"
+                + (attempts == 1 ? "" : "s") + "; writes are refused until the cause is fixed: " + describe(cause));
         lock.lock();
         try {
             flushing.remove(m);
@@ -421,8 +428,6 @@ public final class Flusher implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        log.accept("ERROR flusher of " + m.schema() + " stopped after " + attempts + " failed attempt"
-                + (attempts == 1 ? "" : "s") + "; writes are refused until the cause is fixed: " + describe(cause));
     }
 
     /**

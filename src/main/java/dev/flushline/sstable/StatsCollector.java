@@ -1,4 +1,4 @@
-package dev.flushline.flush;
+package dev.flushline.sstable;
 
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
@@ -126,7 +126,7 @@ public final class StatsCollector {
     }
 
     /** Called for the first and last row of each partition only: rows come in clustering order. */
-    void rowClustering(byte[][] clustering) {
+    public void rowClustering(byte[][] clustering) {
         bound(clustering, ClusteringBound.CLUSTERING);
     }
 
@@ -150,7 +150,7 @@ public final class StatsCollector {
         }
     }
 
-    void partitionEnd(byte[] key, long partitionSizeBytes) {
+    public void partitionEnd(byte[] key, long partitionSizeBytes) {
         partitionSizes.add(partitionSizeBytes);
         cardinality.offerKey(key, 0, key.length);
         cellsPerPartition.add(partitionCells);

@@ -1,4 +1,7 @@
-package dev.flushline.flush;
+package dev.flushline.table;
+
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushOutcome;
 
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;

@@ -1,4 +1,4 @@
-package dev.flushline.flush;
+package dev.flushline.table;
 
 import java.io.IOException;
 

@@ -1,4 +1,4 @@
-package dev.flushline.flush;
+package dev.flushline.sstable;
 
 import dev.flushline.data.ArrayCell;
 import dev.flushline.data.BufferCell;

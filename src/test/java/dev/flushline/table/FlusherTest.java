@@ -1,4 +1,8 @@
-package dev.flushline.flush;
+package dev.flushline.table;
+
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushConservationException;
+import dev.flushline.flush.MemtableModel;
 
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
