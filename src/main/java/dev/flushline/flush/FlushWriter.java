@@ -82,6 +82,14 @@ public final class FlushWriter {
      * {@code tableDir}. Returns null, and publishes nothing, if they are all empty.
      * {@code expectedKeys} sizes the bloom filter, as a node uses its memtable's partition count.
      */
+    /**
+     * Opens {@code tableDir} for this one sstable (a listing of the directory) and writes into it:
+     * for tests and one-off writers. Repeated flushes open a {@link TableDirectory} once.
+     */
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir) throws IOException {
+        return write(partitions, expectedKeys, TableDirectory.open(tableDir), true);
+    }
+
     public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir) throws IOException {
         return write(partitions, expectedKeys, tableDir, true);
     }
