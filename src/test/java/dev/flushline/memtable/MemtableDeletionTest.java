@@ -265,6 +265,60 @@ class MemtableDeletionTest {
         return new RangeTombstone(lo, hi, d);
     }
 
+    /**
+     * Cassandra's range tombstone list lets a new range win an overlap only with a strictly higher
+     * timestamp: with equal timestamps the stored range stays even when the new one has the later
+     * local deletion time (which DeletionTime.supersedes would prefer). Rows inside keep what the
+     * stored range does not supersede.
+     */
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void anOverlappingRangeWithTheSameTimestampLeavesTheStoredOne(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(20, NOW))), null, List.of()));
+        // Same timestamp, later clock: supersedes the range, so it stays.
+        m.apply(rows(rowDeletion(ck("c", 1), DeletionTime.of(20, NOW + 2))));
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("c", "e", DeletionTime.of(20, NOW + 5))), null, List.of()));
+        dev.flushline.data.RangeTombstoneList rts = m.get(key).rangeTombstones();
+        // ck is DESC: e, d, c, b. [e, d) is the new range's own part; [d, b] keeps the stored deletion.
+        assertEquals(3, rts.markerCount(), rts.toString());
+        assertEquals(DeletionTime.of(20, NOW + 5), rts.markerStartDeletion(0));
+        assertEquals(ClusteringBound.EXCL_END_INCL_START_BOUNDARY, rts.markerBound(1).kind());
+        assertEquals(DeletionTime.of(20, NOW), rts.markerStartDeletion(1));
+        assertEquals(DeletionTime.of(20, NOW), rts.markerEndDeletion(2));
+        assertEquals(DeletionTime.of(20, NOW + 2), row(m, ck("c", 1)).deletion(), "still above the range that covers it");
+        // A strictly newer range does take the overlap.
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(21, NOW - 5))), null, List.of()));
+        assertEquals(3, rts.markerCount(), rts.toString());
+        assertEquals(DeletionTime.of(21, NOW - 5), rts.markerStartDeletion(1));
+        assertEquals(DeletionTime.of(21, NOW - 5), rts.markerEndDeletion(2));
+        assertNull(row(m, ck("c", 1)));
+        finish(m);
+    }
+
+    /**
+     * A range the partition deletion supersedes only by local deletion time is not flushed, but
+     * Cassandra still holds it, and on a timestamp tie it keeps a later range out.
+     */
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void aRangeHiddenByThePartitionDeletionStillWinsATie(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(30, NOW))), null, List.of()));
+        m.apply(new PartitionUpdate(key, DeletionTime.of(30, NOW + 1), List.of(), null, List.of()));
+        MemtablePartition p = m.get(key);
+        assertEquals(0, p.rangeTombstones().markerCount());
+        assertTrue(!p.hasRangeTombstones());
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(30, NOW + 3))), null, List.of()));
+        assertEquals(0, p.rangeTombstones().markerCount(), "the hidden range keeps the tie");
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("f", "f", DeletionTime.of(30, NOW + 3))), null, List.of()));
+        assertEquals(2, p.rangeTombstones().markerCount(), "where nothing was stored, the range shows");
+        // An older range than the partition deletion is not kept at all.
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("g", "g", DeletionTime.of(29, NOW + 9))), null, List.of()));
+        assertEquals(2, p.rangeTombstones().rangeCount());
+        finish(m);
+    }
+
     static void finish(Memtable m) {
         m.seal();
         m.discard();
