@@ -28,26 +28,24 @@ import java.util.List;
  * cassandra-all must read back. Built independently of the serializer (it reads the memtable's
  * objects, not our bytes).
  */
-final class MemtableModel {
+public final class MemtableModel {
     private MemtableModel() {}
 
     static final String[] KIND_NAMES = {
             "EXCL_END_BOUND", "INCL_START_BOUND", "EXCL_END_INCL_START_BOUNDARY", "STATIC_CLUSTERING",
             "CLUSTERING", "INCL_END_EXCL_START_BOUNDARY", "INCL_END_BOUND", "EXCL_START_BOUND"};
 
-    static List<Partition> of(Memtable m) {
+    public static List<Partition> of(Memtable m) {
         List<Partition> out = new ArrayList<>();
-        boolean hasStatics = false;
-        for (int i = 0; i < m.schema().staticColumns().length; i++) hasStatics |= m.staticColumnWritten(i);
         for (Iterator<MemtablePartition> it = m.partitionIterator(); it.hasNext(); ) {
             MemtablePartition p = it.next();
             if (p.isEmpty()) continue;
-            out.add(partition(m.schema(), p, hasStatics));
+            out.add(partition(m.schema(), p));
         }
         return out;
     }
 
-    static Partition partition(TableSchema schema, MemtablePartition p, boolean hasStatics) {
+    public static Partition partition(TableSchema schema, MemtablePartition p) {
         dev.flushline.oracle.Row st = p.staticRow() == null
                 ? dev.flushline.oracle.Row.EMPTY_STATIC
                 : row(schema.staticColumns(), schema.staticComplexStart(), p.staticRow());
