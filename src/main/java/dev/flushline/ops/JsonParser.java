@@ -81,7 +81,7 @@ public final class JsonParser {
             skipWhitespace();
             Object v = value();
             if (m.containsKey(key)) {
-                throw new JsonSyntaxException(keyColumn, "duplicate key " + OpsText.quote(key));
+                throw new JsonSyntaxException(keyColumn, "duplicate key " + OpsText.display(key));
             }
             m.put(key, v);
             skipWhitespace();
@@ -247,7 +247,7 @@ public final class JsonParser {
             return d;
         } catch (NumberFormatException | ArithmeticException e) {
             // only an exponent beyond int range gets here
-            throw new JsonSyntaxException(start + 1, "number out of range: " + s.substring(start, pos));
+            throw new JsonSyntaxException(start + 1, "number out of range: " + OpsText.cut(s.substring(start, pos)));
         }
     }
 

@@ -747,28 +747,50 @@ public final class ValueCodec {
     // ---------------------------------------------------------------------------------------
     // Display
 
-    /** A JSON-ish rendering of a parsed JSON value, for messages. */
+    /**
+     * Longest rendering of a value in a message, in chars, before it is cut with "...": a value
+     * of 60 KB (a long string, a number of thousands of digits) must not flood the terminal.
+     */
+    static final int MAX_DISPLAY_CHARS = 80;
+
+    /** A JSON-ish rendering of a parsed JSON value, for messages, cut to {@link #MAX_DISPLAY_CHARS}. */
     static String display(Object v) {
-        if (v == null) return "null";
-        if (v instanceof String) return quote((String) v);
-        if (v instanceof BigDecimal) return ((BigDecimal) v).toString();
-        if (v instanceof List) {
-            StringBuilder sb = new StringBuilder("[");
+        StringBuilder sb = new StringBuilder();
+        appendDisplay(sb, v);
+        if (sb.length() <= MAX_DISPLAY_CHARS) return sb.toString();
+        return sb.substring(0, MAX_DISPLAY_CHARS) + "... (" + sb.length() + " chars)";
+    }
+
+    private static void appendDisplay(StringBuilder sb, Object v) {
+        if (v == null) {
+            sb.append("null");
+        } else if (v instanceof String) {
+            sb.append(quote((String) v));
+        } else if (v instanceof BigDecimal) {
+            sb.append(((BigDecimal) v).toString());
+        } else if (v instanceof List) {
+            sb.append('[');
+            boolean first = true;
             for (Object e : (List<?>) v) {
-                if (sb.length() > 1) sb.append(',');
-                sb.append(display(e));
+                if (!first) sb.append(',');
+                first = false;
+                appendDisplay(sb, e);
             }
-            return sb.append(']').toString();
-        }
-        if (v instanceof Map) {
-            StringBuilder sb = new StringBuilder("{");
+            sb.append(']');
+        } else if (v instanceof Map) {
+            sb.append('{');
+            boolean first = true;
             for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                if (sb.length() > 1) sb.append(',');
-                sb.append(display(e.getKey())).append(':').append(display(e.getValue()));
+                if (!first) sb.append(',');
+                first = false;
+                appendDisplay(sb, e.getKey());
+                sb.append(':');
+                appendDisplay(sb, e.getValue());
             }
-            return sb.append('}').toString();
+            sb.append('}');
+        } else {
+            sb.append(v);
         }
-        return String.valueOf(v);
     }
 
     private static String quote(String s) {
