@@ -195,6 +195,9 @@ class SegmentFuzzTest {
         }
     }
 
+    /** Cases that replayed everything, lost a tail, failed naming corruption, skipped corrupt bytes. */
+    final int[] outcomes = new int[4];
+
     void fuzz(long seed, boolean skipCorrupt) throws Exception {
         Path pristine = tmp.resolve("pristine-" + seed);
         List<Written> written = writeLog(pristine, seed, 60 + (int) (seed % 40));
@@ -285,9 +288,13 @@ class SegmentFuzzTest {
                         info + ": " + e.getMessage());
                 // what it delivered before failing is a prefix of what was written
                 assertSameUpdates(expected, got.updates(), info);
+                outcomes[2]++;
             } else {
                 if (got.failure() != null) throw new AssertionError(info + ": unexpected " + got.failure(), got.failure());
                 assertSameUpdates(expected, got.updates(), info);
+                boolean skipped = false;
+                for (String w : got.warnings()) if (w.startsWith("skipped")) skipped = true;
+                outcomes[skipped ? 3 : expected.size() == written.size() ? 0 : 1]++;
                 // every damaged segment that lost entries says so, unless its damage is all zeros to the end
                 for (Long id : after.keySet()) {
                     String name = SegmentLayout.fileName(id);
@@ -321,12 +328,61 @@ class SegmentFuzzTest {
 
     @Test
     void damagedSegmentsReplayTheIntactPrefixOrNameTheCorruption() throws Exception {
-        for (long seed = 1; seed <= 12; seed++) fuzz(seed, false);
+        for (long seed = 1; seed <= 20; seed++) fuzz(seed, false);
+        // each outcome was exercised: everything replayed, a torn tail cut, corruption named
+        assertTrue(outcomes[0] > 0 && outcomes[1] > 0 && outcomes[2] > 0, Arrays.toString(outcomes));
     }
 
     @Test
     void damagedSegmentsWithSkipCorruptReplayEveryIntactEntry() throws Exception {
-        for (long seed = 101; seed <= 112; seed++) fuzz(seed, true);
+        for (long seed = 101; seed <= 120; seed++) fuzz(seed, true);
+        assertTrue(outcomes[0] > 0 && outcomes[1] > 0 && outcomes[3] > 0, Arrays.toString(outcomes));
+    }
+
+    /**
+     * {@code flushline load --commitlog} on damaged logs: it replays and exits 0, or stops with
+     * exit 2 naming the segment and the byte offset; never an internal error or a stack trace.
+     */
+    @Test
+    void loadCommandReportsDamagedLogsWithoutAStackTrace() throws Exception {
+        Path schemaFile = Files.writeString(tmp.resolve("t.cql"), CQL);
+        Path empty = Files.writeString(tmp.resolve("empty.jsonl"), "");
+        int replayedSomething = 0, refused = 0;
+        for (long seed = 201; seed <= 212; seed++) {
+            boolean skip = seed % 2 == 0;
+            Path cl = tmp.resolve("cl-" + seed);
+            List<Written> written = writeLog(cl, seed, 50);
+            List<Path> segs = segments(cl);
+            Random r = new Random(seed);
+            Path seg = segs.get(r.nextInt(segs.size()));
+            long id = SegmentLayout.idOf(seg.getFileName().toString());
+            List<Written> inSeg = new ArrayList<>();
+            for (Written w : written) if (w.segmentId() == id) inSeg.add(w);
+            StringBuilder what = new StringBuilder();
+            Files.write(seg, damage(r, Files.readAllBytes(seg), inSeg, what));
+            String[] args = {"load", "--schema", schemaFile.toString(), "--input", empty.toString(), "--out", tmp.resolve("out-" + seed).toString(),
+                    "--commitlog", cl.toString(), "--now", Long.toString(NOW)};
+            if (skip) {
+                args = Arrays.copyOf(args, args.length + 1);
+                args[args.length - 1] = "--skip-corrupt";
+            }
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(), err = new java.io.ByteArrayOutputStream();
+            int status = dev.flushline.cli.Main.run(args, new java.io.ByteArrayInputStream(new byte[0]),
+                    new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+                    new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            String stderr = err.toString(java.nio.charset.StandardCharsets.UTF_8), stdout = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+            String info = "seed " + seed + " skip " + skip + " (" + what + ") status " + status + "\n" + stdout + stderr;
+            assertTrue(status == 0 || status == 2, info);
+            assertTrue(!stderr.contains("\tat ") && !stderr.contains("Exception in thread") && !stderr.contains("internal error"), info);
+            if (status == 0) {
+                replayedSomething++;
+                assertTrue(stdout.contains("Replayed "), info);
+            } else {
+                refused++;
+                assertTrue(stderr.contains(seg.getFileName().toString()) && stderr.contains("byte offset "), info);
+            }
+        }
+        assertTrue(replayedSomething > 0, replayedSomething + " replayed, " + refused + " refused");
     }
 
     // ---- payloads whose CRCs match ----------------------------------------------------------------
