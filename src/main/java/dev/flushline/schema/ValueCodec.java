@@ -323,14 +323,22 @@ public final class ValueCodec {
         return x;
     }
 
+    /** What new BigInteger(s) accepts, checked in linear time (parsing a million digits is quadratic). */
     private static boolean isIntegerLiteral(String s) {
-        try {
-            new BigInteger(s);
-            return true;
-        } catch (NumberFormatException e) {
-            return false;
+        int i = !s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+') ? 1 : 0;
+        if (i == s.length()) return false;
+        for (; i < s.length(); i++) {
+            if (Character.digit(s.charAt(i), 10) < 0) return false;
         }
+        return true;
     }
+
+    /**
+     * Longest number text taken, in chars: BigInteger and BigDecimal parse in quadratic time, so a
+     * million digits would take half a minute (10,000 take a millisecond or two). No real varint
+     * or decimal comes near it.
+     */
+    public static final int MAX_NUMBER_CHARS = 10_000;
 
     private static byte[] varint(CqlType t, Object v) {
         BigInteger bi;
@@ -341,6 +349,7 @@ public final class ValueCodec {
         } else if (v instanceof String) {
             String s = (String) v;
             // IntegerType.fromJSONObject bypasses fromString, so "" is refused here, unlike decimal
+            if (s.length() > MAX_NUMBER_CHARS) throw bad(v, t, "longer than " + MAX_NUMBER_CHARS + " chars");
             try {
                 bi = new BigInteger(s);
             } catch (NumberFormatException e) {
@@ -365,6 +374,7 @@ public final class ValueCodec {
         } else if (v instanceof String) {
             String s = (String) v;
             if (s.isEmpty()) return EMPTY;
+            if (s.length() > MAX_NUMBER_CHARS) throw bad(v, t, "longer than " + MAX_NUMBER_CHARS + " chars");
             try {
                 d = new BigDecimal(s);
             } catch (NumberFormatException e) {

@@ -474,6 +474,30 @@ class OperationReaderTest {
                 error("{\"op\":\"delete\",\"timestamp\":1,\"key\":{\"pk\":1},\"range\":{\"ck\":{\"" + "=".repeat(5000) + "\":1}}}"));
     }
 
+    /**
+     * Found by OpsFuzzTest: BigDecimal and BigInteger parse in quadratic time, so a line holding a
+     * number of a million digits took half a minute. Number text is refused past 10,000 chars.
+     */
+    @Test
+    void numbersOfMoreThanTenThousandCharsAreRefused() throws Exception {
+        TableSchema v = CqlParser.parse("CREATE TABLE ks.v (pk int PRIMARY KEY, vi varint, de decimal, n int)");
+        String million = "7".repeat(1_000_000);
+        assertEquals("ops.jsonl:1: malformed JSON at column 52: number of 1000000 chars, longer than the 10000 this reader takes",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"vi\":" + million + "}}"));
+        String shown = "\"" + "7".repeat(79) + "... (1000002 chars)";
+        assertEquals("ops.jsonl:1: column 'vi' (varint): " + shown + " is not a varint (longer than 10000 chars)",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"vi\":\"" + million + "\"}}"));
+        assertEquals("ops.jsonl:1: column 'de' (decimal): " + shown + " is not a decimal (longer than 10000 chars)",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"de\":\"" + million + "\"}}"));
+        // an int column tells a number that is too large from one that is not a number, without parsing it whole
+        assertEquals("ops.jsonl:1: column 'n' (int): " + shown + " is not an int (out of range)",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"n\":\"" + million + "\"}}"));
+        // 10,000 chars are taken
+        String tenThousand = "7".repeat(10_000);
+        assertEquals(1, readAll(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"vi\":" + tenThousand
+                + ",\"de\":\"" + tenThousand + "\"}}").size());
+    }
+
     private static int assertDoesNotThrowCount(TableSchema s, String text) {
         try {
             return readAll(s, NOW, text).size();
