@@ -251,6 +251,20 @@ class CommitLogTest {
         assertEquals(first, applied.size(), "the entries before it (static rows and deletions only) replayed");
     }
 
+    /** A segment-named file over 2 GiB (sparse here) is refused by name, not read into an OutOfMemoryError. */
+    @Test
+    void aSegmentFileLargerThanAnySegmentIsRefusedByName() throws Exception {
+        Path huge = dir.resolve(SegmentLayout.fileName(7));
+        try (RandomAccessFile f = new RandomAccessFile(huge.toFile(), "rw")) {
+            f.write(SegmentLayout.header(7));
+            f.setLength(3L << 30);
+        }
+        try (CommitLog log = CommitLog.open(options(CommitLog.SyncMode.BATCH, true))) {
+            IOException e = assertThrows(IOException.class, () -> log.replay(schema, (m, p) -> { }));
+            assertTrue(e.getMessage().contains(huge.toString()) && e.getMessage().contains("is 3221225472 bytes"), e.getMessage());
+        }
+    }
+
     @Test
     void batchGroupCommitSharesFsyncsAcrossWriters() throws Exception {
         int threads = 4, perThread = 1500;
