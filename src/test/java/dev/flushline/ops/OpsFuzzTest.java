@@ -293,6 +293,17 @@ class OpsFuzzTest {
     // ---- checks -------------------------------------------------------------------------------
 
     static final Pattern JSON_COLUMN = Pattern.compile("malformed JSON at column (\\d+): ");
+    static final Pattern UTF8_BYTE = Pattern.compile("not valid UTF-8 at byte (\\d+) of the line");
+
+    /** Whether the first {@code n} bytes of {@code line} are strict UTF-8 (a sequence cut at the end is not). */
+    static boolean decodes(byte[] line, int n) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(line, 0, n));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
+    }
 
     /**
      * Reads {@code lines} as one file, skipping bad lines, and checks each outcome: a valid line
@@ -326,6 +337,15 @@ class OpsFuzzTest {
                 assertFalse(e.detail().isEmpty(), seedInfo);
                 assertTrue(e.getMessage().length() < 2000, seedInfo + ": a message that floods the terminal: "
                         + e.getMessage().length() + " chars: " + shown(e.getMessage().getBytes(StandardCharsets.UTF_8)) + "\n  " + shown);
+                Matcher um = UTF8_BYTE.matcher(e.detail());
+                if (um.matches()) {
+                    // the named byte is where valid UTF-8 stops: everything before it decodes
+                    int at = Integer.parseInt(um.group(1));
+                    int len = line.length > 0 && line[line.length - 1] == '\r' ? line.length - 1 : line.length;
+                    assertTrue(at >= 1 && at <= len, seedInfo + ": " + e.getMessage());
+                    assertTrue(decodes(line, at - 1), seedInfo + ": bytes before " + at + " do not decode: " + e.getMessage());
+                    assertFalse(decodes(line, len), seedInfo + ": the line decodes: " + e.getMessage());
+                }
                 Matcher cm = JSON_COLUMN.matcher(e.detail());
                 if (cm.lookingAt()) {
                     int column = Integer.parseInt(cm.group(1));
