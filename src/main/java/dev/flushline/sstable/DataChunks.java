@@ -26,6 +26,8 @@ public final class DataChunks implements AutoCloseable {
     private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.fastestInstance().safeDecompressor();
     /** Bound on a chunk length we accept from CompressionInfo.db or CRC.db (Cassandra's largest is 2^30). */
     private static final int MAX_CHUNK_LENGTH = 1 << 30;
+    /** Cassandra's other compressors: a real sstable we refuse, unlike a name no Cassandra writes (corruption). */
+    private static final String[] OTHER_COMPRESSORS = {"SnappyCompressor", "DeflateCompressor", "ZstdCompressor", "NoopCompressor"};
 
     private final Path dataPath;
     private final FileChannel channel;
@@ -73,7 +75,9 @@ public final class DataChunks implements AutoCloseable {
                 BoundedReader in = new BoundedReader(crcPath, files.readAll(Component.CRC));
                 long at = in.fileOffset();
                 chunk = in.i32("CRC chunk size");
-                if (chunk <= 0 || chunk > MAX_CHUNK_LENGTH) throw in.corrupt(at, "CRC chunk size " + chunk + " is not plausible");
+                if (chunk <= 0 || chunk > MAX_CHUNK_LENGTH || Integer.bitCount(chunk) != 1) {
+                    throw in.corrupt(at, "CRC chunk size " + chunk + " is not a power of two up to 2^30");
+                }
                 long expected = Math.max(1, (fileLength + chunk - 1) / chunk);
                 if (in.remaining() != expected * 4) {
                     throw in.corrupt(in.fileOffset(), "CRC.db holds " + in.remaining() / 4 + " chunk CRCs; Data.db of "
@@ -97,8 +101,13 @@ public final class DataChunks implements AutoCloseable {
         long at = in.fileOffset();
         String compressor = in.utf("compressor name");
         if (!DataFileLayout.LZ4_COMPRESSOR_NAME.equals(compressor)) {
-            throw new IncompatibleSSTableException(infoPath, "compressor '" + compressor + "' at byte offset " + at
-                    + " is not supported; only " + DataFileLayout.LZ4_COMPRESSOR_NAME + " is read");
+            for (String known : OTHER_COMPRESSORS) {
+                if (known.equals(compressor)) {
+                    throw new IncompatibleSSTableException(infoPath, "compressor '" + compressor + "' at byte offset " + at
+                            + " is not supported; only " + DataFileLayout.LZ4_COMPRESSOR_NAME + " is read");
+                }
+            }
+            throw in.corrupt(at, "unknown compressor name '" + compressor + "'");
         }
         at = in.fileOffset();
         int options = in.i32("compression option count");

@@ -36,7 +36,13 @@ public final class StatisticsReader {
         public String partitionKeyTypeName;
     }
 
+    /** As a reader does: the COMPACTION component's CRC is not checked (Cassandra's reader skips it). */
     public static Metadata read(Path file, byte[] bytes, TableSchema schema) {
+        return read(file, bytes, schema, false);
+    }
+
+    /** {@code allCrcs}: also check the COMPACTION component's CRC, as a verifier should. */
+    public static Metadata read(Path file, byte[] bytes, TableSchema schema, boolean allCrcs) {
         BoundedReader in = new BoundedReader(file, bytes);
         int count = in.i32("component count");
         CRC32 crc = new CRC32();
@@ -67,7 +73,7 @@ public final class StatisticsReader {
             int componentEnd = next - StatisticsLayout.CRC_BYTES;
             CRC32 c = new CRC32();
             c.update(bytes, offsets[i], componentEnd - offsets[i]);
-            if (BoundedReader.getInt(bytes, componentEnd) != (int) c.getValue() && types[i] != StatisticsLayout.COMPACTION) {
+            if (BoundedReader.getInt(bytes, componentEnd) != (int) c.getValue() && (allCrcs || types[i] != StatisticsLayout.COMPACTION)) {
                 throw in.corrupt(componentEnd, "CRC mismatch of Statistics component " + types[i]);
             }
             start[types[i]] = offsets[i];
