@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Our cursor against cassandra-all 5.0.5's SSTableReader: for random schemas and operations,
  * flushed by our writer and by Cassandra's own writer (SSTableTxnWriter, with other EncodingStats
  * than ours), compressed with various chunk lengths and not, the cursor returns exactly the
- * partitions, rows, cells, timestamps, TTLs, local deletion times and deletions Cassandra returns.
+ * partitions, rows, cells, timestamps, TTLs, local deletion times and deletions Cassandra returns;
+ * and {@link SSTableVerifier} (with value validation) passes on both.
  */
 class SSTableCursorCompatibilityTest {
     static final int[] CHUNK_KB = {4, 16, 64};
@@ -74,6 +75,7 @@ class SSTableCursorCompatibilityTest {
         List<Partition> expected = CassandraReader.readAll(ours, cql);
         assertFalse(expected.isEmpty());
         CursorModel.assertSameContent(expected, CursorModel.readAll(ours, schema), "seed " + seed + ": our flush");
+        for (SSTableFiles f : SSTableFiles.inDirectory(ours)) SSTableVerifier.verify(f, schema, true);
 
         // Cassandra's writer, with NO_STATS-like bases on odd seeds and ours shifted on even ones.
         Path ref = Files.createDirectories(tmp.resolve("ref"));
@@ -84,6 +86,7 @@ class SSTableCursorCompatibilityTest {
         Path refData = CassandraReferenceWriter.write(ref, cql, expected, minTs, minLdt, minTtl, expected.size(), lz4);
         List<Partition> cassandraWritten = CassandraReader.readAll(refData, cql);
         CursorModel.assertSameContent(cassandraWritten, CursorModel.readAll(refData, schema), "seed " + seed + ": Cassandra's writer");
+        SSTableVerifier.verify(SSTableFiles.of(refData), schema, true);
     }
 
     /** Partitions above 64 KiB, so Index.db holds promoted row indexes; the scan must not care. */
