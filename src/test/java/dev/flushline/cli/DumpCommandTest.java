@@ -133,6 +133,16 @@ class DumpCommandTest {
         compare(cql, ref);
     }
 
+    /** Random schemas (every type in keys, clusterings and values; DESC; statics; 70 columns now and then). */
+    @org.junit.jupiter.params.ParameterizedTest(name = "seed {0}")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void randomSchemas(long seed) throws IOException {
+        CassandraOracle.init();
+        String cql = withCompression(dev.flushline.testing.RandomSchemas.randomTable(seed), seed % 2 == 0);
+        Path data = flush(cql, seed, 8, 6, 150);
+        compare(cql, data, seed % 3 == 0 ? new String[] {"-l"} : new String[0]);
+    }
+
     @Test
     void usage() {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
