@@ -40,7 +40,7 @@ final class DumpCommand {
     private DumpCommand() {}
 
     static final String HELP =
-            "Usage: flushline dump --schema table.cql SSTABLE_OR_DIR... [-k KEY]... [-t] [-l] [--now EPOCH_SECONDS]\n"
+            "Usage: flushline dump --schema table.cql SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
           + "\n"
           + "Prints the partitions of Cassandra 5.0 'oa' BIG sstables as JSON, in the same layout as Cassandra\n"
           + "5.0.5's sstabledump: one array of partitions, each with its key, position in Data.db (uncompressed),\n"
@@ -53,6 +53,8 @@ final class DumpCommand {
           + "  --schema FILE      the table's CQL CREATE TABLE statement (must agree with the sstable's header)\n"
           + "  -k KEY             only this partition (repeatable), found through Summary.db and Index.db; a\n"
           + "                     multi-column key is written as its values joined by ':' (escape ':' as '\\:')\n"
+          + "  -d                 one line per partition deletion, static row, row and marker, in Cassandra's\n"
+          + "                     internal notation ([key]@position Row[info=...]: clustering | cells)\n"
           + "  -t                 timestamps and local deletion times as raw numbers instead of ISO-8601\n"
           + "  -l                 JSON Lines: one partition per line\n"
           + "  --now SECONDS      the clock for the \"expired\" flags of TTL'd data (default: the system clock)\n"
@@ -70,7 +72,7 @@ final class DumpCommand {
                     return 0;
                 case "-t": o.rawTime = true; break;
                 case "-l": o.jsonLines = true; break;
-                case "-d": return usage(err, "-d (one internal representation line per row) is not supported; use the JSON output");
+                case "-d": o.debug = true; break;
                 case "-k":
                     if (i + 1 >= argv.length) return usage(err, "option -k needs a key");
                     o.keys.add(argv[++i]);
@@ -155,7 +157,7 @@ final class DumpCommand {
         String schemaFile;
         final List<String> paths = new ArrayList<>();
         final List<String> keys = new ArrayList<>();
-        boolean rawTime, jsonLines;
+        boolean rawTime, jsonLines, debug;
         long nowSeconds = Long.MIN_VALUE;
     }
 
@@ -223,8 +225,10 @@ final class DumpCommand {
         private final Options o;
         private final JsonOut j;
         private final SerializationHeader header;
+        private final BufferedWriter w;
 
         Dumper(SSTableFiles files, TableSchema schema, Options o, BufferedWriter w) throws IOException {
+            this.w = w;
             this.files = files;
             this.schema = schema;
             this.o = o;
@@ -234,6 +238,19 @@ final class DumpCommand {
 
         void dump(List<byte[]> keys) throws IOException {
             try (SSTableCursor c = new SSTableCursor(DataChunks.open(files, true), header)) {
+                if (o.debug) {
+                    if (keys.isEmpty()) {
+                        while (c.advance() == SSTableCursor.PARTITION_START) debugPartition(c);
+                    } else {
+                        for (long position : lookup(keys)) {
+                            c.seek(position);
+                            c.advance();
+                            debugPartition(c);
+                        }
+                    }
+                    w.flush();
+                    return;
+                }
                 if (!o.jsonLines) j.startArray();
                 if (keys.isEmpty()) {
                     while (c.advance() == SSTableCursor.PARTITION_START) partition(c);
@@ -522,6 +539,157 @@ final class DumpCommand {
             clustering(c, c.marker().clusteringSize(), true);
             deletion(ts, ldt);
             j.endObject();
+        }
+
+        // ---- -d: Cassandra's toString of partitions, rows and markers -------------------------------
+
+        private void line(String keyText, long position, String what) throws IOException {
+            w.write('[');
+            w.write(keyText);
+            w.write("]@");
+            w.write(Long.toString(position));
+            w.write(' ');
+            w.write(what);
+            w.write(System.lineSeparator());
+        }
+
+        private String keyText(byte[] key) {
+            ColumnMetadata[] pk = schema.partitionKeyColumns();
+            if (pk.length == 1) return DumpFormat.plain(pk[0].type(), key, 0, key.length);
+            StringBuilder sb = new StringBuilder();
+            int p = 0;
+            for (int i = 0; i < pk.length && p < key.length; i++) {
+                if (i > 0) sb.append(':');
+                int l = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
+                p += 2;
+                sb.append(DumpFormat.escapeComponent(DumpFormat.plain(pk[i].type(), key, p, l)));
+                p += l;
+                byte eoc = key[p++];
+                if (eoc != 0) {
+                    sb.append(eoc < 0 ? ":_" : ":!");
+                    break;
+                }
+            }
+            return sb.toString();
+        }
+
+        private static String deletionText(long ts, long ldt) {
+            return "deletedAt=" + ts + ", localDeletion=" + ldt;
+        }
+
+        private void debugPartition(SSTableCursor c) throws IOException {
+            SSTableCursor.Partition p = c.partition();
+            byte[] key = p.keyCopy();
+            String keyText = keyText(key);
+            boolean deleted = p.isDeleted();
+            long delTs = p.deletionTimestamp(), delLdt = p.deletionLocalTime();
+            long position = p.startOffset() + p.headerLength();
+            int kind = c.advance();
+            boolean staticRow = kind == SSTableCursor.ROW && c.row().isStatic();
+            if (staticRow) position = c.row().endOffset();
+            if (deleted) line(keyText, position, deletionText(delTs, delLdt));
+            if (staticRow) {
+                if (!isEmpty(c.row())) line(keyText, position, rowText(c, true));
+                kind = c.advance();
+            }
+            while (kind != SSTableCursor.PARTITION_END) {
+                if (kind == SSTableCursor.ROW) line(keyText, c.row().offset(), rowText(c, false));
+                else line(keyText, c.marker().offset(), markerText(c));
+                kind = c.advance();
+            }
+        }
+
+        private String rowText(SSTableCursor c, boolean isStatic) {
+            SSTableCursor.Row r = c.row();
+            byte[] b = c.buffer();
+            StringBuilder sb = new StringBuilder("Row[info=");
+            if (r.livenessTtl() != 0) {
+                sb.append("[ts=").append(r.livenessTimestamp()).append(" ttl=").append(r.livenessTtl())
+                        .append(", let=").append(r.livenessExpirationTime()).append(']');
+            } else {
+                sb.append("[ts=").append(r.livenessTimestamp()).append(']');
+            }
+            if (r.isDeleted()) {
+                sb.append(" del=").append(deletionText(r.deletionTimestamp(), r.deletionLocalTime()));
+                if (r.hasShadowableDeletion()) sb.append("(shadowable)");
+            }
+            sb.append(" ]: ");
+            if (isStatic) {
+                sb.append("STATIC");
+            } else {
+                ColumnMetadata[] ck = schema.clusteringColumns();
+                for (int i = 0; i < r.clusteringSize(); i++) {
+                    if (i > 0) sb.append(", ");
+                    sb.append(DumpFormat.cqlLiteral(ck[i].type(), b, r.clusteringOffset(i), r.clusteringLength(i)));
+                }
+            }
+            sb.append(" | ");
+            boolean first = true;
+            for (int col = 0; col < r.columnCount(); col++) {
+                if (!r.isComplex(col) || r.cellCount(col) > 0 || r.complexDeletionTimestamp(col) != Long.MIN_VALUE) {
+                    if (first) first = false;
+                    else sb.append(", ");
+                } else {
+                    continue; // Cassandra's row holds no data for this column
+                }
+                ColumnMetadata cm = r.column(col);
+                if (!r.isComplex(col)) {
+                    cellText(sb, b, r.cell(r.firstCell(col)), cm, false);
+                    continue;
+                }
+                if (r.complexDeletionTimestamp(col) != Long.MIN_VALUE) {
+                    sb.append("del(").append(cm.name()).append(")=")
+                            .append(deletionText(r.complexDeletionTimestamp(col), r.complexDeletionLocalTime(col)));
+                }
+                for (int k = r.firstCell(col); k < r.firstCell(col) + r.cellCount(col); k++) {
+                    sb.append(", ");
+                    cellText(sb, b, r.cell(k), cm, true);
+                }
+            }
+            return sb.toString();
+        }
+
+        private static void cellText(StringBuilder sb, byte[] b, SSTableCursor.Cell cell, ColumnMetadata cm, boolean complex) {
+            CqlType t = cm.type();
+            sb.append('[').append(cm.name());
+            if (complex) {
+                CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
+                sb.append('[').append(DumpFormat.plain(pathType, b, cell.pathOffset(), cell.pathLength())).append(']');
+                CqlType valueType = t.kind() == CqlType.Kind.MAP ? t.valueType() : t.kind() == CqlType.Kind.LIST ? t.elementType() : null;
+                sb.append('=');
+                if (cell.isTombstone()) sb.append("<tombstone>");
+                else if (valueType != null) sb.append(DumpFormat.plain(valueType, b, cell.valueOffset(), cell.valueLength()));
+            } else {
+                sb.append('=');
+                if (cell.isTombstone()) sb.append("<tombstone>");
+                else sb.append(DumpFormat.plain(t, b, cell.valueOffset(), cell.valueLength()));
+            }
+            sb.append(' ');
+            if (cell.isExpiring()) {
+                sb.append("ts=").append(cell.timestamp()).append(" ttl=").append(cell.ttl()).append(" ldt=").append(cell.localDeletionTime());
+            } else if (cell.isTombstone()) {
+                sb.append("ts=").append(cell.timestamp()).append(" ldt=").append(cell.localDeletionTime());
+            } else {
+                sb.append("ts=").append(cell.timestamp());
+            }
+            sb.append(']');
+        }
+
+        private static final String[] KINDS = {"EXCL_END_BOUND", "INCL_START_BOUND", "EXCL_END_INCL_START_BOUNDARY", "STATIC_CLUSTERING",
+                "CLUSTERING", "INCL_END_EXCL_START_BOUNDARY", "INCL_END_BOUND", "EXCL_START_BOUND"};
+
+        private String markerText(SSTableCursor c) {
+            SSTableCursor.Marker m = c.marker();
+            ColumnMetadata[] ck = schema.clusteringColumns();
+            StringBuilder sb = new StringBuilder("Marker ").append(KINDS[m.kind()]).append('(');
+            for (int i = 0; i < m.clusteringSize(); i++) {
+                if (i > 0) sb.append(", ");
+                int len = m.clusteringLength(i);
+                sb.append(len < 0 ? "null" : DumpFormat.plain(ck[i].type(), c.buffer(), m.clusteringOffset(i), len));
+            }
+            sb.append(")@").append(m.deletionTimestamp()).append('/').append(m.deletionLocalTime());
+            if (m.isBoundary()) sb.append('-').append(m.startDeletionTimestamp()).append('/').append(m.startDeletionLocalTime());
+            return sb.toString();
         }
     }
 }

@@ -147,6 +147,43 @@ final class DumpFormat {
         return sb.append('}').toString();
     }
 
+    /**
+     * A CQL literal ({@code toCQLString}): "null" for an empty value (not for text and blob); text, ascii, inet, date,
+     * time and timestamp in single quotes (a quote doubled, twice for text, as Cassandra 5.0.5
+     * does); blob as 0x hex; anything else as its plain form.
+     */
+    static String cqlLiteral(CqlType t, byte[] b, int off, int len) {
+        // Text and blob serializers treat only a missing value as null, so an empty one is '' / 0x.
+        boolean emptyIsValue = t.kind() == CqlType.Kind.TEXT || t.kind() == CqlType.Kind.ASCII || t.kind() == CqlType.Kind.BLOB;
+        if (len < 0 || (len == 0 && !emptyIsValue)) return "null";
+        switch (t.kind()) {
+            case TEXT:
+            case ASCII:
+                return quote(plain(t, b, off, len).replace("'", "''"));
+            case INET:
+            case DATE:
+            case TIME:
+            case TIMESTAMP:
+                return quote(plain(t, b, off, len));
+            case BLOB:
+                return "0x" + hex(b, off, len);
+            default:
+                return plain(t, b, off, len);
+        }
+    }
+
+    private static String quote(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /** A composite key component in getString form: ':' escaped, a trailing '\\' or '!' followed by '!'. */
+    static String escapeComponent(String s) {
+        if (s.isEmpty()) return s;
+        String r = s.replace(":", "\\:");
+        char last = r.charAt(r.length() - 1);
+        return last == '\\' || last == '!' ? r + '!' : r;
+    }
+
     static String hex(byte[] b, int off, int len) {
         char[] c = new char[2 * len];
         for (int i = 0; i < len; i++) {
