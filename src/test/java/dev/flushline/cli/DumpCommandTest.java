@@ -132,6 +132,13 @@ class DumpCommandTest {
         Path ref = CassandraReferenceWriter.write(dir, cql, content, EncodingStats.TIMESTAMP_EPOCH, EncodingStats.DELETION_TIME_EPOCH,
                 0, content.size(), true);
         compare(cql, ref);
+        // -k with a two-column key: the values joined by ':'.
+        java.nio.ByteBuffer k = content.get(content.size() / 2).key().toBuffer();
+        long p1 = k.getShort() == 8 ? k.getLong() : -1;
+        k.get();
+        byte[] p2 = new byte[k.getShort()];
+        k.get(p2);
+        compare(cql, ref, "-k", p1 + ":" + new String(p2, StandardCharsets.UTF_8));
     }
 
     /** Random schemas (every type in keys, clusterings and values; DESC; statics). Each comparison starts a JVM: few seeds. */
