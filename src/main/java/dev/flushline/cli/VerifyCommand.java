@@ -41,7 +41,7 @@ final class VerifyCommand {
           + "order and unique; rows in clustering order; Index.db holds exactly those keys at those positions,\n"
           + "with promoted row indexes that match the partitions; every key is in the bloom filter (Filter.db);\n"
           + "Summary.db samples Index.db at its interval and holds the first and last keys; Statistics.db's\n"
-          + "checksums, partition count and first/last keys.\n"
+          + "checksums, partition/row/column counts and first/last keys.\n"
           + "\n"
           + "Exit status: 0 all OK, 1 some sstable is corrupt or refused (or bad usage), 2 an I/O failure.\n";
 

@@ -21,7 +21,7 @@ import java.util.zip.CRC32;
  * in token order and unique, rows in clustering order; Index.db has exactly those keys at those positions, with promoted
  * indexes whose header, deletion and blocks match the partition; every key is in the bloom
  * filter; Summary.db samples Index.db at its interval and has the first and last keys;
- * Statistics.db's first/last keys and partition count match. With {@code extended}, every key,
+ * Statistics.db's first/last keys and its partition, row and column-set counts match. With {@code extended}, every key,
  * clustering value, cell path and cell value is also validated against its column's type.
  *
  * <p>A failure is a {@link CorruptSSTableException} (file, offset, reason); an sstable we must not
@@ -47,7 +47,7 @@ public final class SSTableVerifier {
         byte[] previousKey = new byte[64];
         int previousKeyLength = -1;
         long previousToken = 0;
-        long partitions = 0;
+        long partitions = 0, rows = 0, columnsSet = 0;
         byte[] firstKey = null;
         byte[] lastKey = new byte[0];
         long[] hash = new long[2];
@@ -107,6 +107,10 @@ public final class SSTableVerifier {
                         break;
                     }
                     case SSTableCursor.ROW:
+                        if (!c.row().isStatic() || !isEmpty(c.row())) {
+                            rows++;
+                            columnsSet += columnsWithCells(c.row());
+                        }
                         if (c.row().isStatic()) {
                             afterStatic = c.row().endOffset();
                         } else {
@@ -146,11 +150,33 @@ public final class SSTableVerifier {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.partitionCount
                     + " partitions; Data.db has " + partitions);
         }
+        if (meta.totalRows != rows || meta.totalColumnsSet != columnsSet) {
+            throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.totalRows + " rows and "
+                    + meta.totalColumnsSet + " columns set; Data.db has " + rows + " and " + columnsSet);
+        }
         if (partitions > 0 && (!Arrays.equals(meta.firstKey, firstKey) || !Arrays.equals(meta.lastKey, lastKey))) {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db first/last key " + hex(meta.firstKey, 0, meta.firstKey.length)
                     + "/" + hex(meta.lastKey, 0, meta.lastKey.length) + " differ from Data.db's " + hex(firstKey, 0, firstKey.length)
                     + "/" + hex(lastKey, 0, lastKey.length));
         }
+    }
+
+    /** Cassandra's Row.isEmpty: no liveness, no deletion, no cell and no complex deletion. */
+    static boolean isEmpty(SSTableCursor.Row r) {
+        if (r.hasLiveness() || r.isDeleted()) return false;
+        for (int j = 0; j < r.columnCount(); j++) {
+            if (!r.isComplex(j) || r.cellCount(j) > 0 || r.complexDeletionTimestamp(j) != Long.MIN_VALUE) return false;
+        }
+        return true;
+    }
+
+    /** The STATS "columns set" of a row: simple cells, and complex columns with at least one cell. */
+    private static int columnsWithCells(SSTableCursor.Row r) {
+        int n = 0;
+        for (int j = 0; j < r.columnCount(); j++) {
+            if (!r.isComplex(j) || r.cellCount(j) > 0) n++;
+        }
+        return n;
     }
 
     private static int checkSummary(SummaryReader summary, IndexReader index, long ordinal, int next) {
