@@ -335,7 +335,7 @@ final class DumpCommand {
             j.fieldName("rows");
             j.startArray();
             if (staticRowWaiting) {
-                if (!isEmpty(c.row())) row(c, position);
+                if (!c.row().isEmpty()) row(c, position);
                 kind = c.advance();
             }
             while (kind != SSTableCursor.PARTITION_END) {
@@ -368,14 +368,6 @@ final class DumpCommand {
             j.endArray();
             j.objectCompact = false;
             j.arrayCompact = false;
-        }
-
-        private static boolean isEmpty(SSTableCursor.Row r) {
-            if (r.hasLiveness() || r.isDeleted()) return false;
-            for (int col = 0; col < r.columnCount(); col++) {
-                if (!r.isComplex(col) || r.cellCount(col) > 0 || r.complexDeletionTimestamp(col) != Long.MIN_VALUE) return false;
-            }
-            return true;
         }
 
         private void deletion(long ts, long ldt) throws IOException {
@@ -589,7 +581,7 @@ final class DumpCommand {
             if (staticRow) position = c.row().endOffset();
             if (deleted) line(keyText, position, deletionText(delTs, delLdt));
             if (staticRow) {
-                if (!isEmpty(c.row())) line(keyText, position, rowText(c, true));
+                if (!c.row().isEmpty()) line(keyText, position, rowText(c, true));
                 kind = c.advance();
             }
             while (kind != SSTableCursor.PARTITION_END) {

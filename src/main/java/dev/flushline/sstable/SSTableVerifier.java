@@ -107,7 +107,7 @@ public final class SSTableVerifier {
                         break;
                     }
                     case SSTableCursor.ROW:
-                        if (!c.row().isStatic() || !isEmpty(c.row())) {
+                        if (!c.row().isStatic() || !c.row().isEmpty()) {
                             rows++;
                             columnsSet += columnsWithCells(c.row());
                         }
@@ -159,15 +159,6 @@ public final class SSTableVerifier {
                     + "/" + hex(meta.lastKey, 0, meta.lastKey.length) + " differ from Data.db's " + hex(firstKey, 0, firstKey.length)
                     + "/" + hex(lastKey, 0, lastKey.length));
         }
-    }
-
-    /** Cassandra's Row.isEmpty: no liveness, no deletion, no cell and no complex deletion. */
-    static boolean isEmpty(SSTableCursor.Row r) {
-        if (r.hasLiveness() || r.isDeleted()) return false;
-        for (int j = 0; j < r.columnCount(); j++) {
-            if (!r.isComplex(j) || r.cellCount(j) > 0 || r.complexDeletionTimestamp(j) != Long.MIN_VALUE) return false;
-        }
-        return true;
     }
 
     /** The STATS "columns set" of a row: simple cells, and complex columns with at least one cell. */
