@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
 /**
- * Statistics.db (oa-format.md §8): a checksummed container of four components (layout in
+ * Statistics.db: a checksummed container of four components (layout in
  * {@link StatisticsLayout}).
  *
  * <pre>
