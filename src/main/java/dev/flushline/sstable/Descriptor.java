@@ -43,6 +43,8 @@ public final class Descriptor {
     private final int generation;
     private java.nio.channels.FileChannel lockChannel;
     private java.nio.channels.FileLock lock;
+    /** Held by a {@link TransactionLog} past the writer's release: see {@link #pin}. */
+    private boolean pinned;
 
     private Descriptor(Path tableDir, int generation) {
         this.tableDir = tableDir;
@@ -115,12 +117,47 @@ public final class Descriptor {
      * (published or aborted). Idempotent; never throws.
      */
     public void releaseReservation() {
+        if (pinned) return; // the transaction releases it when it ends
         if (lock == null && lockChannel == null) return;
         try {
             Files.deleteIfExists(lockPath());
         } catch (IOException ignored) {
             // an orphaned lock file without a held lock is removed by Leftovers.clean
         }
+        try {
+            if (lock != null) lock.release();
+            if (lockChannel != null) lockChannel.close();
+        } catch (IOException ignored) {
+            // closing releases the lock in any case
+        }
+        lock = null;
+        lockChannel = null;
+        HELD_BY_THIS_JVM.remove(lockPath().toAbsolutePath());
+    }
+
+    /**
+     * Keeps the reservation after the writer releases it (its {@link #releaseReservation} becomes
+     * a no-op): a transaction's output generation must stay taken until the transaction's log is
+     * gone, even if the output's writer aborts, or another writer could publish under a generation
+     * that recovery would then delete. REQUIRES: the reservation is held.
+     */
+    void pin() {
+        pinned = true;
+    }
+
+    /** Ends {@link #pin} and releases the reservation (lock file deleted, OS lock dropped). */
+    void unpin() {
+        pinned = false;
+        releaseReservation();
+    }
+
+    /**
+     * Ends {@link #pin} and drops the OS lock but leaves the lock file: a log that still names this
+     * generation keeps it from being reserved again until recovery (then {@link Leftovers#clean})
+     * has dealt with it.
+     */
+    void unpinKeepingLockFile() {
+        pinned = false;
         try {
             if (lock != null) lock.release();
             if (lockChannel != null) lockChannel.close();
