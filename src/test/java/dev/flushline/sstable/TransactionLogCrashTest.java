@@ -47,7 +47,7 @@ class TransactionLogCrashTest {
     static final long[] SEEDS = {11, 22};
     /** Kill after the n-th line starting with this step (1-based), then after a delay in ms. */
     static final Object[][] KILLS = {
-            {"add ", 1, 0}, {"add ", 1, 5}, {"add ", 2, 2}, {"published", 1, 0},
+            {"add ", 1, 0}, {"add ", 1, 5}, {"add ", 1, 20}, {"add ", 2, 2}, {"add ", 2, 12}, {"published", 1, 0},
             {"remove ", 1, 0}, {"remove ", 2, 0}, {"committed", 1, 0}, {"deleted ", 2, 0},
             {"deleted ", 9, 1}, {"deleted ", 15, 0}, {"log deleted", 1, 0}, {"committed", 1, 4},
     };
@@ -185,5 +185,67 @@ class TransactionLogCrashTest {
         }
         assertTrue(completed > 0 && rolledBack > 0, "kills landed on both sides of the commit point: completed "
                 + completed + ", rolled back " + rolledBack);
+    }
+
+    /**
+     * A read-only reader beside a live compaction in another process: every view is exactly the
+     * inputs or exactly the outputs of one compaction (the child reserves each compaction's two
+     * outputs one after the other, so a side is a pair {2k+1, 2k+2}), and cleanup and recovery
+     * run from this process never touch the live transaction's files (the child would fail).
+     */
+    @Test
+    void aReaderBesideALiveCompactionSeesOneSideAndCleanupLeavesItAlone() throws Exception {
+        CassandraOracle.init();
+        TableSchema schema = CqlParser.parse(CQL);
+        Path tableDir = FlushJob.tableDir(tmp, schema);
+        TableDirectory dir = TableDirectory.open(tableDir);
+        for (long seed : SEEDS) {
+            Memtable m = memtable(schema, seed);
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+            m.discard();
+        }
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                TransactionLogCrashTest.class.getName(), tmp.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        java.util.concurrent.atomic.AtomicInteger begun = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
+        Thread drain = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    if (line.startsWith("inputs")) begun.incrementAndGet();
+                    if (line.equals("log deleted")) finished.incrementAndGet();
+                }
+            } catch (java.io.IOException ignored) {
+                // the child was killed
+            }
+        });
+        drain.start();
+        try {
+            while (begun.get() == 0) {
+                assertTrue(p.isAlive(), "the child started");
+                Thread.sleep(10);
+            }
+            // Bounded by count: views until the child has finished 4 compactions, at most 50,000.
+            int highest = 0, views = 0;
+            for (; views < 50_000 && finished.get() < 4; views++) {
+                List<Integer> view = generations(TransactionLog.liveSSTables(tableDir));
+                assertEquals(2, view.size(), "view " + views + ": " + view);
+                assertTrue(view.get(0) % 2 == 1 && view.get(1) == view.get(0) + 1, "view " + views + " is one side: " + view);
+                assertTrue(view.get(0) >= highest, "views never go back: " + view);
+                highest = view.get(0);
+                if (views % 4 == 0) {
+                    assertEquals(List.of(), TransactionLog.recover(tableDir), "a live transaction is not recovered");
+                    Leftovers.clean(tableDir);
+                }
+                assertTrue(p.isAlive(), "the child is still compacting (cleanup took nothing from it), view " + views);
+            }
+            System.out.println("TransactionLogCrashTest: " + views + " views beside " + finished.get()
+                    + " live compactions, up to generation " + highest);
+            assertTrue(finished.get() >= 4 && highest >= 7, "the child compacted while we looked: " + finished.get());
+        } finally {
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+            drain.join();
+        }
     }
 }
