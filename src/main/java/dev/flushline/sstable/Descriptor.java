@@ -86,9 +86,19 @@ public final class Descriptor {
             return null;
         }
         try {
+            Object created = fileKey(d.lockPath());
             d.lockChannel = ch;
             d.lock = ch.lock();
             HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
+            if (created == null || !created.equals(fileKey(d.lockPath()))) {
+                // Unlocked between CREATE_NEW and lock(), a cleaner in another process took the lock
+                // file for a dead writer's and deleted it: a lock on a deleted file protects nothing.
+                d.lockChannel = null;
+                d.lock = null;
+                HELD_BY_THIS_JVM.remove(d.lockPath().toAbsolutePath());
+                ch.close();
+                return null;
+            }
             Component[] all = Component.values();
             for (int i = 0; i < all.length; i++) {
                 if (Files.exists(d.path(all[i]))) {
@@ -104,6 +114,15 @@ public final class Descriptor {
         } catch (IOException | RuntimeException e) {
             d.releaseReservation();
             throw e;
+        }
+    }
+
+    private static Object fileKey(Path p) {
+        try {
+            return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException e) {
+            return null; // gone
         }
     }
 

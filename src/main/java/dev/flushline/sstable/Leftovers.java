@@ -50,7 +50,9 @@ public final class Leftovers {
 
     /**
      * Deletes the leftovers of {@code tableDir} and returns the paths removed (staging directories
-     * and files), sorted, so the caller can log them. A missing directory has no leftovers.
+     * and files, the files and logs of interrupted transactions included), sorted, so the caller
+     * can log them. A missing directory has no leftovers. Throws
+     * {@link TransactionLogCorruptException} for a transaction log it cannot trust.
      */
     public static List<Path> clean(Path tableDir) throws IOException {
         if (!Files.isDirectory(tableDir)) return List.of();

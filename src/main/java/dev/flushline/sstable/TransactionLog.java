@@ -127,14 +127,44 @@ public final class TransactionLog implements AutoCloseable {
         Path dir = directory.path();
         String canonical = dir.toRealPath().toString();
         TransactionLogLayout.format(TransactionLogLayout.Type.ADD, canonical + "/x", 0, 0); // rejects paths a record cannot hold
-        String uuid = nextTimeUuid();
-        Path lockPath = dir.resolve(LOCK_PREFIX + uuid + Descriptor.LOCK_SUFFIX);
+        for (int attempt = 0; ; attempt++) {
+            String uuid = nextTimeUuid();
+            Path lockPath = dir.resolve(LOCK_PREFIX + uuid + Descriptor.LOCK_SUFFIX);
+            FileChannel lockChannel = FileChannel.open(lockPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Object created = fileKey(lockPath);
+            FileLock lock;
+            try {
+                lock = lockChannel.lock();
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(lockChannel);
+                SyncedFileOutput.deleteQuietly(lockPath);
+                throw e;
+            }
+            // Between CREATE_NEW and lock() the file is unlocked: a cleaner in another process may
+            // have taken it for a dead transaction's and deleted it. A lock on a deleted file
+            // protects nothing, so start again under a new name.
+            Object now = fileKey(lockPath);
+            if (created != null && created.equals(now)) {
+                return begin(directory, dir, canonical, operation, uuid, lockPath, lockChannel, lock);
+            }
+            closeQuietly(lockChannel);
+            if (attempt >= 100) throw new IOException("could not keep a transaction lock file in " + dir);
+        }
+    }
+
+    private static Object fileKey(Path p) {
+        try {
+            return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException e) {
+            return null; // gone
+        }
+    }
+
+    private static TransactionLog begin(TableDirectory directory, Path dir, String canonical, String operation, String uuid,
+                                        Path lockPath, FileChannel lockChannel, FileLock lock) throws IOException {
         Path logPath = dir.resolve(TransactionLogLayout.fileName(operation, uuid));
-        FileChannel lockChannel = FileChannel.open(lockPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        FileLock lock = null;
         FileChannel log = null;
         try {
-            lock = lockChannel.lock();
             Descriptor.HELD_BY_THIS_JVM.add(lockPath.toAbsolutePath());
             // The lock file before the log: whoever finds the log also finds its lock held while we live.
             log = FileChannel.open(logPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -406,6 +436,11 @@ public final class TransactionLog implements AutoCloseable {
         } catch (NoSuchFileException e) {
             return null;
         }
+        return parse(logFile, bytes, canonicalDir, files);
+    }
+
+    /** As {@link #read}, from the log's bytes as read at one moment. */
+    static LogState parse(Path logFile, byte[] bytes, String canonicalDir, Map<String, List<Path>> files) throws IOException {
         Matcher name = TransactionLogLayout.FILE_NAME.matcher(logFile.getFileName().toString());
         if (!name.matches()) throw new IllegalArgumentException("not a transaction log name: " + logFile);
         List<String> lines = lines(bytes);
@@ -653,16 +688,11 @@ public final class TransactionLog implements AutoCloseable {
             if (!sameLogs(logsBefore, logsAfter) || !names.equals(listNames(tableDir))) continue;
             Map<String, List<Path>> byPrefix = byPrefix(tableDir, names);
             Set<String> hidden = new HashSet<>();
-            boolean vanished = false;
-            for (Path log : logsAfter.keySet()) {
-                LogState s = read(log, canonical, byPrefix);
-                if (s == null) {
-                    vanished = true;
-                    break;
-                }
-                hidden.addAll(s.hidden());
+            for (Map.Entry<Path, byte[]> log : logsAfter.entrySet()) {
+                // The bytes read beside the listings, never a later read: a COMMIT appended since
+                // would hide inputs from a listing that may predate the last output's publishing.
+                hidden.addAll(parse(log.getKey(), log.getValue(), canonical, byPrefix).hidden());
             }
-            if (vanished) continue;
             TreeMap<Long, Path> result = new TreeMap<>();
             for (Map.Entry<String, List<Path>> e : byPrefix.entrySet()) {
                 if (hidden.contains(e.getKey())) continue;

