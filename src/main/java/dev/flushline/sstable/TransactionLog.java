@@ -305,7 +305,8 @@ public final class TransactionLog implements AutoCloseable {
     }
 
     /**
-     * Rolls back: appends ABORT, deletes every output's published files, then the log. Idempotent;
+     * Rolls back: appends ABORT, deletes every output's staging directory and published files, then
+     * the log. Idempotent;
      * a no-op after a commit. After a commit whose outcome is unknown (its append failed) it only
      * releases the locks and leaves the log to {@link #recover}.
      */
@@ -321,7 +322,10 @@ public final class TransactionLog implements AutoCloseable {
                 }
             }
             List<String> added = new ArrayList<>();
-            for (Descriptor d : outputs) added.add(d.generation() + "");
+            for (Descriptor d : outputs) {
+                added.add(d.generation() + "");
+                SSTableWriter.deleteStaging(d); // a writer that was never closed; the reservation stays pinned
+            }
             deleteSide(added);
             finishLog();
         } finally {

@@ -323,4 +323,45 @@ class TransactionLogTest {
         assertFalse(reopened.recoveredTransactions().get(0).committed());
         assertFalse(Files.exists(out.lockPath()), "freed once the log is gone");
     }
+
+    @Test
+    void commitRefusesAHalfPublishedOutputAndBadInputsAreNamed() throws IOException {
+        Path dir = tableDir(tmp);
+        publishFake(dir, 1);
+        TableDirectory td = TableDirectory.open(dir);
+        try (TransactionLog txn = TransactionLog.beginCompaction(td)) {
+            Descriptor out = txn.reserveOutput();
+            Files.write(out.path(Component.STATISTICS), new byte[] {1}); // a publish that stopped before Data.db and TOC.txt
+            IllegalArgumentException notPublished = assertThrows(IllegalArgumentException.class, () -> txn.obsolete(7));
+            assertTrue(notPublished.getMessage().contains("oa-7-big-"), notPublished.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> txn.obsolete(out.generation()), "an output is not an input");
+            assertThrows(IllegalArgumentException.class, () -> txn.obsolete(tmp.resolve("oa-1-big-Data.db")), "another directory");
+            txn.obsolete(1);
+            assertThrows(IllegalArgumentException.class, () -> txn.obsolete(1), "twice");
+            IllegalStateException half = assertThrows(IllegalStateException.class, txn::commit);
+            assertTrue(half.getMessage().contains(out.toString()), half.getMessage());
+        } // close() aborts: the half output goes, the input stays
+        assertEquals(filesOf(1), sstableFiles(dir));
+        assertEquals(List.of(), names(dir).stream().filter(n -> !n.startsWith("oa-")).toList());
+    }
+
+    @Test
+    void anOutputWhoseWriterWroteNothingDoesNotStopACommit() throws IOException {
+        Path dir = tableDir(tmp);
+        publishFake(dir, 1);
+        publishFake(dir, 2);
+        TableDirectory td = TableDirectory.open(dir);
+        try (TransactionLog txn = TransactionLog.beginCompaction(td)) {
+            Descriptor empty = txn.reserveOutput();
+            SSTableWriter.deleteStaging(empty); // e.g. every partition of its range was purged
+            Descriptor out = txn.reserveOutput();
+            for (Component c : Component.values()) if (c != Component.COMPRESSION_INFO) Files.write(out.path(c), new byte[] {3});
+            SSTableWriter.deleteStaging(out);
+            txn.obsolete(1);
+            txn.obsolete(2);
+            txn.commit();
+        }
+        assertEquals(filesOf(4), sstableFiles(dir));
+        assertEquals(List.of(), names(dir).stream().filter(n -> !n.startsWith("oa-")).toList(), "every reservation released");
+    }
 }
