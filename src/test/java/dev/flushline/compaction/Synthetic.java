@@ -7,7 +7,8 @@ import java.util.List;
  * Synthetic sstables and a stand-in for the merge, for picker tests: no files, only the numbers a
  * picker reads. The stand-in writes what a compaction of the pick's inputs would if the data were
  * spread evenly over each input's token span and nothing were dropped: the inputs' bytes, cut at
- * the pick's split tokens and then into pieces of at most the pick's maximum size.
+ * the pick's split tokens and then into pieces of at most the pick's maximum size. Every segment
+ * that holds data gets at least one byte, so totals may exceed the inputs' by a few bytes.
  */
 final class Synthetic {
     static final long KIB = 1024L;
@@ -84,17 +85,17 @@ final class Synthetic {
         long[] whole = new long[segments.size()];
         long assigned = 0;
         for (int i = 0; i < whole.length; i++) {
-            whole[i] = Math.round(segmentBytes.get(i));
+            // A segment with any data writes an sstable, however small its share.
+            whole[i] = Math.max(1, Math.round(segmentBytes.get(i)));
             assigned += whole[i];
         }
-        if (whole.length > 0) whole[whole.length - 1] = Math.max(0, whole[whole.length - 1] + total - assigned);
+        if (whole.length > 0) whole[whole.length - 1] = Math.max(1, whole[whole.length - 1] + total - assigned);
 
         List<SSTableInfo> out = new ArrayList<>();
         long max = pick.maxOutputBytes();
         for (int i = 0; i < segments.size(); i++) {
             long first = segments.get(i)[0], last = segments.get(i)[1];
             long bytes = whole[i];
-            if (bytes == 0 && !(out.isEmpty() && i == segments.size() - 1)) continue;
             long pieces = max == Long.MAX_VALUE ? 1 : Math.max(1, (bytes + max - 1) / max);
             double w = width(first, last);
             if (pieces > w) pieces = (long) w;
