@@ -16,6 +16,12 @@ public interface CompactionPicker {
     /** The next compaction for {@code version}, or null. */
     CompactionPick pick(Version version);
 
+    /**
+     * About how many compactions {@code version} needs before the picker is at rest: Cassandra's
+     * "pending tasks" estimate for the strategy, for logs and metrics. Not a promise.
+     */
+    int estimatedRemainingTasks(Version version);
+
     /** The picker for {@code options}: size-tiered, leveled, or either one range-aware over {@code ranges}. */
     static CompactionPicker create(CompactionStrategyOptions options, CompactionRanges ranges) {
         if (options.rangeAware()) return new RangeAwarePicker(options, ranges);

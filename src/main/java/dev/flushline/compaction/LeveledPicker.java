@@ -73,6 +73,53 @@ public final class LeveledPicker implements CompactionPicker {
     }
 
     @Override
+    public int estimatedRemainingTasks(Version version) {
+        return estimatedTasks(version.sstables());
+    }
+
+    /**
+     * Cassandra's estimate: per level, the bytes over 1.001 × its maximum in sstable_size units,
+     * rounded up (L0 against 4 sstable sizes), plus one L0 size-tiering round per max_threshold
+     * L0 sstables once L0 holds more than max_threshold.
+     */
+    int estimatedTasks(List<SSTableInfo> sstables) {
+        long[] bytes = new long[SSTableInfo.MAX_LEVEL + 1];
+        int l0Count = 0;
+        for (int i = 0; i < sstables.size(); i++) {
+            bytes[sstables.get(i).level()] += sstables.get(i).sizeBytes();
+            if (sstables.get(i).level() == 0) l0Count++;
+        }
+        long tasks = 0;
+        long size = options.maxSSTableSizeBytes();
+        for (int level = 0; level <= SSTableInfo.MAX_LEVEL; level++) {
+            long over = bytes[level] - (long) (maxBytesForLevel(level) * SCORE_THRESHOLD);
+            if (over > 0) tasks += (over + size - 1) / size;
+        }
+        if (l0Count > options.maxThreshold()) tasks += l0Count / options.maxThreshold();
+        return (int) Math.min(Integer.MAX_VALUE, tasks);
+    }
+
+    /**
+     * The compaction pointers a node should start with, as Cassandra sets them on start: for each
+     * level n below the last, the last token of the newest sstable of level n + 1 (newest by
+     * generation here, by creation time in Cassandra), so the first round through level n begins
+     * after where the latest compaction out of it ended. {@code range} names whose pointers they
+     * are ({@link CompactionRanges#SPANNING} for a picker over the whole ring).
+     */
+    public static VersionEdit startupPointers(List<SSTableInfo> sstables, int range) {
+        SSTableInfo[] newest = new SSTableInfo[SSTableInfo.MAX_LEVEL + 1];
+        for (int i = 0; i < sstables.size(); i++) {
+            SSTableInfo s = sstables.get(i);
+            if (newest[s.level()] == null || s.generation() > newest[s.level()].generation()) newest[s.level()] = s;
+        }
+        VersionEdit.Builder b = VersionEdit.builder();
+        for (int level = 0; level < SSTableInfo.MAX_LEVEL; level++) {
+            if (newest[level + 1] != null) b.setCompactPointer(range, level, newest[level + 1].lastToken());
+        }
+        return b.build();
+    }
+
+    @Override
     public CompactionPick pick(Version version) {
         return pickFrom(version.sstables(), version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
                 VersionEdit.KEEP_CURSOR);

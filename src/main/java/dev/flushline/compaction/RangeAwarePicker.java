@@ -119,6 +119,52 @@ public final class RangeAwarePicker implements CompactionPicker {
         return null;
     }
 
+    /**
+     * Cassandra's pending-task estimate, summed: one per big spanning sstable, the shared bucket's
+     * size-tiered estimate, and each range's own strategy's estimate.
+     */
+    @Override
+    public int estimatedRemainingTasks(Version version) {
+        List<SSTableInfo> shared = new ArrayList<>();
+        List<List<SSTableInfo>> perRange = split(version, shared);
+        long tasks = SizeTieredPicker.estimatedTasks(shared, options);
+        for (SSTableInfo s : version.sstables()) {
+            if (ranges.rangeOf(s) == CompactionRanges.SPANNING && s.sizeBytes() > options.minRangeSSTableSizeBytes()) tasks++;
+        }
+        for (int r = 0; r < perRange.size(); r++) {
+            if (perRange.get(r).isEmpty()) continue;
+            tasks += leveled != null ? leveled.estimatedTasks(perRange.get(r)) : SizeTieredPicker.estimatedTasks(perRange.get(r), options);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, tasks);
+    }
+
+    /**
+     * The leveled compaction pointers to start with, range by range (see
+     * {@link LeveledPicker#startupPointers}); an empty edit over size-tiered ranges.
+     */
+    public VersionEdit startupPointers(Version version) {
+        VersionEdit.Builder b = VersionEdit.builder();
+        if (leveled == null) return b.build();
+        List<List<SSTableInfo>> perRange = split(version, new ArrayList<>());
+        for (int r = 0; r < perRange.size(); r++) {
+            VersionEdit e = LeveledPicker.startupPointers(perRange.get(r), r);
+            for (int i = 0; i < e.pointerCount(); i++) b.setCompactPointer(r, e.pointerLevel(i), e.pointerToken(i));
+        }
+        return b.build();
+    }
+
+    /** Each range's sstables; the spanning ones no bigger than the minimum go to {@code shared}. */
+    private List<List<SSTableInfo>> split(Version version, List<SSTableInfo> shared) {
+        List<List<SSTableInfo>> perRange = new ArrayList<>(ranges.size());
+        for (int r = 0; r < ranges.size(); r++) perRange.add(new ArrayList<>());
+        for (SSTableInfo s : version.sstables()) {
+            int r = ranges.rangeOf(s);
+            if (r != CompactionRanges.SPANNING) perRange.get(r).add(s);
+            else if (s.sizeBytes() <= options.minRangeSSTableSizeBytes()) shared.add(s);
+        }
+        return perRange;
+    }
+
     @Override
     public String toString() {
         return name + options + " over " + ranges;

@@ -58,6 +58,20 @@ public final class SizeTieredPicker implements CompactionPicker {
                 version.maxPurgeableTimestamp(chosen), false, nextRangeCursor, reason(chosen, buckets, options));
     }
 
+    @Override
+    public int estimatedRemainingTasks(Version version) {
+        return estimatedTasks(version.sstables(), options);
+    }
+
+    /** Cassandra's estimate: for each tier of at least min_threshold, its size over max_threshold, rounded up. */
+    static int estimatedTasks(List<SSTableInfo> sstables, CompactionStrategyOptions options) {
+        int n = 0;
+        for (List<SSTableInfo> tier : buckets(sstables, options.bucketHigh(), options.bucketLow(), options.minSSTableSizeBytes())) {
+            if (tier.size() >= options.minThreshold()) n += (tier.size() + options.maxThreshold() - 1) / options.maxThreshold();
+        }
+        return n;
+    }
+
     static String reason(List<SSTableInfo> chosen, List<List<SSTableInfo>> buckets, CompactionStrategyOptions options) {
         int eligible = 0;
         for (int i = 0; i < buckets.size(); i++) if (buckets.get(i).size() >= options.minThreshold()) eligible++;

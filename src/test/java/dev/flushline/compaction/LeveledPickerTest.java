@@ -190,4 +190,35 @@ class LeveledPickerTest {
         assertEquals(Set.of(1, 50), gensOf(p));
         assertEquals(2, p.outputLevel());
     }
+
+    @Test
+    void theEstimateCountsBytesOverEachLevelInSSTableSizes() {
+        Version v = Version.of(run(1, 13, 1, 0));    // 3 MiB over L1's 10 MiB
+        assertEquals(3, SMALL.estimatedRemainingTasks(v));
+        int picks = 0;
+        Synthetic.Generations gens = new Synthetic.Generations(100);
+        for (CompactionPick p; (p = SMALL.pick(v)) != null; picks++) v = v.apply(p.edit(Synthetic.outputs(p, gens)));
+        assertEquals(3, picks);
+        assertEquals(0, SMALL.estimatedRemainingTasks(v));
+        // 40 L0 sstables: 40 MiB over L0's nominal 4 MiB, and one size-tiering round per 32.
+        List<SSTableInfo> l0 = new ArrayList<>();
+        for (int i = 0; i < 40; i++) l0.add(sst(1 + i, 0, 10, MIB, 0));
+        assertEquals(36 + 1, SMALL.estimatedRemainingTasks(Version.of(l0)));
+    }
+
+    @Test
+    void startupPointersFollowTheNewestSSTableOfTheNextLevel() {
+        List<SSTableInfo> s = new ArrayList<>(run(1, 13, 1, 0));
+        s.add(sst(20, 0, 999, MIB, 2));
+        s.add(sst(22, 5000, 5999, MIB, 2));
+        s.add(sst(21, 9000, 9999, MIB, 2));
+        Version v = Version.of(s);
+        VersionEdit e = LeveledPicker.startupPointers(v.sstables(), CompactionRanges.SPANNING);
+        assertEquals(2, e.pointerCount());
+        v = v.apply(e);
+        assertEquals(5999, v.compactPointer(CompactionRanges.SPANNING, 1));
+        assertEquals(12 * 1000L + 999, v.compactPointer(CompactionRanges.SPANNING, 0));
+        CompactionPick p = SMALL.pick(v);
+        assertEquals(7, p.inputs().get(0).generation(), "the round starts after the newest L2 sstable's last token");
+    }
 }

@@ -173,4 +173,15 @@ class RangeAwarePickerTest {
         assertTrue(CompactionPicker.create(ra, R) instanceof RangeAwarePicker);
         assertThrows(IllegalArgumentException.class, () -> CompactionPicker.create(ra, null));
     }
+
+    @Test
+    void theEstimateAddsSplitsTheSharedBucketAndTheRanges() {
+        List<SSTableInfo> s = new ArrayList<>();
+        s.add(spanning(1, 50 * MIB));                                   // one split
+        for (int i = 2; i <= 5; i++) s.add(spanning(i, MIB));           // one shared tier
+        for (int i = 6; i <= 9; i++) s.add(inRange(i, 3, 100 * MIB));   // one tier in range 3
+        s.add(inRange(10, 2, 100 * MIB));
+        assertEquals(3, STCS.estimatedRemainingTasks(Version.of(s)));
+        assertEquals(0, STCS.estimatedRemainingTasks(Version.of(List.of(inRange(1, 0, MIB)))));
+    }
 }

@@ -146,4 +146,15 @@ class SizeTieredPickerTest {
             assertEquals(theirs, ours, "seed " + seed + " round " + round + " sizes " + pairs);
         }
     }
+
+    @Test
+    void theEstimateIsReadyTiersOverMaxThreshold() {
+        long[] sizes = new long[9];
+        java.util.Arrays.fill(sizes, 100 * MIB);
+        assertEquals(1, STCS.estimatedRemainingTasks(Version.of(sized(sizes))));
+        SizeTieredPicker four = new SizeTieredPicker(CompactionStrategyOptions.parse(Map.of("class", "SizeTieredCompactionStrategy",
+                "max_threshold", "4")));
+        assertEquals(3, four.estimatedRemainingTasks(Version.of(sized(sizes))));
+        assertEquals(0, STCS.estimatedRemainingTasks(Version.of(sized(100 * MIB, 100 * MIB, 100 * MIB))));
+    }
 }
