@@ -5,7 +5,8 @@ package dev.flushline.compaction;
  * and last partitions, its size on disk, its level, and the range of its cell timestamps. Pickers
  * read nothing else, so a test can describe any table with a list of these.
  *
- * <p>Tokens are Murmur3 tokens; an sstable covers [{@code firstToken}, {@code lastToken}], both
+ * <p>{@code sizeBytes} is the length of the sstable's Data.db on disk (compressed, if it is): the
+ * size Cassandra's strategies tier and level by. Tokens are Murmur3 tokens; an sstable covers [{@code firstToken}, {@code lastToken}], both
  * inclusive. {@code minTimestamp}/{@code maxTimestamp} are the sstable metadata's minimum and
  * maximum timestamps (microseconds); an sstable without any timestamp has min Long.MAX_VALUE and
  * max Long.MIN_VALUE, as Cassandra records it.
