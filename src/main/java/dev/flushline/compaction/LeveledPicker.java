@@ -32,6 +32,12 @@ import java.util.Set;
  * </ol>
  * Every output but size-tiered L0's is split at sstable_size_in_mb.
  *
+ * <p>Sstables already being compacted (the {@code compacting} set) are left out as Cassandra
+ * leaves them out: they do not count towards a level's score, a level's round skips any sstable
+ * whose set of overlapping next-level sstables holds one, and L0 keeps clear of them (see
+ * {@link #l0Candidates}). So two picks made one after the other, the first one's inputs marked
+ * compacting, may run at the same time without their outputs overlapping in a level.
+ *
  * <p>Not done: Cassandra's starvation rule (after 25 rounds without touching a level, pull one of
  * its sstables into a lower compaction), single-sstable tombstone compactions, and moving a
  * single sstable up a level without rewriting it ({@code single_sstable_uplevel}).
@@ -120,27 +126,31 @@ public final class LeveledPicker implements CompactionPicker {
     }
 
     @Override
-    public CompactionPick pick(Version version) {
-        return pickFrom(version.sstables(), version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
+    public CompactionPick pick(Version version, Set<Integer> compacting) {
+        return pickFrom(version.sstables(), compacting, version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
                 VersionEdit.KEEP_CURSOR);
     }
 
     /**
      * The leveled pick among {@code candidates} (all of a version, or one range's sstables in it),
-     * using the compaction pointers of {@code range} in {@code version}; null if none.
+     * leaving out what is {@code compacting}, using the compaction pointers of {@code range} in
+     * {@code version}; null if none.
      */
-    CompactionPick pickFrom(List<SSTableInfo> candidates, Version version, String strategy, int range, long lo, long hi,
-                            int nextRangeCursor) {
+    CompactionPick pickFrom(List<SSTableInfo> candidates, Set<Integer> compacting, Version version, String strategy, int range,
+                            long lo, long hi, int nextRangeCursor) {
         List<List<SSTableInfo>> levels = new ArrayList<>();
         for (int l = 0; l <= SSTableInfo.MAX_LEVEL; l++) levels.add(new ArrayList<>());
         for (int i = 0; i < candidates.size(); i++) levels.get(candidates.get(i).level()).add(candidates.get(i));
         for (int l = 0; l <= SSTableInfo.MAX_LEVEL; l++) levels.get(l).sort(Version.BY_FIRST_TOKEN);
         List<SSTableInfo> l0 = levels.get(0);
 
+        // Whether L0 is too far behind counts every L0 sstable; the tier is chosen among the idle ones.
         List<SSTableInfo> l0Tier = null;
         if (l0.size() > MAX_COMPACTING_L0) {
+            List<SSTableInfo> idle = new ArrayList<>();
+            for (int i = 0; i < l0.size(); i++) if (!compacting.contains(l0.get(i).generation())) idle.add(l0.get(i));
             List<SSTableInfo> tier = SizeTieredPicker.mostInterestingBucket(
-                    SizeTieredPicker.buckets(l0, options.bucketHigh(), options.bucketLow(), options.minSSTableSizeBytes()),
+                    SizeTieredPicker.buckets(idle, options.bucketHigh(), options.bucketLow(), options.minSSTableSizeBytes()),
                     options.minThreshold(), options.maxThreshold());
             if (!tier.isEmpty()) l0Tier = tier;
         }
@@ -148,8 +158,11 @@ public final class LeveledPicker implements CompactionPicker {
         for (int level = SSTableInfo.MAX_LEVEL; level > 0; level--) {
             List<SSTableInfo> sstables = levels.get(level);
             if (sstables.isEmpty()) continue;
+            // The score leaves out what is already being compacted away.
             long bytes = 0;
-            for (int i = 0; i < sstables.size(); i++) bytes += sstables.get(i).sizeBytes();
+            for (int i = 0; i < sstables.size(); i++) {
+                if (!compacting.contains(sstables.get(i).generation())) bytes += sstables.get(i).sizeBytes();
+            }
             double score = (double) bytes / maxBytesForLevel(level);
             if (score <= SCORE_THRESHOLD) continue;
             // The last level has nowhere to go; Cassandra only warns.
@@ -158,21 +171,18 @@ public final class LeveledPicker implements CompactionPicker {
                 return l0TierPick(l0Tier, l0.size(), version, strategy, range, lo, hi, nextRangeCursor,
                         String.format(Locale.ROOT, ", before L%d (score %.3f)", level, score));
             }
-            SSTableInfo first = startOfRound(sstables, version, range, level);
-            List<SSTableInfo> picked = new ArrayList<>();
-            picked.add(first);
-            List<SSTableInfo> next = levels.get(level + 1);
-            for (int i = 0; i < next.size(); i++) if (next.get(i).overlaps(first)) picked.add(next.get(i));
+            List<SSTableInfo> picked = levelCandidates(sstables, levels.get(level + 1), compacting, version, range, level);
+            if (picked == null) continue;   // everything there is busy: try the levels below
             String reason = String.format(Locale.ROOT, "L%d score %.3f (%s of %s) is over %.3f; %s and the %d L%d sstables it overlaps",
                     level, score, SSTableInfo.formatBytes(bytes), SSTableInfo.formatBytes(maxBytesForLevel(level)), SCORE_THRESHOLD,
-                    version.hasCompactPointer(range, level) ? "next sstable after the compaction pointer" : "first sstable of the level",
+                    version.hasCompactPointer(range, level) ? "next idle sstable after the compaction pointer" : "first idle sstable of the level",
                     picked.size() - 1, level + 1);
             return new CompactionPick(strategy, range, lo, hi, picked, nextLevel(picked), options.maxSSTableSizeBytes(), new long[0],
                     version.maxPurgeableTimestamp(picked), true, nextRangeCursor, reason);
         }
 
         if (l0.isEmpty()) return null;
-        List<SSTableInfo> picked = l0Candidates(l0, levels.get(1));
+        List<SSTableInfo> picked = l0Candidates(l0, levels.get(1), compacting);
         if (picked.size() < 2) {
             if (l0Tier == null) return null;
             return l0TierPick(l0Tier, l0.size(), version, strategy, range, lo, hi, nextRangeCursor, "");
@@ -196,26 +206,57 @@ public final class LeveledPicker implements CompactionPicker {
     }
 
     /**
-     * Where a round through {@code level} continues: the first sstable (by first token) that starts
-     * after the level's compaction pointer, or the level's first sstable if none does or there is
-     * no pointer yet.
+     * A level's candidates: going round the level from the first sstable (by first token) that
+     * starts after the level's compaction pointer (from its first sstable if there is no pointer,
+     * or none starts after it), the first sstable that, with every sstable of the next level it
+     * overlaps, is idle; null if there is none.
      */
-    private static SSTableInfo startOfRound(List<SSTableInfo> byFirstToken, Version version, int range, int level) {
-        if (!version.hasCompactPointer(range, level)) return byFirstToken.get(0);
-        long pointer = version.compactPointer(range, level);
-        for (int i = 0; i < byFirstToken.size(); i++) {
-            if (byFirstToken.get(i).firstToken() > pointer) return byFirstToken.get(i);
+    private static List<SSTableInfo> levelCandidates(List<SSTableInfo> byFirstToken, List<SSTableInfo> next, Set<Integer> compacting,
+                                                     Version version, int range, int level) {
+        int n = byFirstToken.size();
+        int start = 0;
+        if (version.hasCompactPointer(range, level)) {
+            long pointer = version.compactPointer(range, level);
+            while (start < n && byFirstToken.get(start).firstToken() <= pointer) start++;
+            if (start == n) start = 0;
         }
-        return byFirstToken.get(0);
+        for (int k = 0; k < n; k++) {
+            SSTableInfo first = byFirstToken.get((start + k) % n);
+            if (compacting.contains(first.generation())) continue;
+            List<SSTableInfo> picked = new ArrayList<>();
+            picked.add(first);
+            boolean busy = false;
+            for (int i = 0; i < next.size() && !busy; i++) {
+                if (next.get(i).overlaps(first)) {
+                    picked.add(next.get(i));
+                    busy = compacting.contains(next.get(i).generation());
+                }
+            }
+            if (!busy) return picked;
+        }
+        return null;
     }
 
     /**
      * L0's candidates: oldest first (by max timestamp, then generation), each with every remaining
      * L0 sstable that overlaps it, until more than max_threshold are gathered, then the
      * max_threshold oldest; if they hold more than one sstable_size, with the L1 sstables that
-     * overlap their combined span.
+     * overlap their combined span. With compactions running: an sstable whose overlapping set
+     * holds a compacting L0 sstable is passed over, and an sstable that overlaps the compacting L0
+     * sstables' combined span is left out; if the L1 sstables to add, or the compacting L0 ones,
+     * overlap the candidates, nothing is picked (empty), as in Cassandra.
      */
-    private List<SSTableInfo> l0Candidates(List<SSTableInfo> l0, List<SSTableInfo> l1) {
+    private List<SSTableInfo> l0Candidates(List<SSTableInfo> l0, List<SSTableInfo> l1, Set<Integer> compacting) {
+        List<SSTableInfo> compactingL0 = new ArrayList<>();
+        long busyFirst = Long.MAX_VALUE, busyLast = Long.MIN_VALUE;
+        for (int i = 0; i < l0.size(); i++) {
+            SSTableInfo s = l0.get(i);
+            if (compacting.contains(s.generation())) {
+                compactingL0.add(s);
+                busyFirst = Math.min(busyFirst, s.firstToken());
+                busyLast = Math.max(busyLast, s.lastToken());
+            }
+        }
         List<SSTableInfo> byAge = new ArrayList<>(l0);
         byAge.sort(LeveledPicker::compareAge);
         List<SSTableInfo> remaining = new ArrayList<>(byAge);
@@ -224,13 +265,22 @@ public final class LeveledPicker implements CompactionPicker {
         for (int i = 0; i < byAge.size(); i++) {
             SSTableInfo s = byAge.get(i);
             if (chosen.contains(s.generation())) continue;
+            List<SSTableInfo> overlapped = new ArrayList<>();
+            overlapped.add(s);
             for (int j = 0; j < remaining.size(); j++) {
                 SSTableInfo r = remaining.get(j);
-                if (r == s || r.overlaps(s)) {
-                    if (chosen.add(r.generation())) candidates.add(r);
-                }
+                if (r != s && r.overlaps(s)) overlapped.add(r);
             }
-            remaining.removeIf(r -> chosen.contains(r.generation()));
+            boolean touchesBusy = false;
+            for (int j = 0; j < overlapped.size() && !touchesBusy; j++) touchesBusy = compacting.contains(overlapped.get(j).generation());
+            if (touchesBusy) continue;
+            Set<Integer> drop = new HashSet<>();
+            for (int j = 0; j < overlapped.size(); j++) {
+                SSTableInfo c = overlapped.get(j);
+                if ((compactingL0.isEmpty() || !c.overlaps(busyFirst, busyLast)) && chosen.add(c.generation())) candidates.add(c);
+                drop.add(c.generation());
+            }
+            remaining.removeIf(r -> drop.contains(r.generation()));
             if (candidates.size() > options.maxThreshold()) {
                 candidates.sort(LeveledPicker::compareAge);
                 candidates = new ArrayList<>(candidates.subList(0, options.maxThreshold()));
@@ -246,7 +296,14 @@ public final class LeveledPicker implements CompactionPicker {
             last = Math.max(last, c.lastToken());
         }
         if (bytes > options.maxSSTableSizeBytes()) {
-            for (int i = 0; i < l1.size(); i++) if (l1.get(i).overlaps(first, last)) candidates.add(l1.get(i));
+            List<SSTableInfo> withL1 = new ArrayList<>(candidates);
+            for (int i = 0; i < l1.size(); i++) {
+                if (!l1.get(i).overlaps(first, last)) continue;
+                if (compacting.contains(l1.get(i).generation())) return new ArrayList<>();
+                withL1.add(l1.get(i));
+            }
+            for (int i = 0; i < compactingL0.size(); i++) if (compactingL0.get(i).overlaps(first, last)) return new ArrayList<>();
+            candidates = withL1;
         }
         return candidates;
     }

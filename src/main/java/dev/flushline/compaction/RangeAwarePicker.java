@@ -2,6 +2,7 @@ package dev.flushline.compaction;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Range-aware compaction over a size-tiered or leveled strategy: the token ring is cut into
@@ -24,7 +25,9 @@ import java.util.List;
  *       range cannot starve the ones after it. The pick's bounds are that range's; its output
  *       never leaves it.
  * </ol>
- * The shared bucket goes first because its sstables cost every range a read.
+ * The shared bucket goes first because its sstables cost every range a read. Sstables already
+ * being compacted are left out of every step (a range's leveled strategy leaves them out by its
+ * own rules).
  *
  * <p>Differences from the range-aware design this follows: it decided to split by an estimate of
  * each range's share of the output; we decide by the sstable's whole size (the share would need
@@ -58,7 +61,7 @@ public final class RangeAwarePicker implements CompactionPicker {
     }
 
     @Override
-    public CompactionPick pick(Version version) {
+    public CompactionPick pick(Version version, Set<Integer> compacting) {
         List<SSTableInfo> all = version.sstables();
         long minRangeBytes = options.minRangeSSTableSizeBytes();
         List<SSTableInfo> shared = new ArrayList<>();
@@ -70,6 +73,8 @@ public final class RangeAwarePicker implements CompactionPicker {
             int r = ranges.rangeOf(s);
             if (r != CompactionRanges.SPANNING) {
                 perRange.get(r).add(s);
+            } else if (compacting.contains(s.generation())) {
+                continue;
             } else if (s.sizeBytes() > minRangeBytes) {
                 if (largestSpanning == null || s.sizeBytes() > largestSpanning.sizeBytes()) largestSpanning = s;
             } else {
@@ -112,8 +117,8 @@ public final class RangeAwarePicker implements CompactionPicker {
             if (sstables.isEmpty()) continue;
             int cursor = (r + 1) % n;
             CompactionPick p = leveled != null
-                    ? leveled.pickFrom(sstables, version, name, r, ranges.lo(r), ranges.hi(r), cursor)
-                    : sizeTiered.pickFrom(sstables, version, name, r, ranges.lo(r), ranges.hi(r), cursor);
+                    ? leveled.pickFrom(sstables, compacting, version, name, r, ranges.lo(r), ranges.hi(r), cursor)
+                    : sizeTiered.pickFrom(SizeTieredPicker.idle(sstables, compacting), version, name, r, ranges.lo(r), ranges.hi(r), cursor);
             if (p != null) return p;
         }
         return null;

@@ -3,6 +3,7 @@ package dev.flushline.compaction;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Cassandra's size-tiered strategy as a picker: sort the sstables by size, group similar sizes
@@ -25,6 +26,8 @@ import java.util.List;
  * size wins (its comment says it meant the smallest; the code, which we follow, does the
  * opposite). Equal averages: the first bucket.
  *
+ * <p>Sstables already being compacted are left out before tiering, as in Cassandra.
+ *
  * <p>Not done: the single-sstable tombstone compaction Cassandra falls back to when no bucket
  * qualifies (it needs droppable-tombstone estimates the version does not carry).
  *
@@ -40,8 +43,8 @@ public final class SizeTieredPicker implements CompactionPicker {
     }
 
     @Override
-    public CompactionPick pick(Version version) {
-        return pickFrom(version.sstables(), version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
+    public CompactionPick pick(Version version, Set<Integer> compacting) {
+        return pickFrom(idle(version.sstables(), compacting), version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
                 VersionEdit.KEEP_CURSOR);
     }
 
@@ -70,6 +73,14 @@ public final class SizeTieredPicker implements CompactionPicker {
             if (tier.size() >= options.minThreshold()) n += (tier.size() + options.maxThreshold() - 1) / options.maxThreshold();
         }
         return n;
+    }
+
+    /** {@code sstables} without those being compacted. */
+    static List<SSTableInfo> idle(List<SSTableInfo> sstables, Set<Integer> compacting) {
+        if (compacting.isEmpty()) return sstables;
+        List<SSTableInfo> out = new ArrayList<>(sstables.size());
+        for (int i = 0; i < sstables.size(); i++) if (!compacting.contains(sstables.get(i).generation())) out.add(sstables.get(i));
+        return out;
     }
 
     static String reason(List<SSTableInfo> chosen, List<List<SSTableInfo>> buckets, CompactionStrategyOptions options) {

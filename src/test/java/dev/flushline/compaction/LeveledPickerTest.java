@@ -221,4 +221,35 @@ class LeveledPickerTest {
         CompactionPick p = SMALL.pick(v);
         assertEquals(7, p.inputs().get(0).generation(), "the round starts after the newest L2 sstable's last token");
     }
+
+    @Test
+    void compactingSSTablesAreLeftOut() {
+        Version v = Version.of(run(1, 13, 1, 0));
+        assertArrayEquals(new int[] {2}, SMALL.pick(v, Set.of(1)).inputGenerations(), "the round skips a busy sstable");
+        // They do not count towards the score: 11 MiB with 1 MiB compacting is within L1's 10 MiB.
+        assertNull(SMALL.pick(Version.of(run(1, 11, 1, 0)), Set.of(5)));
+
+        // A busy next-level sstable makes its overlapping set wait.
+        List<SSTableInfo> s = new ArrayList<>(run(1, 11, 1, 0));
+        s.add(sst(50, 0, 500, MIB, 2));
+        assertEquals(Set.of(1, 50), gensOf(SMALL.pick(Version.of(s))));
+        assertArrayEquals(new int[] {2}, SMALL.pick(Version.of(s), Set.of(50)).inputGenerations());
+
+        // L0 to L1 waits while an L1 sstable it would take is busy.
+        List<SSTableInfo> l0 = new ArrayList<>();
+        for (int i = 0; i < 3; i++) l0.add(sst(1 + i, 0, 10_000, MIB, 0));
+        l0.add(sst(10, 5000, 6000, MIB, 1));
+        assertEquals(Set.of(1, 2, 3, 10), gensOf(SMALL.pick(Version.of(l0))));
+        assertNull(SMALL.pick(Version.of(l0), Set.of(10)));
+
+        // L0 keeps clear of the span of L0 sstables being compacted.
+        List<SSTableInfo> two = List.of(sst(1, 0, 100, MIB / 8, 0), sst(2, 50, 150, MIB / 8, 0),
+                sst(3, 1000, 1100, MIB / 8, 0), sst(4, 1200, 1300, MIB / 8, 0), sst(5, 90, 1050, MIB / 8, 0));
+        assertEquals(Set.of(1, 2, 3, 4, 5), gensOf(SMALL.pick(Version.of(two))));
+        // 5 is compacting: 1, 2 and 3 overlap it and are passed over; 4 alone is not enough.
+        assertNull(SMALL.pick(Version.of(two), Set.of(5)));
+        List<SSTableInfo> three = new ArrayList<>(two);
+        three.add(sst(6, 1250, 1400, MIB / 8, 0));
+        assertEquals(Set.of(4, 6), gensOf(SMALL.pick(Version.of(three), Set.of(5))));
+    }
 }

@@ -30,6 +30,9 @@ class PickerSimulationTest {
 
     static final CompactionStrategyOptions STCS = CompactionStrategyOptions.parse(Map.of(
             "class", "SizeTieredCompactionStrategy", "min_sstable_size", Long.toString(4 * MIB)));
+    /** Pairs of similar sizes compact, with no small-sstable tier: several tiers are often ready at once. */
+    static final CompactionStrategyOptions STCS_PAIRS = CompactionStrategyOptions.parse(Map.of(
+            "class", "SizeTieredCompactionStrategy", "min_threshold", "2", "min_sstable_size", "0"));
     static final CompactionStrategyOptions LCS = CompactionStrategyOptions.parse(Map.of(
             "class", "LeveledCompactionStrategy", "sstable_size_in_mb", "1", "fanout_size", "4"));
     static final CompactionStrategyOptions RA_STCS = CompactionStrategyOptions.parse(Map.of(
@@ -86,6 +89,95 @@ class PickerSimulationTest {
         }
         assertTrue(stats.splitPicks > 0 && stats.rangePicks > 0 && stats.sharedPicks > 0,
                 "splits " + stats.splitPicks + ", range picks " + stats.rangePicks + ", shared-bucket picks " + stats.sharedPicks);
+    }
+
+    /**
+     * Compactions at the same time: after each batch of flushes, up to three picks are made one
+     * after the other, each told the earlier ones' inputs are compacting, all against the same
+     * version; their edits are then applied in a random order. Their inputs must be disjoint, and
+     * after every edit no level above L0 may hold overlapping sstables; at rest the invariants hold.
+     */
+    @Test
+    void concurrentPicksShareNoInputAndKeepLevelsApart() {
+        int[] concurrentBatches = new int[3];
+        for (long seed = 1; seed <= SEEDS; seed++) {
+            CompactionRanges ranges = CompactionRanges.even(4);
+            Object[][] configs = {{new LeveledPicker(LCS), null, LCS}, {new RangeAwarePicker(RA_LCS, ranges), ranges, RA_LCS},
+                    {new SizeTieredPicker(STCS_PAIRS), null, STCS_PAIRS}};
+            for (int ci = 0; ci < configs.length; ci++) {
+                Object[] c = configs[ci];
+                CompactionPicker picker = (CompactionPicker) c[0];
+                CompactionRanges r = (CompactionRanges) c[1];
+                CompactionStrategyOptions o = (CompactionStrategyOptions) c[2];
+                String where = "seed " + seed + " " + picker;
+                Random random = new Random(seed);
+                Synthetic.Generations gens = new Synthetic.Generations(1);
+                Version v = Version.empty();
+                for (int round = 0; round < ROUNDS; round++) {
+                    v = v.apply(VersionEdit.adding(randomFlushes(random, gens, round)));
+                    for (int step = 0; ; step++) {
+                        if (step > MAX_STEPS_PER_DRAIN) fail(where + ": no rest");
+                        Set<Integer> compacting = new HashSet<>();
+                        List<VersionEdit> edits = new ArrayList<>();
+                        for (int k = 0; k < 3; k++) {
+                            CompactionPick p = picker.pick(v, compacting);
+                            if (p == null) break;
+                            checkPick(p, v, r, where);
+                            for (int g : p.inputGenerations()) assertTrue(compacting.add(g), where + ": input " + g + " picked twice in " + p);
+                            edits.add(p.edit(Synthetic.outputs(p, gens)));
+                        }
+                        if (edits.isEmpty()) break;
+                        if (edits.size() > 1) concurrentBatches[ci]++;
+                        java.util.Collections.shuffle(edits, random);
+                        for (VersionEdit e : edits) {
+                            v = v.apply(e);
+                            assertNoOverlapAboveL0(v.sstables(), r, where);
+                        }
+                    }
+                }
+                if (r == null && o.kind() == CompactionStrategyOptions.Kind.LEVELED) assertLeveled(v.sstables(), o, where);
+                if (r == null && o.kind() == CompactionStrategyOptions.Kind.SIZE_TIERED) assertNoReadyTier(v.sstables(), o, where);
+            }
+        }
+        for (int ci = 0; ci < concurrentBatches.length; ci++) {
+            assertTrue(concurrentBatches[ci] > 0, "configuration " + ci + " never ran two compactions at once");
+        }
+    }
+
+    /** No two sstables of one level above L0 overlap (per range, when there are ranges). */
+    static void assertNoOverlapAboveL0(List<SSTableInfo> sstables, CompactionRanges ranges, String where) {
+        for (int l = 1; l <= SSTableInfo.MAX_LEVEL; l++) {
+            List<SSTableInfo> level = new ArrayList<>();
+            for (SSTableInfo s : sstables) if (s.level() == l) level.add(s);
+            level.sort(Version.BY_FIRST_TOKEN);
+            for (int i = 1; i < level.size(); i++) {
+                assertTrue(level.get(i - 1).lastToken() < level.get(i).firstToken(),
+                        where + ": L" + l + " overlap " + level.get(i - 1) + " / " + level.get(i));
+            }
+        }
+    }
+
+    /** One batch of 1 to 6 random flushes: a third over the whole ring, the rest random spans, 64 KiB to 4 MiB. */
+    static List<SSTableInfo> randomFlushes(Random random, Synthetic.Generations gens, int round) {
+        List<SSTableInfo> flushed = new ArrayList<>();
+        int n = 1 + random.nextInt(6);
+        for (int i = 0; i < n; i++) {
+            long a, b;
+            if (random.nextInt(3) == 0) {
+                a = Long.MIN_VALUE + random.nextInt(1000) + 1;
+                b = Long.MAX_VALUE - random.nextInt(1000) - 1;
+            } else {
+                long x = random.nextLong(), y = random.nextLong();
+                a = Math.min(x, y);
+                b = Math.max(x, y);
+                if (random.nextBoolean()) b = a + random.nextInt(1 << 20);
+                if (b < a) b = Long.MAX_VALUE;
+            }
+            long size = (long) Math.pow(2, 16 + random.nextDouble() * 6);
+            long clock = (round * 10L + i) * 100;
+            flushed.add(new SSTableInfo(gens.next(), a, b, size, 0, clock, clock + 10));
+        }
+        return flushed;
     }
 
     /** Runs {@code picker} through {@link #ROUNDS} batches of random flushes; returns the version at rest. */

@@ -157,4 +157,11 @@ class SizeTieredPickerTest {
         assertEquals(3, four.estimatedRemainingTasks(Version.of(sized(sizes))));
         assertEquals(0, STCS.estimatedRemainingTasks(Version.of(sized(100 * MIB, 100 * MIB, 100 * MIB))));
     }
+
+    @Test
+    void compactingSSTablesAreLeftOut() {
+        Version v = Version.of(sized(100 * MIB, 100 * MIB, 100 * MIB, 100 * MIB, 100 * MIB));
+        assertArrayEquals(new int[] {2, 3, 4, 5}, STCS.pick(v, Set.of(1)).inputGenerations());
+        assertNull(STCS.pick(v, Set.of(1, 2)));
+    }
 }
