@@ -29,8 +29,8 @@ import java.io.IOException;
  * #close()} once done (idempotent), after which the builder must not be used.
  */
 public final class BloomFilterBuilder implements AutoCloseable {
-    private static final int HEADER_BYTES = 4 + 4;
-    private static final int WORD_BYTES = 8;
+    private static final int HEADER_BYTES = IndexLayout.FILTER_HEADER_BYTES;
+    private static final int WORD_BYTES = IndexLayout.FILTER_WORD_BYTES;
 
     private final int hashCount;
     /** Native address of wordCount 64-bit words, bit b at bit (b & 63) of word b >> 6; 0 once closed. */

@@ -28,7 +28,7 @@ import java.util.Arrays;
  */
 public final class RowIndexBuilder {
     public static final int DEFAULT_COLUMN_INDEX_SIZE_BYTES = 64 * 1024;
-    static final long WIDTH_BASE = 64 * 1024;
+    static final long WIDTH_BASE = IndexLayout.WIDTH_BASE;
 
     private final int columnIndexSizeBytes;
     private final ClusteringLayout layout;

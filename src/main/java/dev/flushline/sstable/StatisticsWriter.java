@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
 /**
- * Statistics.db: a checksummed container of four components.
+ * Statistics.db: a checksummed container of four components (layout in
+ * {@link StatisticsLayout}).
  *
  * <pre>
  * count:i32 crc32(count):u32  (type:i32 offset:i32)*count  crc32(count + toc, running):u32
@@ -32,8 +33,9 @@ import java.util.zip.CRC32;
 public final class StatisticsWriter {
     private StatisticsWriter() {}
 
-    public static final String PARTITIONER = "org.apache.cassandra.dht.Murmur3Partitioner";
-    static final int VALIDATION = 0, COMPACTION = 1, STATS = 2, HEADER = 3, COMPONENT_COUNT = 4;
+    public static final String PARTITIONER = StatisticsLayout.PARTITIONER;
+    private static final int VALIDATION = StatisticsLayout.VALIDATION, COMPACTION = StatisticsLayout.COMPACTION,
+            STATS = StatisticsLayout.STATS, HEADER = StatisticsLayout.HEADER, COMPONENT_COUNT = StatisticsLayout.COMPONENT_COUNT;
 
     /** Everything STATS holds, gathered by the flush. */
     public static final class Stats {
@@ -78,7 +80,7 @@ public final class StatisticsWriter {
         out.write(count);
         crc.update(count);
         out.writeInt((int) crc.getValue());
-        int offset = 4 + 4 + 8 * COMPONENT_COUNT + 4;
+        int offset = StatisticsLayout.firstComponentOffset(COMPONENT_COUNT);
         for (int t = 0; t < COMPONENT_COUNT; t++) {
             byte[] type = intBytes(t), off = intBytes(offset);
             out.write(type);

@@ -24,10 +24,10 @@ public final class SummaryBuilder {
     public static final int DEFAULT_MIN_INDEX_INTERVAL = 128;
     /** Downsampling.BASE_SAMPLING_LEVEL: we always write at full sampling. */
     public static final int FULL_SAMPLING_LEVEL = 128;
-    private static final int HEADER_BYTES = 4 + 4 + 8 + 4 + 4;
-    private static final int OFFSET_BYTES = 4;
-    private static final int POSITION_BYTES = 8;
-    private static final int KEY_LENGTH_BYTES = 4;
+    private static final int HEADER_BYTES = IndexLayout.SUMMARY_HEADER_BYTES;
+    private static final int OFFSET_BYTES = IndexLayout.SUMMARY_OFFSET_BYTES;
+    private static final int POSITION_BYTES = IndexLayout.SUMMARY_POSITION_BYTES;
+    private static final int KEY_LENGTH_BYTES = IndexLayout.SUMMARY_KEY_LENGTH_BYTES;
     private static final int INITIAL_ENTRY_BYTES = 1024;
     private static final int INITIAL_ENTRIES = 16;
 

@@ -1,0 +1,39 @@
+package dev.flushline.sstable;
+
+/**
+ * Index.db, Summary.db and Filter.db byte layouts, in one place for their builders and readers.
+ *
+ * <pre>
+ * Index.db   := entry*
+ *   entry          := key_len:u16 key data_position:uvint promoted_size:uvint [promoted_index]
+ *   promoted_index := header_length:uvint partition_deletion(DeletionTimeLayout) block_count:uvint
+ *                     index_info* info_offset:i32*          (info offsets from the first index_info)
+ *   index_info     := first_name last_name (ClusteringLayout prefix with kind)
+ *                     offset:uvint width:svint(width - WIDTH_BASE) has_open:bool [open:DeletionTimeLayout]
+ *
+ * Summary.db := min_index_interval:i32 entry_count:i32 offheap_size:i64 sampling_level:i32
+ *               size_at_full_sampling:i32                                    (SUMMARY_HEADER_BYTES)
+ *               entry_count x offset:u32 LE (from the start of the offsets)   (SUMMARY_OFFSET_BYTES)
+ *               entry_count x (key bytes, index_position:i64 LE)             (SUMMARY_POSITION_BYTES)
+ *               first_key: i32 length + bytes, last_key: i32 length + bytes  (SUMMARY_KEY_LENGTH_BYTES)
+ *
+ * Filter.db  := hash_count:i32 word_count:i32 (FILTER_HEADER_BYTES) word_count x 8 bytes (FILTER_WORD_BYTES),
+ *               bit b = bit (b &amp; 7) of byte (b &gt;&gt; 3)
+ * </pre>
+ */
+public final class IndexLayout {
+    private IndexLayout() {}
+
+    /** IndexInfo widths are stored relative to the default column index size. */
+    public static final long WIDTH_BASE = 64 * 1024;
+    /** Each IndexInfo's offset in the promoted index's trailing offset table. */
+    public static final int INFO_OFFSET_BYTES = 4;
+
+    public static final int SUMMARY_HEADER_BYTES = 4 + 4 + 8 + 4 + 4;
+    public static final int SUMMARY_OFFSET_BYTES = 4;
+    public static final int SUMMARY_POSITION_BYTES = 8;
+    public static final int SUMMARY_KEY_LENGTH_BYTES = 4;
+
+    public static final int FILTER_HEADER_BYTES = 4 + 4;
+    public static final int FILTER_WORD_BYTES = 8;
+}

@@ -1,0 +1,324 @@
+package dev.flushline.sstable;
+
+import dev.flushline.data.Murmur3;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.CqlType;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueValidator;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.zip.CRC32;
+
+/**
+ * Checks one sstable against itself: Digest.crc32 over Data.db; every chunk CRC (CRC.db or the
+ * per-chunk CRCs of a compressed file); Data.db decodes (see {@link SSTableCursor}); partitions are
+ * in token order and unique; Index.db has exactly those keys at those positions, with promoted
+ * indexes whose header, deletion and blocks match the partition; every key is in the bloom
+ * filter; Summary.db samples Index.db at its interval and has the first and last keys;
+ * Statistics.db's first/last keys and partition count match. With {@code extended}, every key,
+ * clustering value, cell path and cell value is also validated against its column's type.
+ *
+ * <p>A failure is a {@link CorruptSSTableException} (file, offset, reason); an sstable we must not
+ * read is an {@link IncompatibleSSTableException}; an unreadable file an IOException.
+ *
+ * <p>Thread safety: stateless; each call works on its own buffers.
+ */
+public final class SSTableVerifier {
+    private SSTableVerifier() {}
+
+    public static void verify(SSTableFiles files, TableSchema schema, boolean extended) throws IOException {
+        Path statsPath = files.path(Component.STATISTICS);
+        StatisticsReader.Metadata meta = StatisticsReader.read(statsPath, files.readAll(Component.STATISTICS), schema, true);
+        if (files.has(Component.DIGEST)) checkDigest(files);
+
+        IndexReader index = files.has(Component.INDEX)
+                ? new IndexReader(files.path(Component.INDEX), files.readAll(Component.INDEX), schema.clusteringColumns()) : null;
+        SummaryReader summary = files.has(Component.SUMMARY) && index != null
+                ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
+        Filter filter = files.has(Component.FILTER) ? Filter.read(files.path(Component.FILTER), files.readAll(Component.FILTER)) : null;
+
+        Path dataPath = files.path(Component.DATA);
+        byte[] previousKey = new byte[64];
+        int previousKeyLength = -1;
+        long previousToken = 0;
+        long partitions = 0;
+        byte[] firstKey = null;
+        byte[] lastKey = new byte[0];
+        long[] hash = new long[2];
+        int summaryNext = 0;
+        long afterStatic = -1;
+        long partitionStart = -1;
+        boolean promoted = false;
+        try (SSTableCursor c = new SSTableCursor(DataChunks.open(files, true), meta.header)) {
+            int kind;
+            while ((kind = c.advance()) != SSTableCursor.END) {
+                switch (kind) {
+                    case SSTableCursor.PARTITION_START: {
+                        SSTableCursor.Partition p = c.partition();
+                        byte[] b = c.buffer();
+                        int ko = p.keyOffset(), kl = p.keyLength();
+                        partitionStart = p.startOffset();
+                        Murmur3.hash128(b, ko, kl, hash);
+                        long token = Murmur3.tokenOfHash(hash[0], kl);
+                        if (previousKeyLength >= 0
+                                && PartitionOrder.compare(previousToken, previousKey, 0, previousKeyLength, token, b, ko, kl) >= 0) {
+                            throw new CorruptSSTableException(dataPath, partitionStart, "partition key " + hex(b, ko, kl)
+                                    + " is not after the previous one in token order (duplicate or out of order)");
+                        }
+                        if (previousKey.length < kl) previousKey = new byte[Math.max(kl, previousKey.length * 2)];
+                        System.arraycopy(b, ko, previousKey, 0, kl);
+                        previousKeyLength = kl;
+                        previousToken = token;
+                        if (firstKey == null) firstKey = Arrays.copyOfRange(b, ko, ko + kl);
+                        if (filter != null && !filter.mightContain(hash)) {
+                            throw new CorruptSSTableException(filter.path, 0, "the bloom filter lacks partition key " + hex(b, ko, kl)
+                                    + " (Data.db byte offset " + partitionStart + ")");
+                        }
+                        if (extended) checkKey(schema, dataPath, partitionStart, b, ko, kl);
+                        if (index != null) {
+                            if (!index.hasNext()) {
+                                throw new CorruptSSTableException(index.file(), index.bytes().length, "Index.db ends before partition "
+                                        + hex(b, ko, kl) + " at Data.db byte offset " + partitionStart);
+                            }
+                            index.next();
+                            if (!Arrays.equals(index.bytes(), index.keyOffset(), index.keyOffset() + index.keyLength(), b, ko, ko + kl)
+                                    || index.dataPosition() != partitionStart) {
+                                throw new CorruptSSTableException(index.file(), index.entryOffset(), "index entry "
+                                        + hex(index.bytes(), index.keyOffset(), index.keyLength()) + " -> " + index.dataPosition()
+                                        + " does not match partition " + hex(b, ko, kl) + " at Data.db byte offset " + partitionStart);
+                            }
+                            promoted = index.blockCount() > 0;
+                            if (promoted && (index.deletionTimestamp() != p.deletionTimestamp()
+                                    || index.deletionLocalTime() != p.deletionLocalTime())) {
+                                throw new CorruptSSTableException(index.file(), index.entryOffset(), "promoted index partition deletion differs from Data.db's");
+                            }
+                            if (summary != null) summaryNext = checkSummary(summary, index, partitions, summaryNext);
+                        }
+                        partitions++;
+                        afterStatic = partitionStart + p.headerLength();
+                        break;
+                    }
+                    case SSTableCursor.ROW:
+                        if (c.row().isStatic()) afterStatic = c.row().endOffset();
+                        if (extended) checkRow(c, dataPath);
+                        break;
+                    case SSTableCursor.MARKER:
+                        if (extended) checkMarker(c, dataPath);
+                        break;
+                    case SSTableCursor.PARTITION_END:
+                        if (promoted) checkPromoted(index, partitionStart, afterStatic, c.partition().endOffset());
+                        lastKey = Arrays.copyOf(previousKey, previousKeyLength);
+                        break;
+                    default:
+                        break;
+                }
+            }
+        }
+        if (index != null && index.hasNext()) {
+            index.next();
+            throw new CorruptSSTableException(index.file(), index.entryOffset(), "Index.db has an entry for "
+                    + hex(index.bytes(), index.keyOffset(), index.keyLength()) + " that Data.db does not have");
+        }
+        if (summary != null) {
+            long expectedEntries = (partitions + summary.minIndexInterval - 1) / summary.minIndexInterval;
+            if (summary.entryCount != expectedEntries || summary.sizeAtFullSampling != expectedEntries) {
+                throw new CorruptSSTableException(files.path(Component.SUMMARY), 4, "Summary.db has " + summary.entryCount
+                        + " entries (" + summary.sizeAtFullSampling + " at full sampling); " + partitions + " partitions at interval " + summary.minIndexInterval + " need " + expectedEntries);
+            }
+            if (partitions > 0 && (!Arrays.equals(summary.firstKey, firstKey) || !Arrays.equals(summary.lastKey, lastKey))) {
+                throw new CorruptSSTableException(files.path(Component.SUMMARY), summary.bytes().length,
+                        "Summary.db first/last key differ from Data.db's");
+            }
+        }
+        if (meta.partitionCount != partitions) {
+            throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.partitionCount
+                    + " partitions; Data.db has " + partitions);
+        }
+        if (partitions > 0 && (!Arrays.equals(meta.firstKey, firstKey) || !Arrays.equals(meta.lastKey, lastKey))) {
+            throw new CorruptSSTableException(statsPath, 0, "Statistics.db first/last key " + hex(meta.firstKey, 0, meta.firstKey.length)
+                    + "/" + hex(meta.lastKey, 0, meta.lastKey.length) + " differ from Data.db's " + hex(firstKey, 0, firstKey.length)
+                    + "/" + hex(lastKey, 0, lastKey.length));
+        }
+    }
+
+    private static int checkSummary(SummaryReader summary, IndexReader index, long ordinal, int next) {
+        if (summary.samplingLevel != SummaryBuilder.FULL_SAMPLING_LEVEL) {
+            // Cassandra downsamples summaries of live sstables; a freshly written one is at full sampling.
+            throw new CorruptSSTableException(summaryPath(index), 16, "Summary.db sampling level " + summary.samplingLevel
+                    + " (only full sampling, " + SummaryBuilder.FULL_SAMPLING_LEVEL + ", is checked)");
+        }
+        if (summary.minIndexInterval <= 0) throw new CorruptSSTableException(summaryPath(index), 0, "Summary.db min index interval " + summary.minIndexInterval);
+        if (ordinal % summary.minIndexInterval != 0) return next;
+        if (next >= summary.entryCount) {
+            throw new CorruptSSTableException(index.file(), index.entryOffset(), "Summary.db has no sample for partition " + ordinal);
+        }
+        if (summary.indexPosition(next) != index.entryOffset()
+                || !Arrays.equals(summary.bytes(), summary.keyOffset(next), summary.keyOffset(next) + summary.keyLength(next),
+                index.bytes(), index.keyOffset(), index.keyOffset() + index.keyLength())) {
+            throw new CorruptSSTableException(summaryPath(index), summary.keyOffset(next), "summary entry " + next + " (" + hex(summary.bytes(), summary.keyOffset(next), summary.keyLength(next))
+                    + " -> " + summary.indexPosition(next) + ") does not match Index.db entry " + ordinal + " at " + index.entryOffset());
+        }
+        return next + 1;
+    }
+
+    private static Path summaryPath(IndexReader index) {
+        return index.file().resolveSibling(index.file().getFileName().toString().replace("Index.db", "Summary.db"));
+    }
+
+    private static void checkPromoted(IndexReader index, long partitionStart, long afterStatic, long partitionEnd) {
+        long headerLength = afterStatic - partitionStart;
+        if (index.headerLength() != headerLength) {
+            throw new CorruptSSTableException(index.file(), index.entryOffset(), "promoted index header length " + index.headerLength()
+                    + " differs from the partition's " + headerLength);
+        }
+        long expected = headerLength;
+        for (int b = 0; b < index.blockCount(); b++) {
+            if (index.blockOffset(b) != expected || index.blockWidth(b) <= 0) {
+                throw new CorruptSSTableException(index.file(), index.entryOffset(), "index block " + b + " at offset "
+                        + index.blockOffset(b) + " width " + index.blockWidth(b) + " does not follow the previous block (" + expected + ")");
+            }
+            expected += index.blockWidth(b);
+        }
+        if (partitionStart + expected != partitionEnd) {
+            throw new CorruptSSTableException(index.file(), index.entryOffset(), "index blocks end at partition offset " + expected
+                    + "; the partition has " + (partitionEnd - partitionStart) + " bytes");
+        }
+    }
+
+    private static void checkDigest(SSTableFiles files) throws IOException {
+        Path digestPath = files.path(Component.DIGEST);
+        byte[] text = files.readAll(Component.DIGEST);
+        long expected;
+        try {
+            expected = Long.parseLong(new String(text, StandardCharsets.US_ASCII).trim());
+        } catch (NumberFormatException e) {
+            throw new CorruptSSTableException(digestPath, 0, "Digest.crc32 is not a decimal CRC32");
+        }
+        CRC32 crc = new CRC32();
+        Path dataPath = files.path(Component.DATA);
+        try (FileChannel ch = FileChannel.open(dataPath, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.allocate(1 << 16);
+            while (ch.read(buf) >= 0) {
+                buf.flip();
+                crc.update(buf);
+                buf.clear();
+            }
+        }
+        if (crc.getValue() != expected) {
+            throw new CorruptSSTableException(dataPath, 0, "CRC32 of the whole file is " + crc.getValue() + "; Digest.crc32 says " + expected);
+        }
+    }
+
+    // ---- --extended: values against their types ------------------------------------------------
+
+    private static void checkKey(TableSchema schema, Path file, long at, byte[] b, int off, int len) {
+        ColumnMetadata[] pk = schema.partitionKeyColumns();
+        if (pk.length == 1) {
+            check(pk[0].type(), b, off, len, file, at, "partition key column '" + pk[0].name() + "'");
+            return;
+        }
+        int p = off, end = off + len;
+        for (ColumnMetadata c : pk) {
+            if (end - p < 2) throw new CorruptSSTableException(file, at, "composite partition key is truncated before '" + c.name() + "'");
+            int l = ((b[p] & 0xFF) << 8) | (b[p + 1] & 0xFF);
+            p += 2;
+            if (l > end - p - 1) throw new CorruptSSTableException(file, at, "composite partition key component '" + c.name() + "' overruns the key");
+            check(c.type(), b, p, l, file, at, "partition key column '" + c.name() + "'");
+            p += l + 1; // end-of-component byte
+        }
+        if (p != end) throw new CorruptSSTableException(file, at, "composite partition key has " + (end - p) + " trailing bytes");
+    }
+
+    private static void checkRow(SSTableCursor c, Path file) {
+        SSTableCursor.Row r = c.row();
+        byte[] b = c.buffer();
+        ColumnMetadata[] ck = c.header().schema().clusteringColumns();
+        for (int i = 0; i < r.clusteringSize(); i++) {
+            if (r.clusteringLength(i) < 0) throw new CorruptSSTableException(file, r.offset(), "row clustering column '" + ck[i].name() + "' is null");
+            check(ck[i].type(), b, r.clusteringOffset(i), r.clusteringLength(i), file, r.offset(), "clustering column '" + ck[i].name() + "'");
+        }
+        for (int j = 0; j < r.columnCount(); j++) {
+            ColumnMetadata col = r.column(j);
+            CqlType t = col.type();
+            for (int k = r.firstCell(j); k < r.firstCell(j) + r.cellCount(j); k++) {
+                SSTableCursor.Cell cell = r.cell(k);
+                if (cell.isTombstone()) continue;
+                if (!r.isComplex(j)) {
+                    check(t, b, cell.valueOffset(), cell.valueLength(), file, r.offset(), "column '" + col.name() + "'");
+                    continue;
+                }
+                CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
+                check(pathType, b, cell.pathOffset(), cell.pathLength(), file, r.offset(), "cell path of column '" + col.name() + "'");
+                CqlType valueType = t.kind() == CqlType.Kind.MAP ? t.valueType() : t.kind() == CqlType.Kind.LIST ? t.elementType() : null;
+                if (valueType != null) check(valueType, b, cell.valueOffset(), cell.valueLength(), file, r.offset(), "column '" + col.name() + "'");
+                else if (cell.valueLength() != 0) throw new CorruptSSTableException(file, r.offset(), "set element of column '" + col.name() + "' has a value");
+            }
+        }
+    }
+
+    private static void checkMarker(SSTableCursor c, Path file) {
+        SSTableCursor.Marker m = c.marker();
+        ColumnMetadata[] ck = c.header().schema().clusteringColumns();
+        for (int i = 0; i < m.clusteringSize(); i++) {
+            if (m.clusteringLength(i) < 0) continue;
+            check(ck[i].type(), c.buffer(), m.clusteringOffset(i), m.clusteringLength(i), file, m.offset(), "marker clustering column '" + ck[i].name() + "'");
+        }
+    }
+
+    private static void check(CqlType t, byte[] b, int off, int len, Path file, long at, String what) {
+        String problem = ValueValidator.problem(t, b, off, len);
+        if (problem != null) throw new CorruptSSTableException(file, at, what + ": " + problem);
+    }
+
+    static String hex(byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder("0x");
+        for (int i = off; i < off + Math.min(len, 64); i++) sb.append(String.format("%02x", b[i] & 0xFF));
+        if (len > 64) sb.append("...");
+        return sb.toString();
+    }
+
+    /** Filter.db, read into memory: the membership test of {@link BloomFilterBuilder}. */
+    static final class Filter {
+        final Path path;
+        final byte[] bytes;
+        final int hashCount;
+        final long capacity;
+
+        private Filter(Path path, byte[] bytes, int hashCount, long capacity) {
+            this.path = path;
+            this.bytes = bytes;
+            this.hashCount = hashCount;
+            this.capacity = capacity;
+        }
+
+        static Filter read(Path path, byte[] bytes) {
+            if (bytes.length == 0) return null; // Cassandra's "always present" stand-in
+            BoundedReader in = new BoundedReader(path, bytes);
+            int hashes = in.i32("hash count");
+            long at = in.fileOffset();
+            int words = in.i32("word count");
+            if (hashes <= 0 || hashes > 64) throw in.corrupt(0, "bloom filter hash count " + hashes);
+            if (words <= 0 || (long) words * IndexLayout.FILTER_WORD_BYTES != in.remaining()) {
+                throw in.corrupt(at, "bloom filter word count " + words + " does not match the " + in.remaining() + " bytes of bits");
+            }
+            return new Filter(path, bytes, hashes, (long) words * 64);
+        }
+
+        boolean mightContain(long[] hash) {
+            long base = hash[1];
+            for (int i = 0; i < hashCount; i++) {
+                long bit = Math.abs(base % capacity);
+                int byteIndex = IndexLayout.FILTER_HEADER_BYTES + (int) (bit >>> 3);
+                if ((bytes[byteIndex] & (1 << (bit & 7))) == 0) return false;
+                base += hash[0];
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package dev.flushline.sstable;
+
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.flush.FlushWriter;
+import dev.flushline.memtable.AllocationMode;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.SkipListMemtable;
+import dev.flushline.schema.CqlParser;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.testing.RandomUpdates;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Cursor behaviour that the compatibility test does not show: refusals, allocation, seeks. */
+class SSTableCursorTest {
+    static final String CQL = "CREATE TABLE ks.c (pk int, ck int, a text, b bigint, t set<text>, PRIMARY KEY (pk, ck))"
+            + " WITH compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 4}";
+
+    @TempDir
+    Path tmp;
+
+    static Path flush(Path dir, String cql, int keys, int clusterings, int updates) throws IOException {
+        TableSchema schema = CqlParser.parse(cql);
+        Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
+        RandomUpdates gen = new RandomUpdates(schema, 42, 1_750_000_000L, keys, clusterings);
+        gen.partitionDeleteChance = 0;
+        gen.rangeDeleteChance = 0.001; // deletions shadow what came before them: keep most rows
+        for (PartitionUpdate u : gen.next(updates)) m.apply(u);
+        m.seal();
+        try {
+            return new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir).dataPath;
+        } finally {
+            m.discard();
+        }
+    }
+
+    @Test
+    void refusesOtherVersionsAndFormatsByName() throws IOException {
+        Path data = flush(tmp.resolve("t"), CQL, 3, 5, 20);
+        for (String name : new String[] {"nb-1-big-Data.db", "oa-1-bti-Data.db", "ma-1-big-Statistics.db"}) {
+            Path other = Files.copy(data, data.resolveSibling(name));
+            IncompatibleSSTableException e = assertThrows(IncompatibleSSTableException.class, () -> SSTableFiles.of(other));
+            String version = name.substring(0, 2), format = name.split("-")[2];
+            assertTrue(e.getMessage().contains(name) && e.getMessage().contains("'" + version + "'")
+                    && e.getMessage().contains("'" + format + "'"), e.getMessage());
+        }
+        assertThrows(IncompatibleSSTableException.class, () -> SSTableFiles.of(data.resolveSibling("notes.txt")));
+    }
+
+    @Test
+    void refusesASchemaThatDoesNotMatchTheHeader() throws IOException {
+        Path data = flush(tmp.resolve("t"), CQL, 3, 5, 50);
+        TableSchema other = CqlParser.parse(CQL.replace("b bigint", "b int"));
+        IncompatibleSSTableException e = assertThrows(IncompatibleSSTableException.class,
+                () -> SSTableCursor.open(SSTableFiles.of(data), other).close());
+        assertTrue(e.getMessage().contains("'b'") && e.getMessage().contains("LongType"), e.getMessage());
+    }
+
+    /** After the first pass sized its buffers, a full scan allocates less than a byte per cell. */
+    @Test
+    void aSecondScanAllocatesAlmostNothing() throws IOException {
+        Path data = flush(tmp.resolve("t"), CQL, 4, 3000, 16000);
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (SSTableCursor c = SSTableCursor.open(SSTableFiles.of(data), CqlParser.parse(CQL))) {
+            long firstCells = scan(c);
+            c.seek(0);
+            long before = mx.getCurrentThreadAllocatedBytes();
+            long cells = scan(c);
+            long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(firstCells, cells);
+            assertTrue(cells > 10_000, "cells " + cells);
+            assertTrue(allocated < cells, "allocated " + allocated + " bytes for " + cells + " cells");
+        }
+    }
+
+    private static long scan(SSTableCursor c) throws IOException {
+        long cells = 0, sum = 0;
+        int kind;
+        while ((kind = c.advance()) != SSTableCursor.END) {
+            if (kind != SSTableCursor.ROW) continue;
+            SSTableCursor.Row r = c.row();
+            for (int k = 0; k < r.cellCount(); k++) {
+                SSTableCursor.Cell cell = r.cell(k);
+                sum += cell.timestamp() + cell.valueLength();
+                cells++;
+            }
+        }
+        return sum == 0 ? -1 : cells;
+    }
+
+    /** Seeking to each partition's offset (as Index.db gives them) yields that partition alone. */
+    @Test
+    void seekStartsAtAPartition() throws IOException {
+        Path data = flush(tmp.resolve("t"), CQL, 30, 5, 300);
+        TableSchema schema = CqlParser.parse(CQL);
+        List<dev.flushline.oracle.Partition> all = CursorModel.readAll(data, schema);
+        try (SSTableCursor c = SSTableCursor.open(SSTableFiles.of(data), schema)) {
+            long[] starts = new long[all.size()];
+            int i = 0, kind;
+            while ((kind = c.advance()) != SSTableCursor.END) {
+                if (kind == SSTableCursor.PARTITION_START) starts[i++] = c.partition().startOffset();
+            }
+            for (int p = all.size() - 1; p >= 0; p--) {
+                c.seek(starts[p]);
+                List<dev.flushline.oracle.Partition> rest = CursorModel.read(c);
+                assertEquals(all.subList(p, all.size()), rest);
+            }
+        }
+    }
+}
