@@ -1,5 +1,6 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.VInt;
@@ -59,8 +60,11 @@ public final class RowIndexBuilder {
         count = 0;
         blockOpen = false;
         openMarker = DeletionTime.LIVE;
+        openTs = Long.MIN_VALUE;
+        openLdt = Long.MAX_VALUE;
         blockFirstValues = null;
         lastVals = null;
+        lastIsCopy = false;
     }
 
     /**
@@ -76,7 +80,36 @@ public final class RowIndexBuilder {
         }
         lastKind = kind;
         lastVals = values;
+        lastIsCopy = false;
         openMarker = openAfter;
+        if (endOffset - blockStart >= columnIndexSizeBytes) {
+            closeBlock(endOffset);
+        }
+    }
+
+    // The flyweight form (compaction): the item's clustering lives in a cursor window that moves on,
+    // so the last one is copied into a reusable buffer, and arrays are made only for the first and
+    // last item of each block (once per block of column_index_size bytes, not per row).
+    private final ClusteringBuffer lastCopy = new ClusteringBuffer(4);
+    private boolean lastIsCopy;
+    private long openTs = Long.MIN_VALUE, openLdt = Long.MAX_VALUE;
+
+    /** As {@link #added(byte, byte[][], long, long, DeletionTime)}, for a flyweight prefix and open deletion. */
+    public void added(ClusteringBuffer values, long startOffset, long endOffset, long openAfterTs, long openAfterLdt) {
+        if (!blockOpen) {
+            blockOpen = true;
+            blockFirstKind = values.kind();
+            blockFirstValues = values.toArrays();
+            blockStart = startOffset;
+        }
+        lastCopy.copyFrom(values);
+        lastIsCopy = true;
+        lastKind = values.kind();
+        if (openAfterTs != openTs || openAfterLdt != openLdt) {
+            openTs = openAfterTs;
+            openLdt = openAfterLdt;
+            openMarker = DeletionTime.of(openAfterTs, openAfterLdt);
+        }
         if (endOffset - blockStart >= columnIndexSizeBytes) {
             closeBlock(endOffset);
         }
@@ -88,6 +121,10 @@ public final class RowIndexBuilder {
     }
 
     private void closeBlock(long endOffset) {
+        if (lastIsCopy) {
+            lastVals = lastCopy.toArrays();
+            lastIsCopy = false;
+        }
         if (count == offsets.length) grow();
         firstKinds[count] = blockFirstKind;
         firstValues[count] = blockFirstValues;
