@@ -1,0 +1,493 @@
+package dev.flushline.compaction;
+
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
+import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.Murmur3;
+import dev.flushline.data.RowBuffer;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.DataChunks;
+import dev.flushline.sstable.EncodingStats;
+import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.SSTableCursor;
+import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.StatisticsReader;
+import dev.flushline.sstable.TableDirectory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A major compaction of one table's sstables: every input takes part, so whatever a tombstone
+ * shadows is among them and tombstones past gc grace can be purged. Cursors over the inputs are
+ * merged k ways, partitions by token then key bytes, and inside a partition rows and range
+ * tombstone markers by clustering (the table's comparator, DESC columns included); the versions
+ * of each row merge and purge in {@link RowMerger}, markers as Cassandra's
+ * RangeTombstoneMarker.Merger and PurgeFunction do (below). The result goes through the flush's
+ * serializer into new sstables, split by token range and size at partition boundaries.
+ *
+ * <p>Range tombstones: per input the deletion its markers leave open is tracked. At each marker
+ * position the merged stream's open deletion is the superseding open one, unless it does not
+ * supersede the partition deletion (then none); when that changes, one marker is emitted there:
+ * an open bound, a close bound or a boundary, inclusive or exclusive by the side of the position
+ * (before or after the clustering it names). Rows under an open deletion merge with it as the
+ * covering deletion. After the merge a bound whose deletion is purgeable goes; a boundary with one
+ * purgeable side becomes the bound of the other side.
+ *
+ * <p>Partitions: the deletion is the superseding one; a partition with nothing left after purging
+ * is not written at all. Its header is written when its first item is, so nothing is buffered.
+ *
+ * <p>Atomicity: outputs are written to staging directories and published (TOC.txt last) only after
+ * every input was read to its end without error and the cell counts balance (cells read = cells
+ * written + merged away + purged); otherwise nothing is published. Inputs are only read.
+ *
+ * <p>Memory: flyweights and scratch arrays sized for the inputs and the widest row, reused for
+ * every partition, row and cell.
+ *
+ * <p>Thread safety: none; {@link #run} runs on the calling thread (plus the writers' I/O threads).
+ */
+public final class Compactor {
+    /** What to compact with. */
+    public static final class Options {
+        /** The clock for TTL expiry, in seconds. */
+        public long nowSeconds;
+        /** Tombstones with a local deletion time before this are purged: {@code now - gc_grace_seconds}. */
+        public long gcBefore;
+        /** Output ranges start at each of these tokens (strictly increasing); empty = one range. */
+        public long[] splitTokens = new long[0];
+        /** Start a new sstable at the next partition once one holds this many uncompressed bytes; 0 = no limit. */
+        public long maxSSTableBytes;
+        /** Serialize on the compaction thread while an I/O thread compresses and writes. */
+        public boolean pipelined = true;
+    }
+
+    /** What a compaction did. */
+    public static final class Result {
+        public final List<Path> published = new ArrayList<>();
+        public final List<Path> inputs = new ArrayList<>();
+        /** mergeCounts[k]: partitions that k inputs held. */
+        public long[] mergeCounts;
+        public long inputPartitions, outputPartitions, outputRows, outputMarkers;
+        public long cellsRead, cellsWritten, cellsMergedAway, cellsPurged;
+        public long inputDataBytes, outputDataBytes, outputUncompressedBytes;
+        public long mergeNanos;
+        public long ioCpuNanos, ioAllocatedBytes;
+    }
+
+    private final TableSchema schema;
+    private final List<SSTableFiles> files;
+    private final Options options;
+
+    public Compactor(TableSchema schema, List<SSTableFiles> inputs, Options options) {
+        if (inputs.isEmpty()) throw new IllegalArgumentException("nothing to compact");
+        this.schema = schema;
+        this.files = List.copyOf(inputs);
+        this.options = options;
+        long[] s = options.splitTokens;
+        for (int i = 0; i < s.length; i++) {
+            if (s[i] == Long.MIN_VALUE || (i > 0 && s[i] <= s[i - 1])) {
+                throw new IllegalArgumentException("split tokens must be strictly increasing and above Long.MIN_VALUE: " + Arrays.toString(s));
+            }
+        }
+    }
+
+    /**
+     * Reads the inputs' Statistics.db and opens their cursors; refuses an input whose header does
+     * not fit the schema, another partitioner or another version (naming file and reason), before
+     * anything is written.
+     */
+    private CompactionInput[] open() throws IOException {
+        CompactionInput[] in = new CompactionInput[files.size()];
+        try {
+            for (int i = 0; i < in.length; i++) {
+                SSTableFiles f = files.get(i);
+                StatisticsReader.Metadata m = StatisticsReader.read(f.path(Component.STATISTICS), f.readAll(Component.STATISTICS), schema);
+                in[i] = new CompactionInput(i, f, new SSTableCursor(DataChunks.open(f, true), m.header), m, schema);
+            }
+        } catch (IOException | RuntimeException e) {
+            for (CompactionInput c : in) {
+                if (c != null) c.close();
+            }
+            throw e;
+        }
+        return in;
+    }
+
+    /**
+     * The output header, as Cassandra's compaction makes it (SerializationHeader.make): the union of
+     * the inputs' columns, and bases that are the minimum of the inputs' Statistics.db minimum
+     * timestamp, local deletion time and TTL.
+     */
+    static SerializationHeader outputHeader(TableSchema schema, CompactionInput[] in) {
+        boolean[] statics = new boolean[schema.staticColumns().length];
+        boolean[] regulars = new boolean[schema.regularColumns().length];
+        long minTs = Long.MAX_VALUE, minLdt = Long.MAX_VALUE;
+        int minTtl = Integer.MAX_VALUE;
+        for (CompactionInput c : in) {
+            minTs = Math.min(minTs, c.metadata.minTimestamp);
+            minLdt = Math.min(minLdt, c.metadata.minLocalDeletionTime);
+            minTtl = Math.min(minTtl, c.metadata.minTtl);
+            mark(c.cursor.header().staticColumns(), schema.staticColumns(), statics);
+            mark(c.cursor.header().regularColumns(), schema.regularColumns(), regulars);
+        }
+        return new SerializationHeader(schema, new EncodingStats(minTs, minLdt, minTtl), statics, regulars);
+    }
+
+    private static void mark(ColumnMetadata[] header, ColumnMetadata[] table, boolean[] out) {
+        for (ColumnMetadata h : header) {
+            for (int p = 0; p < table.length; p++) {
+                if (table[p].name().equals(h.name())) out[p] = true;
+            }
+        }
+    }
+
+    /** Distinct keys per output range, from a merge of the inputs' Index.db: sizes the bloom filters. */
+    long[] distinctKeysPerRange() throws IOException {
+        int k = files.size();
+        IndexReader[] idx = new IndexReader[k];
+        long[] tokens = new long[k];
+        boolean[] has = new boolean[k];
+        for (int i = 0; i < k; i++) {
+            SSTableFiles f = files.get(i);
+            idx[i] = new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), schema.clusteringColumns());
+            has[i] = nextKey(idx[i], tokens, i);
+        }
+        long[] splits = options.splitTokens;
+        long[] counts = new long[splits.length + 1];
+        int range = 0;
+        while (true) {
+            int min = -1;
+            for (int i = 0; i < k; i++) {
+                if (has[i] && (min < 0 || compareIndexKeys(idx, tokens, i, min) < 0)) min = i;
+            }
+            if (min < 0) break;
+            long token = tokens[min];
+            while (range < splits.length && token >= splits[range]) range++;
+            counts[range]++;
+            for (int i = 0; i < k; i++) {
+                if (i != min && has[i] && compareIndexKeys(idx, tokens, i, min) == 0) has[i] = nextKey(idx[i], tokens, i);
+            }
+            has[min] = nextKey(idx[min], tokens, min);
+        }
+        return counts;
+    }
+
+    private static boolean nextKey(IndexReader r, long[] tokens, int i) {
+        if (!r.hasNext()) return false;
+        r.next();
+        tokens[i] = Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength());
+        return true;
+    }
+
+    private static int compareIndexKeys(IndexReader[] idx, long[] tokens, int a, int b) {
+        int c = Long.compare(tokens[a], tokens[b]);
+        if (c != 0) return c;
+        IndexReader x = idx[a], y = idx[b];
+        return Arrays.compareUnsigned(x.bytes(), x.keyOffset(), x.keyOffset() + x.keyLength(),
+                y.bytes(), y.keyOffset(), y.keyOffset() + y.keyLength());
+    }
+
+    // ---- the run -------------------------------------------------------------------------------
+
+    private CompactionInput[] in;
+    private SerializationHeader header;
+    private ClusteringComparator comparator;
+    private RowMerger merger;
+    private TableDirectory outDir;
+    private long[] keysPerRange;
+    private final List<CompactionOutput> outputs = new ArrayList<>();
+    private CompactionOutput output;
+    private int range;
+    private Result result;
+
+    // Per partition.
+    private CompactionInput[] active;
+    private CompactionInput[] group;
+    private int[] groupSlot;
+    private boolean[] slotOpen;
+    private long[] slotOpenTs, slotOpenLdt;
+    private byte[] key = new byte[64];
+    private int keyLength;
+    private long partitionToken;
+    private long pdTs, pdLdt;
+    private DeletionTime partitionDeletionOut;
+    private RowBuffer rowBuffer, staticBuffer, emptyStatic;
+    private RowBuffer pendingStatic;
+    private boolean started;
+    private final ClusteringBuffer markerBound = new ClusteringBuffer(4);
+
+    /** Runs the compaction into {@code outDir}. On any failure nothing is published. */
+    public Result run(TableDirectory outDir) throws IOException {
+        this.outDir = outDir;
+        this.in = open();
+        result = new Result();
+        try {
+            for (SSTableFiles f : files) {
+                result.inputs.add(f.path(Component.DATA));
+                result.inputDataBytes += Files.size(f.path(Component.DATA));
+            }
+            header = outputHeader(schema, in);
+            keysPerRange = distinctKeysPerRange();
+            comparator = new ClusteringComparator(schema);
+            merger = new RowMerger(schema, in.length, options.nowSeconds, options.gcBefore);
+            int ck = schema.clusteringColumns().length;
+            int width = Math.max(schema.staticColumns().length, schema.regularColumns().length);
+            rowBuffer = new RowBuffer(ck, width);
+            staticBuffer = new RowBuffer(ck, width);
+            emptyStatic = new RowBuffer(ck, 1);
+            emptyStatic.clear(true);
+            active = new CompactionInput[in.length];
+            group = new CompactionInput[in.length];
+            groupSlot = new int[in.length];
+            slotOpen = new boolean[in.length];
+            slotOpenTs = new long[in.length];
+            slotOpenLdt = new long[in.length];
+            result.mergeCounts = new long[in.length + 1];
+
+            long t0 = System.nanoTime();
+            mergeAll();
+            result.mergeNanos = System.nanoTime() - t0;
+
+            // Conservation, before anything is published.
+            long read = 0;
+            for (CompactionInput c : in) read += c.cellsRead;
+            long written = 0;
+            for (CompactionOutput o : outputs) written += o.cellsWritten();
+            result.cellsRead = read;
+            result.cellsWritten = written;
+            result.cellsMergedAway = merger.mergedAway;
+            result.cellsPurged = merger.purged;
+            if (read != written + merger.mergedAway + merger.purged) {
+                throw new CompactionConservationException("compaction of " + files + " read " + read + " cells but wrote " + written
+                        + ", merged away " + merger.mergedAway + " and purged " + merger.purged);
+            }
+            for (CompactionOutput o : outputs) {
+                Path p;
+                try {
+                    p = o.finish();
+                } catch (IOException e) {
+                    throw o.wrap(e);
+                }
+                if (p != null) {
+                    result.published.add(p);
+                    result.outputPartitions += o.partitions;
+                    result.outputRows += o.rows;
+                    result.outputMarkers += o.markers;
+                    result.outputDataBytes += o.fileBytes;
+                    result.outputUncompressedBytes += o.uncompressedBytes;
+                    result.ioCpuNanos += o.ioCpuNanos();
+                    result.ioAllocatedBytes += o.ioAllocatedBytes();
+                }
+            }
+            return result;
+        } finally {
+            for (CompactionOutput o : outputs) o.close(); // aborts whatever was not published
+            for (CompactionInput c : in) c.close();
+        }
+    }
+
+    private void mergeAll() throws IOException {
+        final CompactionInput[] in = this.in;
+        for (CompactionInput c : in) c.advance();
+        while (true) {
+            int min = -1;
+            for (int i = 0; i < in.length; i++) {
+                if (in[i].state == SSTableCursor.PARTITION_START && (min < 0 || compareKeys(in[i], in[min]) < 0)) min = i;
+            }
+            if (min < 0) break;
+            int n = 0;
+            for (int i = 0; i < in.length; i++) {
+                if (in[i].state == SSTableCursor.PARTITION_START && (i == min || compareKeys(in[i], in[min]) == 0)) active[n++] = in[i];
+            }
+            result.mergeCounts[n]++;
+            result.inputPartitions += n;
+            mergePartition(n);
+        }
+        for (CompactionInput c : in) {
+            if (c.state != SSTableCursor.END) throw new IllegalStateException("input " + c.files + " not read to its end");
+        }
+    }
+
+    private static int compareKeys(CompactionInput a, CompactionInput b) {
+        int c = Long.compare(a.token, b.token);
+        if (c != 0) return c;
+        SSTableCursor.Partition pa = a.cursor.partition(), pb = b.cursor.partition();
+        return Arrays.compareUnsigned(a.cursor.buffer(), pa.keyOffset(), pa.keyOffset() + pa.keyLength(),
+                b.cursor.buffer(), pb.keyOffset(), pb.keyOffset() + pb.keyLength());
+    }
+
+    private void mergePartition(int n) throws IOException {
+        final CompactionInput[] active = this.active;
+        // Key (copied: the window moves on) and the superseding partition deletion.
+        SSTableCursor.Partition p0 = active[0].cursor.partition();
+        keyLength = p0.keyLength();
+        if (key.length < keyLength) key = new byte[Math.max(keyLength, 2 * key.length)];
+        System.arraycopy(active[0].cursor.buffer(), p0.keyOffset(), key, 0, keyLength);
+        partitionToken = active[0].token;
+        long dts = RowMerger.LIVE_TS, dldt = RowMerger.LIVE_LDT;
+        for (int a = 0; a < n; a++) {
+            SSTableCursor.Partition p = active[a].cursor.partition();
+            if (RowMerger.supersedes(p.deletionTimestamp(), p.deletionLocalTime(), dts, dldt)) {
+                dts = p.deletionTimestamp();
+                dldt = p.deletionLocalTime();
+            }
+        }
+        pdTs = dts;
+        pdLdt = dldt;
+        boolean pdLive = dts == RowMerger.LIVE_TS && dldt == RowMerger.LIVE_LDT;
+        partitionDeletionOut = pdLive || merger.shouldPurge(dldt) ? DeletionTime.LIVE : DeletionTime.of(dts, dldt);
+        for (int a = 0; a < n; a++) active[a].advance();
+
+        // Static rows: every input's (Cassandra merges them all, so its one-version shortcut needs one input in all).
+        pendingStatic = null;
+        int gs = 0;
+        for (int a = 0; a < n; a++) {
+            if (active[a].atStaticRow()) group[gs++] = active[a];
+        }
+        if (gs > 0) {
+            if (header.hasStatics()) {
+                boolean single = in.length == 1 && pdLive;
+                if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
+            }
+            for (int g = 0; g < gs; g++) group[g].advance();
+        }
+        started = false;
+        if (!partitionDeletionOut.isLive() || pendingStatic != null) start();
+
+        for (int a = 0; a < n; a++) slotOpen[a] = false;
+        long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT; // the merged stream's open deletion
+        while (true) {
+            int min = -1;
+            for (int a = 0; a < n; a++) {
+                int s = active[a].state;
+                if ((s == SSTableCursor.ROW || s == SSTableCursor.MARKER)
+                        && (min < 0 || comparator.compare(active[a].clustering, active[min].clustering) < 0)) min = a;
+            }
+            if (min < 0) break;
+            int g = 0;
+            for (int a = 0; a < n; a++) {
+                int s = active[a].state;
+                if ((s == SSTableCursor.ROW || s == SSTableCursor.MARKER)
+                        && (a == min || comparator.compare(active[a].clustering, active[min].clustering) == 0)) {
+                    group[g] = active[a];
+                    groupSlot[g++] = a;
+                }
+            }
+            if (active[min].state == SSTableCursor.MARKER) {
+                long prevTs = openTs, prevLdt = openLdt;
+                for (int i = 0; i < g; i++) {
+                    SSTableCursor.Marker m = group[i].cursor.marker();
+                    int slot = groupSlot[i];
+                    if (m.isBoundary()) {
+                        slotOpen[slot] = true;
+                        slotOpenTs[slot] = m.startDeletionTimestamp();
+                        slotOpenLdt[slot] = m.startDeletionLocalTime();
+                    } else if (m.isStart()) {
+                        slotOpen[slot] = true;
+                        slotOpenTs[slot] = m.deletionTimestamp();
+                        slotOpenLdt[slot] = m.deletionLocalTime();
+                    } else {
+                        slotOpen[slot] = false;
+                    }
+                }
+                int biggest = -1;
+                for (int a = 0; a < n; a++) {
+                    if (slotOpen[a] && (biggest < 0 || RowMerger.supersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
+                        biggest = a;
+                    }
+                }
+                if (biggest >= 0 && RowMerger.supersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
+                    openTs = slotOpenTs[biggest];
+                    openLdt = slotOpenLdt[biggest];
+                } else {
+                    openTs = RowMerger.LIVE_TS;
+                    openLdt = RowMerger.LIVE_LDT;
+                }
+                if (openTs != prevTs || openLdt != prevLdt) emitMarker(group[g - 1].clustering, prevTs, prevLdt, openTs, openLdt);
+            } else {
+                boolean openLive = openTs == RowMerger.LIVE_TS && openLdt == RowMerger.LIVE_LDT;
+                long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
+                boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
+                if (merger.merge(group, g, false, coverTs, coverLdt, g == 1 && coverLive, rowBuffer)) {
+                    if (!started) start();
+                    output.row(rowBuffer);
+                }
+            }
+            for (int i = 0; i < g; i++) group[i].advance();
+        }
+        if (started) {
+            try {
+                output.endPartition(key, keyLength);
+            } catch (IOException e) {
+                throw output.wrap(e);
+            }
+        }
+        for (int a = 0; a < n; a++) {
+            if (active[a].state != SSTableCursor.PARTITION_END) {
+                throw new IllegalStateException("partition of " + active[a].files + " did not end where expected");
+            }
+            active[a].advance();
+        }
+    }
+
+    /** The merged marker at {@code at} for an open deletion that changed from prev to next, purged. */
+    private void emitMarker(ClusteringBuffer at, long prevTs, long prevLdt, long nextTs, long nextLdt) throws IOException {
+        boolean prevLive = prevTs == RowMerger.LIVE_TS && prevLdt == RowMerger.LIVE_LDT;
+        boolean nextLive = nextTs == RowMerger.LIVE_TS && nextLdt == RowMerger.LIVE_LDT;
+        boolean before = ClusteringBound.comparedToClustering(at.kind()) < 0;
+        boolean purgeEnd = !prevLive && merger.shouldPurge(prevLdt);
+        boolean purgeStart = !nextLive && merger.shouldPurge(nextLdt);
+        byte kind;
+        if (prevLive) {
+            if (purgeStart) return;
+            kind = before ? ClusteringBound.INCL_START_BOUND : ClusteringBound.EXCL_START_BOUND;
+        } else if (nextLive) {
+            if (purgeEnd) return;
+            kind = before ? ClusteringBound.EXCL_END_BOUND : ClusteringBound.INCL_END_BOUND;
+        } else if (purgeEnd && purgeStart) {
+            return;
+        } else if (purgeEnd) {
+            kind = before ? ClusteringBound.INCL_START_BOUND : ClusteringBound.EXCL_START_BOUND;
+        } else if (purgeStart) {
+            kind = before ? ClusteringBound.EXCL_END_BOUND : ClusteringBound.INCL_END_BOUND;
+        } else {
+            kind = before ? ClusteringBound.EXCL_END_INCL_START_BOUNDARY : ClusteringBound.INCL_END_EXCL_START_BOUNDARY;
+        }
+        markerBound.copyFrom(at);
+        markerBound.setKind(kind);
+        if (!started) start();
+        output.marker(markerBound, prevTs, prevLdt, nextTs, nextLdt);
+    }
+
+    /** Writes the partition header (and static row) into the output that owns this token, switching outputs as needed. */
+    private void start() throws IOException {
+        long[] splits = options.splitTokens;
+        boolean newRange = false;
+        while (range < splits.length && partitionToken >= splits[range]) {
+            range++;
+            newRange = true;
+        }
+        if (output != null && (newRange || (options.maxSSTableBytes > 0 && output.dataPosition() >= options.maxSSTableBytes))) {
+            output.seal();
+            output = null;
+        }
+        if (output == null) {
+            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined);
+            outputs.add(output);
+        }
+        try {
+            output.beginPartition(key, keyLength, partitionDeletionOut, pendingStatic, emptyStatic);
+        } catch (IOException e) {
+            throw output.wrap(e);
+        }
+        started = true;
+    }
+}
