@@ -18,6 +18,7 @@ public final class Main {
           + "  load    apply JSON Lines operations to a memtable and flush them into Cassandra 5.0 'oa' sstables\n"
           + "  bench   the end-to-end flush benchmark (stress.stress_table workload)\n"
           + "  ratios  flush wall-time ratios: 2 threads vs 1, pipelined flush vs a plain FileChannel loop\n"
+          + "  dump    print 'oa' sstables as JSON, in the layout of Cassandra 5.0.5's sstabledump\n"
           + "  verify  check 'oa' sstables (ours or Cassandra's): checksums, order, index, summary, filter, values\n"
           + "\n"
           + "flushline <command> --help describes a command's options.\n"
@@ -44,6 +45,8 @@ public final class Main {
                 return BenchCommand.run(rest, stdin, out, err);
             case "ratios":
                 return RatiosCommand.run(rest, stdin, out, err);
+            case "dump":
+                return DumpCommand.run(rest, stdin, out, err);
             case "verify":
                 return VerifyCommand.run(rest, stdin, out, err);
             case "help":

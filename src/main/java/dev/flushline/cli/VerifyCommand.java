@@ -38,10 +38,10 @@ final class VerifyCommand {
           + "\n"
           + "Checks: Digest.crc32 of Data.db; every chunk CRC (CRC.db, or the per-chunk CRC of compressed\n"
           + "chunks); every partition, row, cell and marker decodes and every length fits; partitions in token\n"
-          + "order and unique; Index.db holds exactly those keys at those positions, with promoted row\n"
-          + "indexes that match the partitions; every key is in the bloom filter (Filter.db); Summary.db\n"
-          + "samples Index.db at its interval and holds the first and last keys; Statistics.db's checksums,\n"
-          + "partition count and first/last keys.\n"
+          + "order and unique; rows in clustering order; Index.db holds exactly those keys at those positions,\n"
+          + "with promoted row indexes that match the partitions; every key is in the bloom filter (Filter.db);\n"
+          + "Summary.db samples Index.db at its interval and holds the first and last keys; Statistics.db's\n"
+          + "checksums, partition/row/column counts and first/last keys.\n"
           + "\n"
           + "Exit status: 0 all OK, 1 some sstable is corrupt or refused (or bad usage), 2 an I/O failure.\n";
 

@@ -707,6 +707,15 @@ public final class SSTableCursor implements AutoCloseable {
 
         public boolean isStatic() { return isStatic; }
 
+        /** Cassandra's Row.isEmpty: no liveness, no deletion, no cell and no complex deletion. */
+        public boolean isEmpty() {
+            if (hasLiveness() || isDeleted()) return false;
+            for (int j = 0; j < columnCount; j++) {
+                if (!isComplex(j) || columnCellCount[j] > 0 || columnDeletionTimestamp[j] != NO_TIMESTAMP) return false;
+            }
+            return true;
+        }
+
         /** Stream offset of the row's flags byte, and after its last byte. */
         public long offset() { return offset; }
 

@@ -18,10 +18,10 @@ import java.util.zip.CRC32;
 /**
  * Checks one sstable against itself: Digest.crc32 over Data.db; every chunk CRC (CRC.db or the
  * per-chunk CRCs of a compressed file); Data.db decodes (see {@link SSTableCursor}); partitions are
- * in token order and unique; Index.db has exactly those keys at those positions, with promoted
+ * in token order and unique, rows in clustering order; Index.db has exactly those keys at those positions, with promoted
  * indexes whose header, deletion and blocks match the partition; every key is in the bloom
  * filter; Summary.db samples Index.db at its interval and has the first and last keys;
- * Statistics.db's first/last keys and partition count match. With {@code extended}, every key,
+ * Statistics.db's first/last keys and its partition, row and column-set counts match. With {@code extended}, every key,
  * clustering value, cell path and cell value is also validated against its column's type.
  *
  * <p>A failure is a {@link CorruptSSTableException} (file, offset, reason); an sstable we must not
@@ -47,7 +47,7 @@ public final class SSTableVerifier {
         byte[] previousKey = new byte[64];
         int previousKeyLength = -1;
         long previousToken = 0;
-        long partitions = 0;
+        long partitions = 0, rows = 0, columnsSet = 0;
         byte[] firstKey = null;
         byte[] lastKey = new byte[0];
         long[] hash = new long[2];
@@ -55,6 +55,7 @@ public final class SSTableVerifier {
         long afterStatic = -1;
         long partitionStart = -1;
         boolean promoted = false;
+        ClusteringOrder order = new ClusteringOrder(schema.clusteringColumns());
         try (SSTableCursor c = new SSTableCursor(DataChunks.open(files, true), meta.header)) {
             int kind;
             while ((kind = c.advance()) != SSTableCursor.END) {
@@ -101,11 +102,20 @@ public final class SSTableVerifier {
                             if (summary != null) summaryNext = checkSummary(summary, index, partitions, summaryNext);
                         }
                         partitions++;
+                        order.reset();
                         afterStatic = partitionStart + p.headerLength();
                         break;
                     }
                     case SSTableCursor.ROW:
-                        if (c.row().isStatic()) afterStatic = c.row().endOffset();
+                        if (!c.row().isStatic() || !c.row().isEmpty()) {
+                            rows++;
+                            columnsSet += columnsWithCells(c.row());
+                        }
+                        if (c.row().isStatic()) {
+                            afterStatic = c.row().endOffset();
+                        } else {
+                            order.row(c, dataPath);
+                        }
                         if (extended) checkRow(c, dataPath);
                         break;
                     case SSTableCursor.MARKER:
@@ -140,11 +150,24 @@ public final class SSTableVerifier {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.partitionCount
                     + " partitions; Data.db has " + partitions);
         }
+        if (meta.totalRows != rows || meta.totalColumnsSet != columnsSet) {
+            throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.totalRows + " rows and "
+                    + meta.totalColumnsSet + " columns set; Data.db has " + rows + " and " + columnsSet);
+        }
         if (partitions > 0 && (!Arrays.equals(meta.firstKey, firstKey) || !Arrays.equals(meta.lastKey, lastKey))) {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db first/last key " + hex(meta.firstKey, 0, meta.firstKey.length)
                     + "/" + hex(meta.lastKey, 0, meta.lastKey.length) + " differ from Data.db's " + hex(firstKey, 0, firstKey.length)
                     + "/" + hex(lastKey, 0, lastKey.length));
         }
+    }
+
+    /** The STATS "columns set" of a row: simple cells, and complex columns with at least one cell. */
+    private static int columnsWithCells(SSTableCursor.Row r) {
+        int n = 0;
+        for (int j = 0; j < r.columnCount(); j++) {
+            if (!r.isComplex(j) || r.cellCount(j) > 0) n++;
+        }
+        return n;
     }
 
     private static int checkSummary(SummaryReader summary, IndexReader index, long ordinal, int next) {
@@ -281,6 +304,51 @@ public final class SSTableVerifier {
         for (int i = off; i < off + Math.min(len, 64); i++) sb.append(String.format("%02x", b[i] & 0xFF));
         if (len > 64) sb.append("...");
         return sb.toString();
+    }
+
+    /** Rows of a partition must come in strictly increasing clustering order (the table's comparator). */
+    static final class ClusteringOrder {
+        private final ColumnMetadata[] columns;
+        private final int[] offsets, lengths;
+        private byte[] previous = new byte[256];
+        private boolean has;
+
+        ClusteringOrder(ColumnMetadata[] columns) {
+            this.columns = columns;
+            this.offsets = new int[columns.length];
+            this.lengths = new int[columns.length];
+        }
+
+        void reset() { has = false; }
+
+        void row(SSTableCursor c, Path file) {
+            SSTableCursor.Row r = c.row();
+            byte[] b = c.buffer();
+            if (has) {
+                int cmp = 0;
+                for (int i = 0; i < columns.length && cmp == 0; i++) {
+                    int al = Math.max(lengths[i], 0), bl = Math.max(r.clusteringLength(i), 0);
+                    cmp = columns[i].type().compare(previous, offsets[i], al, b, r.clusteringOffset(i), bl);
+                    if (columns[i].isReversed()) cmp = -cmp;
+                }
+                if (cmp >= 0 && columns.length > 0) {
+                    throw new CorruptSSTableException(file, r.offset(), "row is not after the previous row in clustering order");
+                }
+                if (columns.length == 0) throw new CorruptSSTableException(file, r.offset(), "a second row in a table without clustering columns");
+            }
+            int size = 0;
+            for (int i = 0; i < columns.length; i++) size += Math.max(r.clusteringLength(i), 0);
+            if (previous.length < size) previous = new byte[Math.max(size, previous.length * 2)];
+            int p = 0;
+            for (int i = 0; i < columns.length; i++) {
+                int len = Math.max(r.clusteringLength(i), 0);
+                System.arraycopy(b, r.clusteringOffset(i), previous, p, len);
+                offsets[i] = p;
+                lengths[i] = r.clusteringLength(i);
+                p += len;
+            }
+            has = true;
+        }
     }
 
     /** Filter.db, read into memory: the membership test of {@link BloomFilterBuilder}. */

@@ -98,6 +98,19 @@ class SSTableCursorTest {
         return sum == 0 ? -1 : cells;
     }
 
+    /** The table has columns that no row of this sstable uses: the header names a subset, in its own order. */
+    @Test
+    void tableColumnsThatNoRowUses() throws IOException {
+        dev.flushline.oracle.CassandraOracle.init();
+        String narrow = "CREATE TABLE ks.w (pk int, ck int, b text, t set<int>, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
+        String wide = "CREATE TABLE ks.w (pk int, ck int, a int, b text, c blob, s int static, m map<int, int>, t set<int>, z text, "
+                + "PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
+        Path data = flush(tmp.resolve("w"), narrow, 20, 10, 300);
+        List<dev.flushline.oracle.Partition> expected = dev.flushline.oracle.CassandraReader.readAll(data, wide);
+        CursorModel.assertSameContent(expected, CursorModel.readAll(data, CqlParser.parse(wide)), "wider schema");
+        SSTableVerifier.verify(SSTableFiles.of(data), CqlParser.parse(wide), true);
+    }
+
     /** Seeking to each partition's offset (as Index.db gives them) yields that partition alone. */
     @Test
     void seekStartsAtAPartition() throws IOException {

@@ -1,0 +1,687 @@
+package dev.flushline.cli;
+
+import dev.flushline.data.Murmur3;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.CqlType;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueCodec;
+import dev.flushline.schema.ValueException;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.CorruptSSTableException;
+import dev.flushline.sstable.DataChunks;
+import dev.flushline.sstable.IncompatibleSSTableException;
+import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.PartitionOrder;
+import dev.flushline.sstable.SSTableCursor;
+import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.StatisticsReader;
+import dev.flushline.sstable.SummaryReader;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code flushline dump}: an sstable as JSON, laid out byte for byte as Cassandra 5.0.5's
+ * sstabledump prints it (default pretty JSON, {@code -l} JSON Lines, {@code -t} raw timestamps,
+ * {@code -k} point lookups through Summary.db and Index.db).
+ */
+final class DumpCommand {
+    private DumpCommand() {}
+
+    static final String HELP =
+            "Usage: flushline dump --schema table.cql SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
+          + "\n"
+          + "Prints the partitions of Cassandra 5.0 'oa' BIG sstables as JSON, in the same layout as Cassandra\n"
+          + "5.0.5's sstabledump: one array of partitions, each with its key, position in Data.db (uncompressed),\n"
+          + "partition deletion, static row, rows (liveness, deletion, cells with timestamps, TTLs and local\n"
+          + "deletion times, collection elements) and range tombstone bounds and boundaries.\n"
+          + "\n"
+          + "Arguments:\n"
+          + "  SSTABLE_OR_DIR     any component of one sstable, or a directory: every sstable in it that has a\n"
+          + "                     TOC.txt, in generation order (one JSON document per sstable)\n"
+          + "  --schema FILE      the table's CQL CREATE TABLE statement (must agree with the sstable's header)\n"
+          + "  -k KEY             only this partition (repeatable), found through Summary.db and Index.db; a\n"
+          + "                     multi-column key is written as its values joined by ':' (escape ':' as '\\:')\n"
+          + "  -d                 one line per partition deletion, static row, row and marker, in Cassandra's\n"
+          + "                     internal notation ([key]@position Row[info=...]: clustering | cells)\n"
+          + "  -t                 timestamps and local deletion times as raw numbers instead of ISO-8601\n"
+          + "  -l                 JSON Lines: one partition per line\n"
+          + "  --now SECONDS      the clock for the \"expired\" flags of TTL'd data (default: the system clock)\n"
+          + "\n"
+          + "Exit status: 0 done, 1 bad usage, refused or corrupt sstable (message on stderr), 2 an I/O failure.\n";
+
+    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+        Options o = new Options();
+        for (int i = 0; i < argv.length; i++) {
+            String a = argv[i];
+            switch (a) {
+                case "--help":
+                case "-h":
+                    out.print(HELP);
+                    return 0;
+                case "-t": o.rawTime = true; break;
+                case "-l": o.jsonLines = true; break;
+                case "-d": o.debug = true; break;
+                case "-k":
+                    if (i + 1 >= argv.length) return usage(err, "option -k needs a key");
+                    o.keys.add(argv[++i]);
+                    break;
+                case "--schema":
+                    if (i + 1 >= argv.length) return usage(err, "option --schema needs a value");
+                    if (o.schemaFile != null) return usage(err, "option --schema is given twice");
+                    o.schemaFile = argv[++i];
+                    break;
+                case "--now":
+                    if (i + 1 >= argv.length) return usage(err, "option --now needs a value");
+                    try {
+                        o.nowSeconds = Long.parseLong(argv[++i]);
+                    } catch (NumberFormatException e) {
+                        return usage(err, "--now " + argv[i] + " is not an integer number of seconds");
+                    }
+                    break;
+                default:
+                    if (a.startsWith("-")) return usage(err, "unknown option " + a + " (see flushline dump --help)");
+                    o.paths.add(a);
+            }
+        }
+        if (o.schemaFile == null) return usage(err, "missing --schema (see flushline dump --help)");
+        if (o.paths.isEmpty()) return usage(err, "no sstable or directory given (see flushline dump --help)");
+        if (o.nowSeconds == Long.MIN_VALUE) o.nowSeconds = System.currentTimeMillis() / 1000;
+        BufferedWriter w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
+        SSTableFiles current = null;
+        try {
+            TableSchema schema = LoadCommand.readSchema(o.schemaFile);
+            List<byte[]> keys = new ArrayList<>();
+            for (String k : o.keys) keys.add(parseKey(schema, k));
+            boolean first = true;
+            for (String p : o.paths) {
+                SSTableArgs.Target t = SSTableArgs.resolve(p);
+                if (t.refused != null) {
+                    w.flush();
+                    err.println("flushline dump: " + t.refused);
+                    return 1;
+                }
+                for (SSTableFiles f : t.sstables) {
+                    current = f;
+                    if (!first) w.write('\n');
+                    first = false;
+                    new Dumper(f, schema, o, w).dump(keys);
+                }
+            }
+            w.flush();
+            return 0;
+        } catch (UsageException e) {
+            flushQuietly(w);
+            err.println("flushline dump: " + e.getMessage());
+            return 1;
+        } catch (CorruptSSTableException e) {
+            flushQuietly(w);
+            err.println("flushline dump: CORRUPT " + e.file() + ": " + e.reason() + " at byte offset " + e.offset());
+            return 1;
+        } catch (IncompatibleSSTableException e) {
+            flushQuietly(w);
+            err.println("flushline dump: REFUSED " + e.getMessage());
+            return 1;
+        } catch (IOException e) {
+            flushQuietly(w);
+            err.println("flushline dump: I/O error" + (current == null ? "" : " in " + current) + ": " + e);
+            return 2;
+        }
+    }
+
+    private static void flushQuietly(BufferedWriter w) {
+        try {
+            w.flush();
+        } catch (IOException ignored) {
+            // the error that brought us here is reported instead
+        }
+    }
+
+    private static int usage(PrintStream err, String message) {
+        err.println("flushline dump: " + message);
+        return 1;
+    }
+
+    static final class Options {
+        String schemaFile;
+        final List<String> paths = new ArrayList<>();
+        final List<String> keys = new ArrayList<>();
+        boolean rawTime, jsonLines, debug;
+        long nowSeconds = Long.MIN_VALUE;
+    }
+
+    // ---- -k: partition keys from their string form ------------------------------------------------
+
+    static byte[] parseKey(TableSchema schema, String text) throws UsageException {
+        ColumnMetadata[] pk = schema.partitionKeyColumns();
+        if (pk.length == 1) return parseValue(pk[0], text);
+        List<String> parts = new ArrayList<>();
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\' && i + 1 < text.length() && text.charAt(i + 1) == ':') {
+                sb.append(':');
+                i++;
+            } else if (c == ':') {
+                parts.add(sb.toString());
+                sb.setLength(0);
+            } else {
+                sb.append(c);
+            }
+        }
+        parts.add(sb.toString());
+        if (parts.size() != pk.length) {
+            throw new UsageException("-k " + text + ": the partition key has " + pk.length + " columns; give them joined by ':'");
+        }
+        byte[][] values = new byte[pk.length][];
+        int size = 0;
+        for (int i = 0; i < pk.length; i++) {
+            values[i] = parseValue(pk[i], parts.get(i));
+            size += 2 + values[i].length + 1;
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
+        for (byte[] v : values) b.putShort((short) v.length).put(v).put((byte) 0);
+        return b.array();
+    }
+
+    private static byte[] parseValue(ColumnMetadata c, String text) throws UsageException {
+        CqlType t = c.type();
+        Object json;
+        switch (t.kind()) {
+            case INT: case BIGINT: case SMALLINT: case TINYINT: case VARINT: case DECIMAL: case DOUBLE: case FLOAT:
+                try {
+                    json = new BigDecimal(text);
+                } catch (NumberFormatException e) {
+                    throw new UsageException("-k " + text + ": not a number for key column '" + c.name() + "' (" + t + ")");
+                }
+                break;
+            case BOOLEAN: json = Boolean.parseBoolean(text); break;
+            case BLOB: json = text.startsWith("0x") ? text : "0x" + text; break;
+            default: json = text;
+        }
+        try {
+            return ValueCodec.encode(t, json);
+        } catch (ValueException | IllegalArgumentException e) {
+            throw new UsageException("-k " + text + ": key column '" + c.name() + "' (" + t + "): " + e.getMessage());
+        }
+    }
+
+    // ---- the JSON, as sstabledump's JsonTransformer lays it out ---------------------------------
+
+    private static final class Dumper {
+        private final SSTableFiles files;
+        private final TableSchema schema;
+        private final Options o;
+        private final JsonOut j;
+        private final SerializationHeader header;
+        private final BufferedWriter w;
+
+        Dumper(SSTableFiles files, TableSchema schema, Options o, BufferedWriter w) throws IOException {
+            this.w = w;
+            this.files = files;
+            this.schema = schema;
+            this.o = o;
+            this.j = new JsonOut(w, !o.jsonLines, System.lineSeparator());
+            this.header = StatisticsReader.read(files.path(Component.STATISTICS), files.readAll(Component.STATISTICS), schema).header;
+        }
+
+        void dump(List<byte[]> keys) throws IOException {
+            try (SSTableCursor c = new SSTableCursor(DataChunks.open(files, true), header)) {
+                if (o.debug) {
+                    if (keys.isEmpty()) {
+                        while (c.advance() == SSTableCursor.PARTITION_START) debugPartition(c);
+                    } else {
+                        for (long position : lookup(keys)) {
+                            c.seek(position);
+                            c.advance();
+                            debugPartition(c);
+                        }
+                    }
+                    w.flush();
+                    return;
+                }
+                if (!o.jsonLines) j.startArray();
+                if (keys.isEmpty()) {
+                    while (c.advance() == SSTableCursor.PARTITION_START) partition(c);
+                } else {
+                    for (long position : lookup(keys)) {
+                        c.seek(position);
+                        if (c.advance() != SSTableCursor.PARTITION_START) {
+                            throw new CorruptSSTableException(files.path(Component.DATA), position, "Index.db points at no partition");
+                        }
+                        partition(c);
+                    }
+                }
+                if (!o.jsonLines) j.endArray();
+                j.flush();
+            }
+        }
+
+        /** Data.db positions of the keys that the sstable has, in partition order, each once. */
+        private long[] lookup(List<byte[]> keys) throws IOException {
+            List<byte[]> sorted = new ArrayList<>(keys);
+            sorted.sort((a, b) -> PartitionOrder.compare(Murmur3.token(a, 0, a.length), a, 0, a.length,
+                    Murmur3.token(b, 0, b.length), b, 0, b.length));
+            if (!files.has(Component.INDEX)) throw new IOException(files.path(Component.INDEX) + ": -k needs Index.db");
+            IndexReader index = new IndexReader(files.path(Component.INDEX), files.readAll(Component.INDEX), schema.clusteringColumns());
+            SummaryReader summary = files.has(Component.SUMMARY)
+                    ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
+            long[] out = new long[sorted.size()];
+            int n = 0;
+            byte[] previous = null;
+            for (byte[] key : sorted) {
+                if (previous != null && Arrays.equals(previous, key)) continue;
+                previous = key;
+                long token = Murmur3.token(key, 0, key.length);
+                long start = summary == null ? 0 : summary.scanStart(key, 0, key.length);
+                index.seek(Math.max(0, start));
+                while (index.hasNext()) {
+                    index.next();
+                    byte[] b = index.bytes();
+                    long t = Murmur3.token(b, index.keyOffset(), index.keyLength());
+                    int cmp = PartitionOrder.compare(t, b, index.keyOffset(), index.keyLength(), token, key, 0, key.length);
+                    if (cmp == 0) {
+                        out[n++] = index.dataPosition();
+                        break;
+                    }
+                    if (cmp > 0) break;
+                }
+            }
+            return Arrays.copyOf(out, n);
+        }
+
+        private String date(TimeUnit unit, long time) {
+            if (o.rawTime) return Long.toString(time);
+            long secs = unit.toSeconds(time);
+            long nanos = Math.floorMod(unit.toNanos(time), 1_000_000_000L);
+            return Instant.ofEpochSecond(secs, nanos).toString();
+        }
+
+        /** REQUIRES: the cursor is at PARTITION_START. Leaves it after PARTITION_END. */
+        private void partition(SSTableCursor c) throws IOException {
+            SSTableCursor.Partition p = c.partition();
+            byte[] key = p.keyCopy();
+            boolean deleted = p.isDeleted();
+            long delTs = p.deletionTimestamp(), delLdt = p.deletionLocalTime();
+            long position = p.startOffset() + p.headerLength();
+            int kind = c.advance();
+            boolean staticRowWaiting = false;
+            if (kind == SSTableCursor.ROW && c.row().isStatic()) {
+                position = c.row().endOffset();
+                staticRowWaiting = true;
+            }
+            j.startObject();
+            j.fieldName("table kind");
+            j.string("REGULAR");
+            j.fieldName("partition");
+            j.startObject();
+            j.fieldName("key");
+            partitionKey(key);
+            j.fieldName("position");
+            j.number(position);
+            if (deleted) deletion(delTs, delLdt);
+            j.endObject();
+            j.fieldName("rows");
+            j.startArray();
+            if (staticRowWaiting) {
+                if (!c.row().isEmpty()) row(c, position);
+                kind = c.advance();
+            }
+            while (kind != SSTableCursor.PARTITION_END) {
+                if (kind == SSTableCursor.ROW) row(c, c.row().offset());
+                else if (kind == SSTableCursor.MARKER) marker(c);
+                else throw new CorruptSSTableException(files.path(Component.DATA), c.position(), "partition does not end");
+                kind = c.advance();
+            }
+            j.endArray();
+            j.endObject();
+        }
+
+        private void partitionKey(byte[] key) throws IOException {
+            j.objectCompact = true;
+            j.arrayCompact = true;
+            j.startArray();
+            ColumnMetadata[] pk = schema.partitionKeyColumns();
+            if (pk.length == 1) {
+                j.string(DumpFormat.plain(pk[0].type(), key, 0, key.length));
+            } else {
+                int p = 0;
+                for (int i = 0; i < pk.length && p < key.length; i++) {
+                    int l = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
+                    p += 2;
+                    j.string(DumpFormat.plain(pk[i].type(), key, p, l));
+                    p += l;
+                    if (key[p++] != 0) break;
+                }
+            }
+            j.endArray();
+            j.objectCompact = false;
+            j.arrayCompact = false;
+        }
+
+        private void deletion(long ts, long ldt) throws IOException {
+            j.fieldName("deletion_info");
+            j.objectCompact = true;
+            j.startObject();
+            j.fieldName("marked_deleted");
+            j.string(date(TimeUnit.MICROSECONDS, ts));
+            j.fieldName("local_delete_time");
+            j.string(date(TimeUnit.SECONDS, ldt));
+            j.endObject();
+            j.objectCompact = false;
+        }
+
+        private void clustering(SSTableCursor c, int size, boolean marker) throws IOException {
+            if (size == 0) return;
+            ColumnMetadata[] ck = schema.clusteringColumns();
+            byte[] b = c.buffer();
+            j.fieldName("clustering");
+            j.objectCompact = true;
+            j.startArray();
+            j.arrayCompact = true;
+            for (int i = 0; i < ck.length; i++) {
+                if (i >= size) {
+                    j.string("*");
+                    continue;
+                }
+                int off = marker ? c.marker().clusteringOffset(i) : c.row().clusteringOffset(i);
+                int len = marker ? c.marker().clusteringLength(i) : c.row().clusteringLength(i);
+                j.raw(len < 0 ? "null" : DumpFormat.json(ck[i].type(), b, off, len));
+            }
+            j.endArray();
+            j.objectCompact = false;
+            j.arrayCompact = false;
+        }
+
+        private void row(SSTableCursor c, long position) throws IOException {
+            SSTableCursor.Row r = c.row();
+            j.startObject();
+            j.fieldName("type");
+            j.string(r.isStatic() ? "static_block" : "row");
+            j.fieldName("position");
+            j.number(position);
+            if (!r.isStatic()) clustering(c, r.clusteringSize(), false);
+            boolean live = r.hasLiveness();
+            if (live) {
+                j.objectCompact = false;
+                j.fieldName("liveness_info");
+                j.objectCompact = true;
+                j.startObject();
+                j.fieldName("tstamp");
+                j.string(date(TimeUnit.MICROSECONDS, r.livenessTimestamp()));
+                if (r.livenessTtl() != 0) {
+                    j.fieldName("ttl");
+                    j.number(r.livenessTtl());
+                    j.fieldName("expires_at");
+                    j.string(date(TimeUnit.SECONDS, r.livenessExpirationTime()));
+                    j.fieldName("expired");
+                    j.bool(r.livenessExpirationTime() < o.nowSeconds);
+                }
+                j.endObject();
+                j.objectCompact = false;
+            }
+            if (r.isDeleted()) deletion(r.deletionTimestamp(), r.deletionLocalTime());
+            j.fieldName("cells");
+            j.startArray();
+            byte[] b = c.buffer();
+            for (int col = 0; col < r.columnCount(); col++) {
+                ColumnMetadata cm = r.column(col);
+                String name = DumpFormat.cqlName(cm.name());
+                if (!r.isComplex(col)) {
+                    cell(b, r, r.cell(r.firstCell(col)), cm, name, false);
+                    continue;
+                }
+                if (r.complexDeletionTimestamp(col) != Long.MIN_VALUE) {
+                    j.objectCompact = true;
+                    j.startObject();
+                    j.fieldName("name");
+                    j.string(name);
+                    deletion(r.complexDeletionTimestamp(col), r.complexDeletionLocalTime(col));
+                    j.objectCompact = true;
+                    j.endObject();
+                    j.objectCompact = false;
+                }
+                for (int k = r.firstCell(col); k < r.firstCell(col) + r.cellCount(col); k++) cell(b, r, r.cell(k), cm, name, true);
+            }
+            j.endArray();
+            j.endObject();
+        }
+
+        private void cell(byte[] b, SSTableCursor.Row r, SSTableCursor.Cell cell, ColumnMetadata cm, String name, boolean complex)
+                throws IOException {
+            j.startObject();
+            j.objectCompact = true;
+            j.fieldName("name");
+            j.string(name);
+            CqlType t = cm.type();
+            CqlType valueType = t;
+            if (complex) {
+                CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
+                j.fieldName("path");
+                j.arrayCompact = true;
+                j.startArray();
+                j.string(DumpFormat.plain(pathType, b, cell.pathOffset(), cell.pathLength()));
+                j.endArray();
+                j.arrayCompact = false;
+                valueType = t.kind() == CqlType.Kind.MAP ? t.valueType() : t.kind() == CqlType.Kind.LIST ? t.elementType() : null;
+            }
+            if (cell.isTombstone()) {
+                j.fieldName("deletion_info");
+                j.objectCompact = true;
+                j.startObject();
+                j.fieldName("local_delete_time");
+                j.string(date(TimeUnit.SECONDS, cell.localDeletionTime()));
+                j.endObject();
+                j.objectCompact = false;
+            } else {
+                j.fieldName("value");
+                j.raw(valueType == null ? "\"\"" : DumpFormat.json(valueType, b, cell.valueOffset(), cell.valueLength()));
+            }
+            boolean live = r.hasLiveness();
+            if (!live || cell.timestamp() != r.livenessTimestamp()) {
+                j.fieldName("tstamp");
+                j.string(date(TimeUnit.MICROSECONDS, cell.timestamp()));
+            }
+            if (cell.isExpiring() && (!live || cell.ttl() != r.livenessTtl())) {
+                j.fieldName("ttl");
+                j.number(cell.ttl());
+                j.fieldName("expires_at");
+                j.string(date(TimeUnit.SECONDS, cell.localDeletionTime()));
+                j.fieldName("expired");
+                j.bool(!(o.nowSeconds < cell.localDeletionTime()));
+            }
+            j.endObject();
+            j.objectCompact = false;
+        }
+
+        private void marker(SSTableCursor c) throws IOException {
+            SSTableCursor.Marker m = c.marker();
+            j.startObject();
+            j.fieldName("type");
+            int kind = m.kind();
+            if (!m.isBoundary()) {
+                j.string("range_tombstone_bound");
+                bound(c, m.isStart(), kind == 1 || kind == 6, m.deletionTimestamp(), m.deletionLocalTime());
+            } else {
+                j.string("range_tombstone_boundary");
+                // The opening side first (the deletion that starts here), then the closing side.
+                bound(c, true, kind == 2, m.startDeletionTimestamp(), m.startDeletionLocalTime());
+                bound(c, false, kind == 5, m.deletionTimestamp(), m.deletionLocalTime());
+            }
+            j.endObject();
+            j.objectCompact = false;
+        }
+
+        private void bound(SSTableCursor c, boolean start, boolean inclusive, long ts, long ldt) throws IOException {
+            j.fieldName(start ? "start" : "end");
+            j.startObject();
+            j.fieldName("type");
+            j.string(inclusive ? "inclusive" : "exclusive");
+            clustering(c, c.marker().clusteringSize(), true);
+            deletion(ts, ldt);
+            j.endObject();
+        }
+
+        // ---- -d: Cassandra's toString of partitions, rows and markers -------------------------------
+
+        private void line(String keyText, long position, String what) throws IOException {
+            w.write('[');
+            w.write(keyText);
+            w.write("]@");
+            w.write(Long.toString(position));
+            w.write(' ');
+            w.write(what);
+            w.write(System.lineSeparator());
+        }
+
+        private String keyText(byte[] key) {
+            ColumnMetadata[] pk = schema.partitionKeyColumns();
+            if (pk.length == 1) return DumpFormat.plain(pk[0].type(), key, 0, key.length);
+            StringBuilder sb = new StringBuilder();
+            int p = 0;
+            for (int i = 0; i < pk.length && p < key.length; i++) {
+                if (i > 0) sb.append(':');
+                int l = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
+                p += 2;
+                sb.append(DumpFormat.escapeComponent(DumpFormat.plain(pk[i].type(), key, p, l)));
+                p += l;
+                byte eoc = key[p++];
+                if (eoc != 0) {
+                    sb.append(eoc < 0 ? ":_" : ":!");
+                    break;
+                }
+            }
+            return sb.toString();
+        }
+
+        private static String deletionText(long ts, long ldt) {
+            return "deletedAt=" + ts + ", localDeletion=" + ldt;
+        }
+
+        private void debugPartition(SSTableCursor c) throws IOException {
+            SSTableCursor.Partition p = c.partition();
+            byte[] key = p.keyCopy();
+            String keyText = keyText(key);
+            boolean deleted = p.isDeleted();
+            long delTs = p.deletionTimestamp(), delLdt = p.deletionLocalTime();
+            long position = p.startOffset() + p.headerLength();
+            int kind = c.advance();
+            boolean staticRow = kind == SSTableCursor.ROW && c.row().isStatic();
+            if (staticRow) position = c.row().endOffset();
+            if (deleted) line(keyText, position, deletionText(delTs, delLdt));
+            if (staticRow) {
+                if (!c.row().isEmpty()) line(keyText, position, rowText(c, true));
+                kind = c.advance();
+            }
+            while (kind != SSTableCursor.PARTITION_END) {
+                if (kind == SSTableCursor.ROW) line(keyText, c.row().offset(), rowText(c, false));
+                else line(keyText, c.marker().offset(), markerText(c));
+                kind = c.advance();
+            }
+        }
+
+        private String rowText(SSTableCursor c, boolean isStatic) {
+            SSTableCursor.Row r = c.row();
+            byte[] b = c.buffer();
+            StringBuilder sb = new StringBuilder("Row[info=");
+            if (r.livenessTtl() != 0) {
+                sb.append("[ts=").append(r.livenessTimestamp()).append(" ttl=").append(r.livenessTtl())
+                        .append(", let=").append(r.livenessExpirationTime()).append(']');
+            } else {
+                sb.append("[ts=").append(r.livenessTimestamp()).append(']');
+            }
+            if (r.isDeleted()) {
+                sb.append(" del=").append(deletionText(r.deletionTimestamp(), r.deletionLocalTime()));
+                if (r.hasShadowableDeletion()) sb.append("(shadowable)");
+            }
+            sb.append(" ]: ");
+            if (isStatic) {
+                sb.append("STATIC");
+            } else {
+                ColumnMetadata[] ck = schema.clusteringColumns();
+                for (int i = 0; i < r.clusteringSize(); i++) {
+                    if (i > 0) sb.append(", ");
+                    sb.append(DumpFormat.cqlLiteral(ck[i].type(), b, r.clusteringOffset(i), r.clusteringLength(i)));
+                }
+            }
+            sb.append(" | ");
+            boolean first = true;
+            for (int col = 0; col < r.columnCount(); col++) {
+                if (!r.isComplex(col) || r.cellCount(col) > 0 || r.complexDeletionTimestamp(col) != Long.MIN_VALUE) {
+                    if (first) first = false;
+                    else sb.append(", ");
+                } else {
+                    continue; // Cassandra's row holds no data for this column
+                }
+                ColumnMetadata cm = r.column(col);
+                if (!r.isComplex(col)) {
+                    cellText(sb, b, r.cell(r.firstCell(col)), cm, false);
+                    continue;
+                }
+                if (r.complexDeletionTimestamp(col) != Long.MIN_VALUE) {
+                    sb.append("del(").append(cm.name()).append(")=")
+                            .append(deletionText(r.complexDeletionTimestamp(col), r.complexDeletionLocalTime(col)));
+                }
+                for (int k = r.firstCell(col); k < r.firstCell(col) + r.cellCount(col); k++) {
+                    sb.append(", ");
+                    cellText(sb, b, r.cell(k), cm, true);
+                }
+            }
+            return sb.toString();
+        }
+
+        private static void cellText(StringBuilder sb, byte[] b, SSTableCursor.Cell cell, ColumnMetadata cm, boolean complex) {
+            CqlType t = cm.type();
+            sb.append('[').append(cm.name());
+            if (complex) {
+                CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
+                sb.append('[').append(DumpFormat.plain(pathType, b, cell.pathOffset(), cell.pathLength())).append(']');
+                CqlType valueType = t.kind() == CqlType.Kind.MAP ? t.valueType() : t.kind() == CqlType.Kind.LIST ? t.elementType() : null;
+                sb.append('=');
+                if (cell.isTombstone()) sb.append("<tombstone>");
+                else if (valueType != null) sb.append(DumpFormat.plain(valueType, b, cell.valueOffset(), cell.valueLength()));
+            } else {
+                sb.append('=');
+                if (cell.isTombstone()) sb.append("<tombstone>");
+                else sb.append(DumpFormat.plain(t, b, cell.valueOffset(), cell.valueLength()));
+            }
+            sb.append(' ');
+            if (cell.isExpiring()) {
+                sb.append("ts=").append(cell.timestamp()).append(" ttl=").append(cell.ttl()).append(" ldt=").append(cell.localDeletionTime());
+            } else if (cell.isTombstone()) {
+                sb.append("ts=").append(cell.timestamp()).append(" ldt=").append(cell.localDeletionTime());
+            } else {
+                sb.append("ts=").append(cell.timestamp());
+            }
+            sb.append(']');
+        }
+
+        private static final String[] KINDS = {"EXCL_END_BOUND", "INCL_START_BOUND", "EXCL_END_INCL_START_BOUNDARY", "STATIC_CLUSTERING",
+                "CLUSTERING", "INCL_END_EXCL_START_BOUNDARY", "INCL_END_BOUND", "EXCL_START_BOUND"};
+
+        private String markerText(SSTableCursor c) {
+            SSTableCursor.Marker m = c.marker();
+            ColumnMetadata[] ck = schema.clusteringColumns();
+            StringBuilder sb = new StringBuilder("Marker ").append(KINDS[m.kind()]).append('(');
+            for (int i = 0; i < m.clusteringSize(); i++) {
+                if (i > 0) sb.append(", ");
+                int len = m.clusteringLength(i);
+                sb.append(len < 0 ? "null" : DumpFormat.plain(ck[i].type(), c.buffer(), m.clusteringOffset(i), len));
+            }
+            sb.append(")@").append(m.deletionTimestamp()).append('/').append(m.deletionLocalTime());
+            if (m.isBoundary()) sb.append('-').append(m.startDeletionTimestamp()).append('/').append(m.startDeletionLocalTime());
+            return sb.toString();
+        }
+    }
+}

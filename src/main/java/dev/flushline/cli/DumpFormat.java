@@ -1,0 +1,209 @@
+package dev.flushline.cli;
+
+import dev.flushline.schema.CqlType;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * Value text as sstabledump prints it: {@link #json} is Cassandra's {@code toJSONString} (cell
+ * values, clustering values), {@link #plain} its {@code getString} (partition keys, cell paths).
+ * Empty values of non-text types print as {@code ""} in JSON and as the empty string in plain form.
+ *
+ * <p>Thread safety: stateless.
+ */
+final class DumpFormat {
+    private DumpFormat() {}
+
+    private static final DateTimeFormatter TIMESTAMP_JSON =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSX", Locale.ROOT).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIMESTAMP_PLAIN =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSX", Locale.ROOT).withZone(ZoneOffset.UTC);
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    static String json(CqlType t, byte[] b, int off, int len) {
+        switch (t.kind()) {
+            case TEXT:
+            case ASCII:
+                return '"' + JsonOut.escape(new String(b, off, len, StandardCharsets.UTF_8)) + '"';
+            case BLOB:
+                return "\"0x" + hex(b, off, len) + '"';
+            case LIST:
+            case SET:
+                return listJson(t, b, off, len);
+            case MAP:
+                return mapJson(t, b, off, len);
+            default:
+                break;
+        }
+        if (len == 0) return "\"\"";
+        switch (t.kind()) {
+            case INT:
+            case BIGINT:
+            case SMALLINT:
+            case TINYINT:
+            case VARINT:
+            case DECIMAL:
+            case BOOLEAN:
+                return plain(t, b, off, len);
+            case DOUBLE: {
+                double d = Double.longBitsToDouble(getLong(b, off));
+                return Double.isNaN(d) || Double.isInfinite(d) ? "null" : Double.toString(d);
+            }
+            case FLOAT: {
+                float f = Float.intBitsToFloat(getInt(b, off));
+                return Float.isNaN(f) || Float.isInfinite(f) ? "null" : Float.toString(f);
+            }
+            case TIMESTAMP:
+                return '"' + TIMESTAMP_JSON.format(Instant.ofEpochMilli(getLong(b, off))) + '"';
+            default:
+                return '"' + plain(t, b, off, len) + '"';
+        }
+    }
+
+    static String plain(CqlType t, byte[] b, int off, int len) {
+        if (t.kind() == CqlType.Kind.TEXT || t.kind() == CqlType.Kind.ASCII) return new String(b, off, len, StandardCharsets.UTF_8);
+        if (t.kind() == CqlType.Kind.BLOB) return hex(b, off, len);
+        if (len == 0) return "";
+        switch (t.kind()) {
+            case INT: return Integer.toString(getInt(b, off));
+            case BIGINT: return Long.toString(getLong(b, off));
+            case SMALLINT: return Short.toString((short) (((b[off] & 0xFF) << 8) | (b[off + 1] & 0xFF)));
+            case TINYINT: return Byte.toString(b[off]);
+            case VARINT: return new BigInteger(b, off, len).toString();
+            case DECIMAL: return new BigDecimal(new BigInteger(b, off + 4, len - 4), getInt(b, off)).toString();
+            case BOOLEAN: return b[off] != 0 ? "true" : "false";
+            case DOUBLE: return Double.toString(Double.longBitsToDouble(getLong(b, off)));
+            case FLOAT: return Float.toString(Float.intBitsToFloat(getInt(b, off)));
+            case TIMESTAMP: return TIMESTAMP_PLAIN.format(Instant.ofEpochMilli(getLong(b, off)));
+            case DATE: {
+                int days = getInt(b, off) + Integer.MIN_VALUE; // int arithmetic, as Cassandra shifts the epoch
+                return Instant.ofEpochMilli(java.time.Duration.ofDays(days).toMillis()).atZone(ZoneOffset.UTC)
+                        .format(DateTimeFormatter.ISO_LOCAL_DATE);
+            }
+            case TIME: return time(getLong(b, off));
+            case UUID:
+            case TIMEUUID: return new UUID(getLong(b, off), getLong(b, off + 8)).toString();
+            case INET:
+                try {
+                    return InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, off, off + len)).getHostAddress();
+                } catch (UnknownHostException e) {
+                    return hex(b, off, len);
+                }
+            default:
+                return hex(b, off, len); // collections: their bytes
+        }
+    }
+
+    private static String time(long nanosOfDay) {
+        long v = nanosOfDay;
+        long nano = v % 1000; v /= 1000;
+        long micro = v % 1000; v /= 1000;
+        long milli = v % 1000; v /= 1000;
+        long seconds = v % 60; v /= 60;
+        long minutes = v % 60; v /= 60;
+        long hours = v % 24;
+        return String.format(Locale.ROOT, "%02d:%02d:%02d.%03d%03d%03d", hours, minutes, seconds, milli, micro, nano);
+    }
+
+    private static String listJson(CqlType t, byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder("[");
+        int n = getInt(b, off), p = off + 4;
+        for (int i = 0; i < n; i++) {
+            if (i > 0) sb.append(", ");
+            int l = getInt(b, p);
+            p += 4;
+            sb.append(json(t.elementType(), b, p, Math.max(l, 0)));
+            p += Math.max(l, 0);
+        }
+        return sb.append(']').toString();
+    }
+
+    private static String mapJson(CqlType t, byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder("{");
+        int n = getInt(b, off), p = off + 4;
+        for (int i = 0; i < n; i++) {
+            if (i > 0) sb.append(", ");
+            int l = getInt(b, p);
+            p += 4;
+            String key = json(t.elementType(), b, p, l);
+            p += l;
+            if (key.startsWith("\"")) sb.append(key);
+            else sb.append('"').append(JsonOut.escape(key)).append('"');
+            sb.append(": ");
+            l = getInt(b, p);
+            p += 4;
+            sb.append(json(t.valueType(), b, p, l));
+            p += l;
+        }
+        return sb.append('}').toString();
+    }
+
+    /**
+     * A CQL literal ({@code toCQLString}): "null" for an empty value (not for text and blob); text, ascii, inet, date,
+     * time and timestamp in single quotes (a quote doubled, twice for text, as Cassandra 5.0.5
+     * does); blob as 0x hex; anything else as its plain form.
+     */
+    static String cqlLiteral(CqlType t, byte[] b, int off, int len) {
+        // Text and blob serializers treat only a missing value as null, so an empty one is '' / 0x.
+        boolean emptyIsValue = t.kind() == CqlType.Kind.TEXT || t.kind() == CqlType.Kind.ASCII || t.kind() == CqlType.Kind.BLOB;
+        if (len < 0 || (len == 0 && !emptyIsValue)) return "null";
+        switch (t.kind()) {
+            case TEXT:
+            case ASCII:
+                return quote(plain(t, b, off, len).replace("'", "''"));
+            case INET:
+            case DATE:
+            case TIME:
+            case TIMESTAMP:
+                return quote(plain(t, b, off, len));
+            case BLOB:
+                return "0x" + hex(b, off, len);
+            default:
+                return plain(t, b, off, len);
+        }
+    }
+
+    private static String quote(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /** A composite key component in getString form: ':' escaped, a trailing '\\' or '!' followed by '!'. */
+    static String escapeComponent(String s) {
+        if (s.isEmpty()) return s;
+        String r = s.replace(":", "\\:");
+        char last = r.charAt(r.length() - 1);
+        return last == '\\' || last == '!' ? r + '!' : r;
+    }
+
+    static String hex(byte[] b, int off, int len) {
+        char[] c = new char[2 * len];
+        for (int i = 0; i < len; i++) {
+            c[2 * i] = HEX[(b[off + i] >> 4) & 0xF];
+            c[2 * i + 1] = HEX[b[off + i] & 0xF];
+        }
+        return new String(c);
+    }
+
+    static int getInt(byte[] b, int off) {
+        return ((b[off] & 0xFF) << 24) | ((b[off + 1] & 0xFF) << 16) | ((b[off + 2] & 0xFF) << 8) | (b[off + 3] & 0xFF);
+    }
+
+    static long getLong(byte[] b, int off) {
+        return ((long) getInt(b, off) << 32) | (getInt(b, off + 4) & 0xFFFFFFFFL);
+    }
+
+    /** A column name as CQL prints it: unquoted when lowercase letters, digits and '_' (starting with a letter). */
+    static String cqlName(String name) {
+        if (name.matches("[a-z][a-z0-9_]*")) return name;
+        return '"' + name.replace("\"", "\"\"") + '"';
+    }
+}

@@ -1,0 +1,195 @@
+package dev.flushline.cli;
+
+import java.io.IOException;
+import java.io.Writer;
+
+/**
+ * A JSON writer that lays its output out exactly as sstabledump does: Jackson's generator with a
+ * DefaultPrettyPrinter whose object and array indenters are sstabledump's "compact" indenters
+ * (a toggle between newline-plus-indentation and a single space), or, for JSON Lines, Jackson's
+ * minimal printer with one partition per line. The same calls in the same order, including the
+ * compact toggles, produce the same bytes.
+ *
+ * <p>Layout rules (pretty mode): "{" / "[" raise the nesting level; the first member or element
+ * is preceded by an indentation, later ones by "," and an indentation; a field name is followed by
+ * " : "; "}" / "]" lower the level and are preceded by an indentation, or by one space when the
+ * container is empty. An indentation is a newline and two spaces per level, or one space when
+ * that container kind's indenter is compact.
+ *
+ * <p>Thread safety: none.
+ */
+final class JsonOut {
+    private final Writer out;
+    private final boolean pretty;
+    private final String lineSeparator;
+    private int nesting;
+    boolean objectCompact, arrayCompact;
+
+    // Write context stack: kind (0 root, 1 array, 2 object), entry count, and whether a field name waits for its value.
+    private int[] kind = new int[32];
+    private int[] count = new int[32];
+    private int depth;
+    private boolean afterFieldName;
+
+    JsonOut(Writer out, boolean pretty, String lineSeparator) {
+        this.out = out;
+        this.pretty = pretty;
+        this.lineSeparator = lineSeparator;
+        kind[0] = 0;
+    }
+
+    private void indent(boolean compact) throws IOException {
+        if (compact) {
+            out.write(' ');
+            return;
+        }
+        out.write(lineSeparator);
+        for (int i = 0; i < nesting; i++) out.write("  ");
+    }
+
+    /** What Jackson's generator does before any value: separators by context. */
+    private void beforeValue() throws IOException {
+        switch (kind[depth]) {
+            case 1:
+                if (count[depth] > 0) {
+                    out.write(',');
+                    if (pretty) indent(arrayCompact);
+                } else if (pretty) {
+                    indent(arrayCompact);
+                }
+                break;
+            default:
+                if (count[0] > 0) out.write(pretty ? " " : "\n");
+                break;
+        }
+        count[depth]++;
+    }
+
+    private void push(int k) {
+        if (++depth == kind.length) {
+            kind = java.util.Arrays.copyOf(kind, depth * 2);
+            count = java.util.Arrays.copyOf(count, depth * 2);
+        }
+        kind[depth] = k;
+        count[depth] = 0;
+    }
+
+    void startObject() throws IOException {
+        beforeFieldOrElement();
+        push(2);
+        if (pretty) nesting++;
+        out.write('{');
+    }
+
+    void endObject() throws IOException {
+        int n = count[depth];
+        depth--;
+        if (pretty) {
+            nesting--;
+            if (n > 0) indent(objectCompact);
+            else out.write(' ');
+        }
+        out.write('}');
+    }
+
+    void startArray() throws IOException {
+        beforeFieldOrElement();
+        push(1);
+        if (pretty) nesting++;
+        out.write('[');
+    }
+
+    void endArray() throws IOException {
+        int n = count[depth];
+        depth--;
+        if (pretty) {
+            nesting--;
+            if (n > 0) indent(arrayCompact);
+            else out.write(' ');
+        }
+        out.write(']');
+    }
+
+    void fieldName(String name) throws IOException {
+        if (count[depth] > 0) {
+            out.write(',');
+            if (pretty) indent(objectCompact);
+        } else if (pretty) {
+            indent(objectCompact);
+        }
+        count[depth]++;
+        afterFieldName = true;
+        writeQuoted(name);
+    }
+
+    /** Field values do not count again: the member was counted with its name. */
+    private void beforeFieldOrElement() throws IOException {
+        if (kind[depth] == 2) {
+            if (!afterFieldName) throw new IllegalStateException("value without a field name");
+            afterFieldName = false;
+            out.write(pretty ? " : " : ":");
+        } else {
+            beforeValue();
+        }
+    }
+
+    void string(String s) throws IOException {
+        beforeFieldOrElement();
+        writeQuoted(s);
+    }
+
+    void number(long v) throws IOException {
+        beforeFieldOrElement();
+        out.write(Long.toString(v));
+    }
+
+    void bool(boolean v) throws IOException {
+        beforeFieldOrElement();
+        out.write(v ? "true" : "false");
+    }
+
+    void raw(String json) throws IOException {
+        beforeFieldOrElement();
+        out.write(json);
+    }
+
+    void flush() throws IOException {
+        out.flush();
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private void writeQuoted(String s) throws IOException {
+        out.write('"');
+        out.write(escape(s));
+        out.write('"');
+    }
+
+    /** Jackson's escaping: quote, backslash and control characters; everything else as is. */
+    static String escape(String s) {
+        StringBuilder sb = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            String rep = null;
+            if (c == '"') rep = "\\\"";
+            else if (c == '\\') rep = "\\\\";
+            else if (c < 0x20) {
+                switch (c) {
+                    case '\b': rep = "\\b"; break;
+                    case '\t': rep = "\\t"; break;
+                    case '\n': rep = "\\n"; break;
+                    case '\f': rep = "\\f"; break;
+                    case '\r': rep = "\\r"; break;
+                    default: rep = "\\u00" + HEX[c >> 4] + HEX[c & 0xF];
+                }
+            }
+            if (rep != null) {
+                if (sb == null) sb = new StringBuilder(s.length() + 8).append(s, 0, i);
+                sb.append(rep);
+            } else if (sb != null) {
+                sb.append(c);
+            }
+        }
+        return sb == null ? s : sb.toString();
+    }
+}
