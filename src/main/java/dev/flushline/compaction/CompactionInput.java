@@ -35,6 +35,8 @@ final class CompactionInput implements AutoCloseable {
     long token;
     /** Cells decoded from this input, counted as they are read (conservation). */
     long cellsRead;
+    /** Rows (static rows included) decoded from this input. */
+    long rowsRead;
 
     CompactionInput(int index, SSTableFiles files, SSTableCursor cursor, StatisticsReader.Metadata metadata, TableSchema schema) {
         this.index = index;
@@ -76,6 +78,7 @@ final class CompactionInput implements AutoCloseable {
         } else if (s == SSTableCursor.ROW) {
             SSTableCursor.Row r = cursor.row();
             cellsRead += r.cellCount();
+            rowsRead++;
             if (r.hasShadowableDeletion()) {
                 throw new CorruptSSTableException(cursor.dataPath(), r.offset(),
                         "a shadowable row deletion (materialized views only) is not supported by compaction");

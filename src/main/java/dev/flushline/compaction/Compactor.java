@@ -6,6 +6,7 @@ import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.RowBuffer;
+import dev.flushline.data.TokenSplits;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
@@ -76,6 +77,7 @@ public final class Compactor {
         /** mergeCounts[k]: partitions that k inputs held. */
         public long[] mergeCounts;
         public long inputPartitions, outputPartitions, outputRows, outputMarkers;
+        public long inputRows;
         public long cellsRead, cellsWritten, cellsMergedAway, cellsPurged;
         public long inputDataBytes, outputDataBytes, outputUncompressedBytes;
         public long mergeNanos;
@@ -91,12 +93,7 @@ public final class Compactor {
         this.schema = schema;
         this.files = List.copyOf(inputs);
         this.options = options;
-        long[] s = options.splitTokens;
-        for (int i = 0; i < s.length; i++) {
-            if (s[i] == Long.MIN_VALUE || (i > 0 && s[i] <= s[i - 1])) {
-                throw new IllegalArgumentException("split tokens must be strictly increasing and above Long.MIN_VALUE: " + Arrays.toString(s));
-            }
-        }
+        TokenSplits.check(options.splitTokens);
     }
 
     /**
@@ -258,7 +255,10 @@ public final class Compactor {
 
             // Conservation, before anything is published.
             long read = 0;
-            for (CompactionInput c : in) read += c.cellsRead;
+            for (CompactionInput c : in) {
+                read += c.cellsRead;
+                result.inputRows += c.rowsRead;
+            }
             long written = 0;
             for (CompactionOutput o : outputs) written += o.cellsWritten();
             result.cellsRead = read;
