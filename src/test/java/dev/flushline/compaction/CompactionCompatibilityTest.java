@@ -112,8 +112,64 @@ class CompactionCompatibilityTest {
             assertEquals(expected.size(), r.outputPartitions, what);
             if (c == 0) assertEquals(0, r.cellsPurged, what + ": nothing is purgeable at the first clock");
             assertArrayEquals(Files.readAllBytes(refData), Files.readAllBytes(r.published.get(0)), what + ": Data.db bytes");
+            assertArrayEquals(Files.readAllBytes(sibling(refData, "Index.db")), Files.readAllBytes(sibling(r.published.get(0), "Index.db")),
+                    what + ": Index.db bytes");
             SSTableVerifier.verify(SSTableFiles.of(r.published.get(0)), schema, true);
             assertEquals(List.of(), CassandraVerifier.verify(ours, cql), what + ": Cassandra's verifier");
+        }
+    }
+
+    static Path sibling(Path dataFile, String component) {
+        String name = dataFile.getFileName().toString();
+        return dataFile.resolveSibling(name.substring(0, name.length() - "Data.db".length()) + component);
+    }
+
+    /** Partitions above 64 KiB: the outputs' promoted row indexes (Index.db) and Data.db match Cassandra's too. */
+    @org.junit.jupiter.api.Test
+    void largePartitions() throws Exception {
+        CassandraOracle.init();
+        for (boolean lz4 : new boolean[] {false, true}) {
+            String cql = "CREATE TABLE ks.wide" + (lz4 ? "z" : "u") + " (pk int, ck int, s text static, a text, b blob, "
+                    + "t set<text>, PRIMARY KEY (pk, ck)) WITH CLUSTERING ORDER BY (ck DESC) AND "
+                    + (lz4 ? "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}" : "compression = {'enabled': 'false'}");
+            TableSchema schema = CqlParser.parse(cql);
+            Path inputs = Files.createDirectories(tmp.resolve("wide-in-" + lz4));
+            TableDirectory table = TableDirectory.open(inputs);
+            RandomUpdates gen = new RandomUpdates(schema, lz4 ? 5 : 6, BASE_NOW, 2, 8000);
+            gen.partitionDeleteChance = 0;
+            gen.rangeDeleteChance = 0.0005;
+            gen.rowDeleteChance = 0.01;
+            for (int i = 0; i < 3; i++) {
+                gen.setNowSeconds(BASE_NOW + i * FLUSH_INTERVAL);
+                Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
+                for (PartitionUpdate u : gen.next(7000)) m.apply(u);
+                m.seal();
+                try {
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                } finally {
+                    m.discard();
+                }
+            }
+            long now = BASE_NOW + 2 * FLUSH_INTERVAL + 20_000, gcBefore = now - 40_000;
+            List<SSTableFiles> in = SSTableFiles.inDirectory(inputs);
+            Compactor.Options o = new Compactor.Options();
+            o.nowSeconds = now;
+            o.gcBefore = gcBefore;
+            Path ours = tmp.resolve("wide-ours-" + lz4);
+            Compactor.Result r = new Compactor(schema, in, o).run(TableDirectory.open(ours));
+            List<Path> dataFiles = new ArrayList<>();
+            for (SSTableFiles f : in) dataFiles.add(f.path(Component.DATA));
+            Path refData = CassandraCompactor.compact(dataFiles, cql, tmp.resolve("wide-ref-" + lz4), now, gcBefore);
+            assertEquals(1, r.published.size());
+            Path ourData = r.published.get(0);
+            assertTrue(Files.size(sibling(ourData, "Index.db")) > 40 * r.outputPartitions, "promoted indexes were written: Index.db "
+                    + Files.size(sibling(ourData, "Index.db")) + " bytes, Data.db " + Files.size(ourData) + ", partitions " + r.outputPartitions);
+            assertEquals(CassandraReader.readAll(refData, cql), CassandraReader.readAll(ours, cql), "lz4=" + lz4);
+            assertArrayEquals(Files.readAllBytes(refData), Files.readAllBytes(ourData), "Data.db bytes, lz4=" + lz4);
+            assertArrayEquals(Files.readAllBytes(sibling(refData, "Index.db")), Files.readAllBytes(sibling(ourData, "Index.db")),
+                    "Index.db bytes, lz4=" + lz4);
+            SSTableVerifier.verify(SSTableFiles.of(ourData), schema, true);
+            assertEquals(List.of(), CassandraVerifier.verify(ours, cql));
         }
     }
 
