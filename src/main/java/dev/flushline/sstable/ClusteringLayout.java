@@ -137,6 +137,20 @@ public final class ClusteringLayout {
         if (values.length > 0) putValues(out, values);
     }
 
+    /** IndexInfo first/last name of a flyweight prefix (its kind is the prefix's). */
+    public int prefixSize(ClusteringBuffer values) {
+        return values.kind() == ClusteringBound.CLUSTERING ? 1 + valuesSize(values) : boundSize(values);
+    }
+
+    public void putPrefix(FixedBuffer out, ClusteringBuffer values) {
+        if (values.kind() == ClusteringBound.CLUSTERING) {
+            out.putByte(values.kind());
+            putValues(out, values);
+        } else {
+            putBound(out, values);
+        }
+    }
+
     /** IndexInfo first/last names: a row clustering or a bound, each with its kind. */
     public int prefixSize(byte kind, byte[][] values) {
         return kind == ClusteringBound.CLUSTERING ? 1 + valuesSize(values) : boundSize(values);
