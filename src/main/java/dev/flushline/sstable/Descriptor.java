@@ -43,6 +43,8 @@ public final class Descriptor {
     private final int generation;
     private java.nio.channels.FileChannel lockChannel;
     private java.nio.channels.FileLock lock;
+    /** Held by a {@link TransactionLog} past the writer's release: see {@link #pin}. */
+    private boolean pinned;
 
     private Descriptor(Path tableDir, int generation) {
         this.tableDir = tableDir;
@@ -84,9 +86,19 @@ public final class Descriptor {
             return null;
         }
         try {
+            Object created = fileKey(d.lockPath());
             d.lockChannel = ch;
             d.lock = ch.lock();
             HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
+            if (created == null || !created.equals(fileKey(d.lockPath()))) {
+                // Unlocked between CREATE_NEW and lock(), a cleaner in another process took the lock
+                // file for a dead writer's and deleted it: a lock on a deleted file protects nothing.
+                d.lockChannel = null;
+                d.lock = null;
+                HELD_BY_THIS_JVM.remove(d.lockPath().toAbsolutePath());
+                ch.close();
+                return null;
+            }
             Component[] all = Component.values();
             for (int i = 0; i < all.length; i++) {
                 if (Files.exists(d.path(all[i]))) {
@@ -105,6 +117,15 @@ public final class Descriptor {
         }
     }
 
+    private static Object fileKey(Path p) {
+        try {
+            return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException e) {
+            return null; // gone
+        }
+    }
+
     /** The reservation lock file of this generation. */
     public Path lockPath() {
         return tableDir.resolve(STAGING_PREFIX + generation + LOCK_SUFFIX);
@@ -115,12 +136,47 @@ public final class Descriptor {
      * (published or aborted). Idempotent; never throws.
      */
     public void releaseReservation() {
+        if (pinned) return; // the transaction releases it when it ends
         if (lock == null && lockChannel == null) return;
         try {
             Files.deleteIfExists(lockPath());
         } catch (IOException ignored) {
             // an orphaned lock file without a held lock is removed by Leftovers.clean
         }
+        try {
+            if (lock != null) lock.release();
+            if (lockChannel != null) lockChannel.close();
+        } catch (IOException ignored) {
+            // closing releases the lock in any case
+        }
+        lock = null;
+        lockChannel = null;
+        HELD_BY_THIS_JVM.remove(lockPath().toAbsolutePath());
+    }
+
+    /**
+     * Keeps the reservation after the writer releases it (its {@link #releaseReservation} becomes
+     * a no-op): a transaction's output generation must stay taken until the transaction's log is
+     * gone, even if the output's writer aborts, or another writer could publish under a generation
+     * that recovery would then delete. REQUIRES: the reservation is held.
+     */
+    void pin() {
+        pinned = true;
+    }
+
+    /** Ends {@link #pin} and releases the reservation (lock file deleted, OS lock dropped). */
+    void unpin() {
+        pinned = false;
+        releaseReservation();
+    }
+
+    /**
+     * Ends {@link #pin} and drops the OS lock but leaves the lock file: a log that still names this
+     * generation keeps it from being reserved again until recovery (then {@link Leftovers#clean})
+     * has dealt with it.
+     */
+    void unpinKeepingLockFile() {
+        pinned = false;
         try {
             if (lock != null) lock.release();
             if (lockChannel != null) lockChannel.close();

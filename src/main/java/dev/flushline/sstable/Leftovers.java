@@ -30,6 +30,9 @@ import java.util.regex.Pattern;
  * {@code .flushline-oa-<gen>.lock} until it has published or aborted ({@link Descriptor}). A
  * generation whose lock is held (by this or another process) is skipped entirely; a lock that can be
  * taken belonged to a process that died, so its generation's leftovers and the lock file go.
+ *
+ * <p>Transaction logs come first ({@link TransactionLog#recover}): a dead transaction is finished or
+ * rolled back by its log, and every generation a live transaction's log names is skipped.
  */
 public final class Leftovers {
     private static final Pattern STAGING = Pattern.compile("^" + Pattern.quote(Descriptor.STAGING_PREFIX) + "(\\d+)$");
@@ -47,10 +50,17 @@ public final class Leftovers {
 
     /**
      * Deletes the leftovers of {@code tableDir} and returns the paths removed (staging directories
-     * and files), sorted, so the caller can log them. A missing directory has no leftovers.
+     * and files, the files and logs of interrupted transactions included), sorted, so the caller
+     * can log them. A missing directory has no leftovers. Throws
+     * {@link TransactionLogCorruptException} for a transaction log it cannot trust.
      */
     public static List<Path> clean(Path tableDir) throws IOException {
         if (!Files.isDirectory(tableDir)) return List.of();
+        // Transactions first: a dead one is finished or rolled back by its log (never by the TOC
+        // rule below), and the generations a live one names are not leftovers.
+        TransactionLog.Recovery recovery = TransactionLog.recoverAll(tableDir);
+        List<Path> recovered = new ArrayList<>();
+        for (RecoveredTransaction r : recovery.recovered()) recovered.addAll(r.removedFiles());
         List<Path> stagingDirs = new ArrayList<>();
         List<Path> lockFiles = new ArrayList<>();
         // generation -> its component files; generations that have TOC.txt are complete.
@@ -79,6 +89,7 @@ public final class Leftovers {
         // Generations reserved by a live writer: their lock cannot be taken. Dead writers' locks are
         // held by us until their leftovers are gone, then deleted.
         Set<String> live = new HashSet<>();
+        for (String g : recovery.liveGenerations()) live.add(stripZeros(g));
         List<java.nio.channels.FileChannel> deadLocks = new ArrayList<>();
         List<Path> deadLockPaths = new ArrayList<>();
         List<Path> removed = new ArrayList<>();
@@ -120,6 +131,7 @@ public final class Leftovers {
         } finally {
             for (java.nio.channels.FileChannel ch : deadLocks) ch.close();
         }
+        removed.addAll(recovered);
         Collections.sort(removed);
         return removed;
     }

@@ -28,11 +28,30 @@ public final class TableDirectory {
     /** The highest generation this directory hands out or skipped; only grows. */
     private final AtomicInteger lastGeneration;
     private final List<Path> removedLeftovers;
+    private final List<RecoveredTransaction> recoveredTransactions;
+    /** Non-null for the view of one transaction's outputs: each reservation is recorded in its log. */
+    private final TransactionLog transaction;
 
-    private TableDirectory(Path dir, int highestGeneration, List<Path> removedLeftovers) {
+    private TableDirectory(Path dir, int highestGeneration, List<Path> removedLeftovers,
+                           List<RecoveredTransaction> recoveredTransactions) {
         this.dir = dir;
         this.lastGeneration = new AtomicInteger(highestGeneration);
         this.removedLeftovers = List.copyOf(removedLeftovers);
+        this.recoveredTransactions = List.copyOf(recoveredTransactions);
+        this.transaction = null;
+    }
+
+    private TableDirectory(TableDirectory of, TransactionLog transaction) {
+        this.dir = of.dir;
+        this.lastGeneration = of.lastGeneration; // one counter: outputs and flushes never collide in memory
+        this.removedLeftovers = of.removedLeftovers;
+        this.recoveredTransactions = of.recoveredTransactions;
+        this.transaction = transaction;
+    }
+
+    /** This directory, reserving outputs of {@code transaction} (see {@link TransactionLog#outputs}). */
+    TableDirectory forTransaction(TransactionLog transaction) {
+        return new TableDirectory(this, transaction);
     }
 
     /**
@@ -42,26 +61,44 @@ public final class TableDirectory {
      */
     public static TableDirectory open(Path dir) throws IOException {
         Files.createDirectories(dir);
-        List<Path> removed = Leftovers.clean(dir);
-        return new TableDirectory(dir, Descriptor.highestGeneration(dir), removed);
+        // Interrupted transactions first (so their outcome can be reported), then the rest.
+        List<RecoveredTransaction> recovered = TransactionLog.recover(dir);
+        List<Path> removed = new java.util.ArrayList<>();
+        for (RecoveredTransaction r : recovered) removed.addAll(r.removedFiles());
+        removed.addAll(Leftovers.clean(dir));
+        return new TableDirectory(dir, Descriptor.highestGeneration(dir), removed, recovered);
     }
 
     public Path path() {
         return dir;
     }
 
-    /** What {@link #open} removed: staging directories, lock files and TOC-less generations of crashed writers. */
+    /**
+     * What {@link #open} removed: the files of interrupted transactions' rolled-back or finished
+     * side and their logs, staging directories, lock files and TOC-less generations of crashed writers.
+     */
     public List<Path> removedLeftovers() {
         return removedLeftovers;
     }
 
-    /** Reserves the next free generation and creates its staging directory. */
+    /** What {@link #open} found of transactions interrupted by a crash, and did with them. */
+    public List<RecoveredTransaction> recoveredTransactions() {
+        return recoveredTransactions;
+    }
+
+    /**
+     * Reserves the next free generation and creates its staging directory. On a transaction's
+     * view, the generation is recorded as the transaction's output before this returns.
+     */
     public Descriptor reserveNext() throws IOException {
         while (true) {
             int generation = lastGeneration.incrementAndGet();
             if (generation <= 0) throw new IOException("no sstable generation left in " + dir);
             Descriptor d = Descriptor.tryReserve(dir, generation);
-            if (d != null) return d;
+            if (d != null) {
+                if (transaction != null) transaction.track(d);
+                return d;
+            }
         }
     }
 }

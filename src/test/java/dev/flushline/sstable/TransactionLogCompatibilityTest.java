@@ -1,0 +1,233 @@
+package dev.flushline.sstable;
+
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushWriter;
+import dev.flushline.memtable.AllocationMode;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.SkipListMemtable;
+import dev.flushline.oracle.CassandraOracle;
+import dev.flushline.oracle.CassandraReader;
+import dev.flushline.oracle.Partition;
+import dev.flushline.schema.CqlParser;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.testing.RandomUpdates;
+import org.apache.cassandra.db.Directories;
+import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
+import org.apache.cassandra.io.util.File;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Our transaction logs as cassandra-all 5.0.5 reads them. Real sstables (flushed by FlushWriter)
+ * are compacted by a fake compaction (inputs 1 and 2, outputs 3 and 4 = the same memtables
+ * flushed again in swapped order, so the two sides read back differently) that stops at every
+ * step as a kill -9 would. The same state is built twice: in one copy Cassandra's log-aware
+ * lister must list the sstables our view lists, and its startup cleanup
+ * ({@code LogTransaction.removeUnfinishedLeftovers}, what a node and {@code sstableutil --cleanup}
+ * run) must leave the same sstable files our recovery leaves in the other copy.
+ */
+class TransactionLogCompatibilityTest {
+    static final String CQL = "CREATE TABLE ks.txn (pk int, ck int, v text, PRIMARY KEY (pk, ck)) "
+            + "WITH compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}";
+    static final long NOW = 1_750_000_000L;
+
+    @TempDir
+    Path tmp;
+
+    static TableSchema schema;
+
+    @BeforeAll
+    static void init() {
+        CassandraOracle.init();
+        schema = CqlParser.parse(CQL);
+    }
+
+    static Memtable memtable(long seed) {
+        Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
+        for (PartitionUpdate u : new RandomUpdates(schema, seed, NOW, 40, 5).next(300)) m.apply(u);
+        m.seal();
+        return m;
+    }
+
+    static final class Crash extends RuntimeException {
+        Crash() {
+            super("simulated crash", null, false, false);
+        }
+    }
+
+    /** Builds the state of a crash at action {@code crashAt} (-1: none); returns the actions run. */
+    static int build(Path root, int crashAt) throws IOException {
+        Path tableDir = FlushJob.tableDir(root, schema);
+        Memtable m1 = memtable(1), m2 = memtable(2);
+        try {
+            TableDirectory dir = TableDirectory.open(tableDir);
+            new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), dir);
+            new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), dir);
+            int[] counter = {0};
+            TransactionLog txn = TransactionLog.beginCompaction(dir);
+            TransactionLog.StepListener l = what -> {
+                if (counter[0]++ == crashAt) {
+                    txn.simulateCrash();
+                    throw new Crash();
+                }
+            };
+            try {
+                l.step("begun");
+                txn.onStep(l);
+                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs());
+                l.step("published 3");
+                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs());
+                l.step("published 4");
+                txn.obsolete(1);
+                txn.obsolete(2);
+                txn.commit();
+            } catch (Crash c) {
+                return -1;
+            }
+            return counter[0];
+        } finally {
+            m1.discard();
+            m2.discard();
+        }
+    }
+
+    static Path tableDir(Path root) {
+        return FlushJob.tableDir(root, schema);
+    }
+
+    /**
+     * sstable component files and logs (as "a log": each copy's has its own id): what both
+     * cleanups act on. Staging directories and lock files are ours alone.
+     */
+    static List<String> sstablesAndLogs(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("oa-") || n.endsWith(".log"))
+                    .map(n -> n.endsWith(".log") ? "a log" : n).sorted().toList();
+        }
+    }
+
+    static List<Integer> ourView(Path dir) throws IOException {
+        List<Integer> gens = new ArrayList<>();
+        for (Path p : TransactionLog.liveSSTables(dir)) gens.add(Descriptor.generationOf(p.getFileName().toString()));
+        return gens;
+    }
+
+    /** Generations Cassandra's log-aware lister returns as final (not temporary) with Data.db and TOC.txt. */
+    static List<Integer> cassandraView(Path dir) {
+        List<File> files = LifecycleTransaction.getFiles(dir, (f, type) -> type == Directories.FileType.FINAL, Directories.OnTxnErr.THROW);
+        TreeSet<Integer> withData = new TreeSet<>(), withToc = new TreeSet<>();
+        for (File f : files) {
+            String n = f.name();
+            int g = Descriptor.generationOf(n);
+            if (g < 0) continue;
+            if (n.endsWith("-Data.db")) withData.add(g);
+            if (n.endsWith("-TOC.txt")) withToc.add(g);
+        }
+        withData.retainAll(withToc);
+        return List.copyOf(withData);
+    }
+
+    /** Cassandra's startup cleanup of one table directory; false if it refused a log. */
+    static boolean cassandraCleanup(Path dir) throws Exception {
+        Class<?> c = Class.forName("org.apache.cassandra.db.lifecycle.LogTransaction");
+        Method m = c.getDeclaredMethod("removeUnfinishedLeftovers", List.class);
+        m.setAccessible(true); // package-private, @VisibleForTesting: the directory-list form of the startup cleanup
+        return (Boolean) m.invoke(null, List.of(new File(dir)));
+    }
+
+    static List<List<Partition>> readBack(List<Path> dataFiles) {
+        List<List<Partition>> out = new ArrayList<>();
+        for (Path p : dataFiles) out.add(CassandraReader.readAll(p, CQL));
+        return out;
+    }
+
+    @Test
+    void cassandraListsAndCleansUpEveryCrashStateAsWeDo() throws Exception {
+        int actions = build(tmp.resolve("probe"), -1);
+        Path probe = tableDir(tmp.resolve("probe"));
+        List<List<Partition>> outputs = readBack(TransactionLog.liveSSTables(probe));
+        assertEquals(2, outputs.size());
+        List<List<Partition>> inputs = List.of(outputs.get(1), outputs.get(0));
+        assertFalse(inputs.equals(outputs), "the two sides read back differently");
+        int committedAt = 1 + 2 + 2 + 2; // begun, 2 x (ADD, published), 2 REMOVEs: the next action is COMMIT
+        for (int k = 0; k < actions; k++) {
+            Path ours = tableDir(tmp.resolve("ours-" + k));
+            Path theirs = tableDir(tmp.resolve("theirs-" + k));
+            assertEquals(-1, build(ours.getParent().getParent(), k));
+            assertEquals(-1, build(theirs.getParent().getParent(), k));
+            boolean committed = k >= committedAt;
+            String at = "crash at action " + k;
+
+            List<Integer> view = ourView(ours);
+            assertEquals(committed ? List.of(3, 4) : List.of(1, 2), view, at);
+            assertEquals(view, cassandraView(ours), "Cassandra's lister, " + at);
+            assertEquals(committed ? outputs : inputs, readBack(TransactionLog.liveSSTables(ours)), "data read back, " + at);
+
+            TransactionLog.recover(ours);
+            Leftovers.clean(ours);
+            assertTrue(cassandraCleanup(theirs), "Cassandra accepted the log, " + at);
+            assertEquals(sstablesAndLogs(ours), sstablesAndLogs(theirs), "the same files after both cleanups, " + at);
+            assertEquals(committed ? List.of(3, 4) : List.of(1, 2), ourView(theirs), at);
+            assertFalse(sstablesAndLogs(theirs).contains("a log"), at);
+        }
+    }
+
+    @Test
+    void cassandraReadsATornCommitAsWeDoAndRefusesACorruptMiddleLineAsWeDo() throws Exception {
+        int committedAt = 1 + 2 + 2 + 2;
+        Path probe = tableDir(tmp.resolve("probe"));
+        build(probe.getParent().getParent(), committedAt);
+        int commitLength = Files.readAllLines(logOf(probe)).get(4).length();
+        for (int cut : new int[] {0, 1, commitLength / 2, commitLength - 1, commitLength}) {
+            Path ours = tableDir(tmp.resolve("ours-cut-" + cut));
+            Path theirs = tableDir(tmp.resolve("theirs-cut-" + cut));
+            for (Path dir : List.of(ours, theirs)) {
+                build(dir.getParent().getParent(), committedAt);
+                List<String> lines = Files.readAllLines(logOf(dir));
+                Files.writeString(logOf(dir), String.join("\n", lines.subList(0, 4)) + "\n" + lines.get(4).substring(0, cut));
+            }
+            List<Integer> expected = cut == commitLength ? List.of(3, 4) : List.of(1, 2);
+            assertEquals(expected, ourView(ours), "cut " + cut);
+            assertEquals(expected, cassandraView(ours), "Cassandra's lister, cut " + cut);
+            TransactionLog.recover(ours);
+            assertTrue(cassandraCleanup(theirs), "cut " + cut);
+            assertEquals(sstablesAndLogs(ours), sstablesAndLogs(theirs), "cut " + cut);
+        }
+
+        Path ours = tableDir(tmp.resolve("ours-corrupt"));
+        Path theirs = tableDir(tmp.resolve("theirs-corrupt"));
+        for (Path dir : List.of(ours, theirs)) {
+            build(dir.getParent().getParent(), committedAt);
+            List<String> lines = new ArrayList<>(Files.readAllLines(logOf(dir)));
+            lines.set(1, lines.get(1).replace("][", "][1")); // a checksum with an extra leading digit
+            Files.write(logOf(dir), lines);
+        }
+        List<String> before = sstablesAndLogs(ours);
+        assertEquals(2, assertThrows(TransactionLogCorruptException.class, () -> TransactionLog.recover(ours)).lineNumber());
+        assertFalse(cassandraCleanup(theirs), "Cassandra refuses the log too");
+        assertEquals(before, sstablesAndLogs(ours));
+        assertEquals(sstablesAndLogs(ours), sstablesAndLogs(theirs), "neither deleted anything");
+    }
+
+    static Path logOf(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".log")).findFirst().orElseThrow();
+        }
+    }
+}
