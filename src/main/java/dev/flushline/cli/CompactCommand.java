@@ -10,6 +10,7 @@ import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.TableDirectory;
+import dev.flushline.sstable.TransactionLog;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,23 +37,24 @@ final class CompactCommand {
     static final int DEFAULT_GC_GRACE_SECONDS = 864_000;
 
     static final String HELP =
-            "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... --out DIR [options]\n"
+            "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... (--out DIR | --in-place) [options]\n"
           + "\n"
           + "Major compaction: merges every complete sstable (one with a TOC.txt) of the table found under the\n"
           + "inputs into new Cassandra 5.0 'oa' sstables under --out, in the layout the inputs use\n"
-          + "(DIR/<keyspace>/<table>-<table id>/). Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
+          + "(DIR/<keyspace>/<table>-<table id>/), or in place. Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
           + "timestamp, tombstones win ties, then expiry, then value bytes); whatever a partition, range, row or\n"
           + "complex deletion shadows is dropped; TTL cells that have expired become tombstones; tombstones whose\n"
           + "local deletion time is older than now - gc grace are purged (every sstable of the table takes part,\n"
           + "so nothing elsewhere can be shadowed by them). An sstable without TOC.txt is a leftover of an\n"
-          + "interrupted writer: it is skipped, and a line says so. Inputs are never modified.\n"
+          + "interrupted writer: it is skipped, and a line says so. Inputs are never modified\n"
+          + "(except by a successful --in-place, which replaces them).\n"
           + "\n"
           + "Options:\n"
           + "  --schema FILE                 the table's CQL CREATE TABLE statement (required)\n"
           + "  --input DIR                   a table directory (<ks>/<table>-<id>/ holding sstables) or a folder\n"
           + "                                holding <ks>/<table>-<id>/; repeat for more (required)\n"
-          + "  --out DIR                     where the output table directory is created (required); it must not\n"
-          + "                                be an input table directory\n"
+          + "  --out DIR                     where the output table directory is created (required unless\n"
+          + "                                --in-place); it must not be an input table directory\n"
           + "  --now EPOCH_SECONDS           the clock for TTL expiry and gc grace (default: the wall clock)\n"
           + "  --gc-grace SECONDS            tombstones older than now - SECONDS are purged (default 864000, 10 days)\n"
           + "  --compression lz4|none        compression of the outputs (default: the table's; a table without\n"
@@ -63,8 +65,13 @@ final class CompactCommand {
           + "  --max-sstable-size-mb N       start a new sstable at the next partition once one holds N MiB of\n"
           + "                                (uncompressed) data (default: no limit)\n"
           + "  --threads N                   compaction threads; only 1 is available yet (default 1)\n"
-          + "  --in-place                    replace the inputs in their own directory through a crash-safe\n"
-          + "                                transaction log: not available yet\n"
+          + "  --in-place                    replace the inputs in their own table directory instead of writing\n"
+          + "                                to --out (then not given): one --input table directory; the outputs\n"
+          + "                                and the removal of the inputs go through a transaction log in\n"
+          + "                                Cassandra 5.0's format, so a crash at any moment leaves either all\n"
+          + "                                the inputs or all the outputs, and the next open (or a Cassandra\n"
+          + "                                node) completes or rolls back. Opening the directory for writing\n"
+          + "                                removes what crashed writers left (leftovers, unfinished logs)\n"
           + "\n"
           + "Output, one line per compaction, as Cassandra logs it:\n"
           + "  Compacted (ID) N sstables to [PATHS] to level=0. 226.600MiB to 180.000MiB (~79% of original) in\n"
@@ -130,7 +137,9 @@ final class CompactCommand {
         Args args = new Args("compact", rest.toArray(new String[0]), WITH_VALUE, FLAGS);
         if (inputs.isEmpty()) throw new UsageException("missing --input (see flushline compact --help)");
         TableSchema schema = LoadCommand.readSchema(args.required("schema"));
-        Path outRoot = Path.of(args.required("out"));
+        boolean inPlace = args.has("in-place");
+        if (inPlace && args.has("out")) throw new UsageException("--in-place writes into the input table directory; drop --out");
+        Path outRoot = inPlace ? null : Path.of(args.required("out"));
         long now = args.longValue("now", System.currentTimeMillis() / 1000, 0, 0xFFFFFFFFL);
         long gcGrace = args.longValue("gc-grace", DEFAULT_GC_GRACE_SECONDS, 0, Integer.MAX_VALUE);
         if (args.has("compression")) {
@@ -147,17 +156,22 @@ final class CompactCommand {
         long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
         int threads = args.intValue("threads", 1, 1, 256);
         if (threads != 1) throw new UsageException("--threads " + threads + ": parallel compaction is not available yet; use --threads 1");
-        if (args.has("in-place")) {
-            throw new UsageException("--in-place is not available yet (it needs the transaction log); compact into --out instead");
-        }
 
         // Inputs: table directories, their complete sstables, and the leftovers we skip.
         List<Path> tableDirs = new ArrayList<>();
         for (String in : inputs) tableDirs.addAll(tableDirs(Path.of(in), schema));
-        Path outTable = Descriptor.tableDir(outRoot, schema.keyspace(), schema.name(), schema.idHex());
+        if (inPlace && tableDirs.size() != 1) {
+            throw new UsageException("--in-place needs exactly one input table directory; found " + tableDirs);
+        }
+        Path outTable = inPlace ? tableDirs.get(0) : Descriptor.tableDir(outRoot, schema.keyspace(), schema.name(), schema.idHex());
+        // In place, opening the directory for writing first recovers interrupted transactions and removes leftovers.
+        TableDirectory target = inPlace ? TableDirectory.open(outTable) : null;
+        if (inPlace) {
+            for (Path removed : target.removedLeftovers()) out.println("removed leftover " + removed);
+        }
         List<SSTableFiles> sstables = new ArrayList<>();
         for (Path dir : tableDirs) {
-            if (Files.exists(outTable) && Files.isSameFile(dir, outTable)) {
+            if (!inPlace && Files.exists(outTable) && Files.isSameFile(dir, outTable)) {
                 throw new UsageException("--out " + outRoot + " holds input table directory " + dir + "; compact into another directory");
             }
             for (Path leftover : leftovers(dir)) out.println("skipping " + leftover + ": no TOC.txt (a leftover of an interrupted writer)");
@@ -175,7 +189,16 @@ final class CompactCommand {
         long tid = Thread.currentThread().getId();
         long cpu0 = mx.getCurrentThreadCpuTime(), alloc0 = mx.getThreadAllocatedBytes(tid);
         long t0 = System.nanoTime();
-        Compactor.Result r = new Compactor(schema, sstables, o).run(TableDirectory.open(outTable));
+        Compactor.Result r;
+        if (!inPlace) {
+            r = new Compactor(schema, sstables, o).run(TableDirectory.open(outTable));
+        } else {
+            try (TransactionLog txn = TransactionLog.beginCompaction(target)) {
+                r = new Compactor(schema, sstables, o).run(txn.outputs());
+                for (SSTableFiles f : sstables) txn.obsolete(f.path(Component.DATA));
+                txn.commit(); // the commit point; closing without it rolls the outputs back
+            }
+        }
         long wallNanos = System.nanoTime() - t0;
         long cpuNanos = mx.getCurrentThreadCpuTime() - cpu0 + r.ioCpuNanos;
         long allocated = mx.getThreadAllocatedBytes(tid) - alloc0 + r.ioAllocatedBytes;

@@ -165,6 +165,39 @@ class CompactCommandTest {
         assertEquals(one, bySize);
     }
 
+    @Test
+    void inPlaceReplacesTheInputsWithTheOutputs() throws Exception {
+        CassandraOracle.init();
+        Path in = tmp.resolve("in");
+        Path tableDir = writeInputs(in, CQL, 200);
+        TableSchema schema = CqlParser.parse(CQL);
+        Path ref = tmp.resolve("ref");
+        Run r = compact("--schema", schemaFile(CQL).toString(), "--input", in.toString(), "--out", ref.toString(),
+                "--now", String.valueOf(NOW + 60_000), "--gc-grace", "3600");
+        assertEquals(0, r.status(), r.err());
+        List<Partition> expected = CassandraReader.readAll(Descriptor.tableDir(ref, schema.keyspace(), schema.name(), schema.idHex()), CQL);
+        List<Path> inputs = published(tableDir);
+        assertEquals(3, inputs.size());
+
+        r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--in-place",
+                "--now", String.valueOf(NOW + 60_000), "--gc-grace", "3600");
+        assertEquals(0, r.status(), r.err());
+        List<Path> now = published(tableDir);
+        assertEquals(1, now.size(), now.toString());
+        for (Path p : inputs) assertFalse(Files.exists(p), p + " was replaced");
+        try (Stream<Path> files = Files.list(tableDir)) {
+            List<String> names = files.map(p -> p.getFileName().toString()).toList();
+            for (String n : names) assertTrue(n.startsWith("oa-4-big-"), "only the output is left: " + names);
+        }
+        assertEquals(expected, CassandraReader.readAll(tableDir, CQL));
+        assertEquals(List.of(), CassandraVerifier.verify(tableDir, CQL));
+
+        // --in-place and --out exclude each other.
+        r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--in-place", "--out", ref.toString());
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("drop --out"), r.err());
+    }
+
     private static int rangeOf(Partition p, long[] splits) {
         byte[] key = p.key().toBuffer().array();
         long token = Murmur3.token(key, 0, key.length);
