@@ -346,7 +346,9 @@ public final class Compactor {
         partitionDeletionOut = pdLive || merger.shouldPurge(dldt) ? DeletionTime.LIVE : DeletionTime.of(dts, dldt);
         for (int a = 0; a < n; a++) active[a].advance();
 
-        // Static rows: every input's (Cassandra merges them all, so its one-version shortcut needs one input in all).
+        // Static rows: Cassandra merges the static row of every input that holds the partition (an
+        // input whose header has no static column contributes an empty one), so its one-version
+        // shortcut applies only when a single input holds the partition.
         pendingStatic = null;
         int gs = 0;
         for (int a = 0; a < n; a++) {
@@ -354,7 +356,7 @@ public final class Compactor {
         }
         if (gs > 0) {
             if (header.hasStatics()) {
-                boolean single = in.length == 1 && pdLive;
+                boolean single = n == 1 && pdLive;
                 if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
             }
             for (int g = 0; g < gs; g++) group[g].advance();
