@@ -64,7 +64,9 @@ final class CompactCommand {
           + "  --split-tokens T1,T2,...      or: output ranges that start at these tokens (strictly increasing)\n"
           + "  --max-sstable-size-mb N       start a new sstable at the next partition once one holds N MiB of\n"
           + "                                (uncompressed) data (default: no limit)\n"
-          + "  --threads N                   compaction threads; only 1 is available yet (default 1)\n"
+          + "  --threads N                   compact N slices of the token ring on N threads (1..256, default 1);\n"
+          + "                                slices start at output split tokens when there are enough of them,\n"
+          + "                                else at N equal ranges, so there is at least one sstable per slice\n"
           + "  --in-place                    replace the inputs in their own table directory instead of writing\n"
           + "                                to --out (then not given): one --input table directory; the outputs\n"
           + "                                and the removal of the inputs go through a transaction log in\n"
@@ -155,11 +157,11 @@ final class CompactCommand {
                 : TokenSplits.even(args.intValue("ranges", 1, 1, 4096));
         long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
         int threads = args.intValue("threads", 1, 1, 256);
-        if (threads != 1) throw new UsageException("--threads " + threads + ": parallel compaction is not available yet; use --threads 1");
 
         // Inputs: table directories, their complete sstables, and the leftovers we skip.
         List<Path> tableDirs = new ArrayList<>();
         for (String in : inputs) tableDirs.addAll(tableDirs(Path.of(in), schema));
+        if (inPlace && threads > 1) throw new UsageException("--in-place with --threads above 1 is not available yet");
         if (inPlace && tableDirs.size() != 1) {
             throw new UsageException("--in-place needs exactly one input table directory; found " + tableDirs);
         }
@@ -185,23 +187,21 @@ final class CompactCommand {
         o.splitTokens = splits;
         o.maxSSTableBytes = maxMb * 1024 * 1024;
 
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long tid = Thread.currentThread().getId();
-        long cpu0 = mx.getCurrentThreadCpuTime(), alloc0 = mx.getThreadAllocatedBytes(tid);
         long t0 = System.nanoTime();
+        long[] sliceStarts = sliceStarts(threads, splits);
         Compactor.Result r;
         if (!inPlace) {
-            r = new Compactor(schema, sstables, o).run(TableDirectory.open(outTable));
+            r = compactSlices(schema, sstables, o, sliceStarts, TableDirectory.open(outTable));
         } else {
             try (TransactionLog txn = TransactionLog.beginCompaction(target)) {
-                r = new Compactor(schema, sstables, o).run(txn.outputs());
+                r = compactSlices(schema, sstables, o, sliceStarts, txn.outputs());
                 for (SSTableFiles f : sstables) txn.obsolete(f.path(Component.DATA));
                 txn.commit(); // the commit point; closing without it rolls the outputs back
             }
         }
         long wallNanos = System.nanoTime() - t0;
-        long cpuNanos = mx.getCurrentThreadCpuTime() - cpu0 + r.ioCpuNanos;
-        long allocated = mx.getThreadAllocatedBytes(tid) - alloc0 + r.ioAllocatedBytes;
+        long cpuNanos = r.threadCpuNanos + r.ioCpuNanos;
+        long allocated = r.threadAllocatedBytes + r.ioAllocatedBytes;
 
         out.println(logLine(r, wallNanos));
         out.printf(Locale.ROOT, "cpu time: %d ms, allocated: %.1f MiB%n", cpuNanos / 1_000_000, allocated / (1024.0 * 1024.0));
@@ -209,6 +209,89 @@ final class CompactCommand {
                 r.cellsMergedAway, r.cellsPurged);
         out.flush();
         return 0;
+    }
+
+    /**
+     * Where the slices compacted on parallel threads start: split tokens when there are at least
+     * {@code threads} ranges (so no output range is cut), else {@code threads} equal ranges.
+     */
+    static long[] sliceStarts(int threads, long[] splits) {
+        if (threads == 1) return new long[0];
+        int ranges = splits.length + 1;
+        if (ranges < threads) return TokenSplits.even(threads);
+        long[] out = new long[threads - 1];
+        for (int k = 1; k < threads; k++) out[k - 1] = splits[(int) ((long) k * ranges / threads) - 1];
+        return out;
+    }
+
+    /**
+     * One compactor per slice, each on its own thread; outputs are published only when every slice
+     * prepared successfully, else every staged output is removed. Returns the combined result, with
+     * the CPU time and allocation of the compacting threads.
+     */
+    static Compactor.Result compactSlices(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options base, long[] sliceStarts,
+                                          TableDirectory outDir) throws IOException {
+        int n = sliceStarts.length + 1;
+        Compactor[] compactors = new Compactor[n];
+        long[] cpu = new long[n], alloc = new long[n];
+        Throwable[] failures = new Throwable[n];
+        Thread[] workers = new Thread[n];
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < n; i++) {
+            Compactor.Options o = new Compactor.Options();
+            o.nowSeconds = base.nowSeconds;
+            o.gcBefore = base.gcBefore;
+            o.splitTokens = base.splitTokens;
+            o.maxSSTableBytes = base.maxSSTableBytes;
+            o.pipelined = base.pipelined;
+            o.tokenLo = i == 0 ? Long.MIN_VALUE : sliceStarts[i - 1];
+            o.tokenHi = i == n - 1 ? Long.MAX_VALUE : sliceStarts[i] - 1;
+            compactors[i] = new Compactor(schema, sstables, o);
+            final int slice = i;
+            Runnable work = () -> {
+                long tid = Thread.currentThread().getId();
+                long c0 = mx.getCurrentThreadCpuTime(), a0 = mx.getThreadAllocatedBytes(tid);
+                try {
+                    compactors[slice].prepare(outDir);
+                } catch (Throwable t) {
+                    failures[slice] = t;
+                } finally {
+                    cpu[slice] = mx.getCurrentThreadCpuTime() - c0;
+                    alloc[slice] = mx.getThreadAllocatedBytes(tid) - a0;
+                }
+            };
+            workers[i] = n == 1 ? null : new Thread(work, "flushline-compact-" + i);
+            if (n == 1) work.run();
+            else workers[i].start();
+        }
+        try {
+            for (Thread w : workers) {
+                if (w == null) continue;
+                try {
+                    w.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while compacting", e);
+                }
+            }
+            for (Throwable t : failures) {
+                if (t == null) continue;
+                if (t instanceof IOException) throw (IOException) t;
+                if (t instanceof RuntimeException) throw (RuntimeException) t;
+                if (t instanceof Error) throw (Error) t;
+                throw new IOException(t);
+            }
+            Compactor.Result total = null;
+            for (int i = 0; i < n; i++) {
+                Compactor.Result r = compactors[i].publish();
+                r.threadCpuNanos = cpu[i];
+                r.threadAllocatedBytes = alloc[i];
+                total = total == null ? r : Compactor.Result.combine(total, r);
+            }
+            return total;
+        } finally {
+            for (Compactor c : compactors) c.close();
+        }
     }
 
     /** Cassandra's CompactionTask line. */

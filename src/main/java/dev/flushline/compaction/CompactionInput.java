@@ -31,6 +31,7 @@ final class CompactionInput implements AutoCloseable {
     private final int[] regularPosition;
     final ClusteringBuffer clustering;
 
+    private boolean closed;
     int state = -1;
     long token;
     /** Cells decoded from this input, counted as they are read (conservation). */
@@ -110,6 +111,8 @@ final class CompactionInput implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (closed) return;
+        closed = true;
         cursor.close();
     }
 }

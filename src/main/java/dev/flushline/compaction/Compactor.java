@@ -68,6 +68,11 @@ public final class Compactor {
         public long maxSSTableBytes;
         /** Serialize on the compaction thread while an I/O thread compresses and writes. */
         public boolean pipelined = true;
+        /**
+         * Only partitions with tokens in [tokenLo, tokenHi] (both inclusive): one slice of the ring,
+         * so that compactors of disjoint slices can run on parallel threads over the same inputs.
+         */
+        public long tokenLo = Long.MIN_VALUE, tokenHi = Long.MAX_VALUE;
     }
 
     /** What a compaction did. */
@@ -82,6 +87,37 @@ public final class Compactor {
         public long inputDataBytes, outputDataBytes, outputUncompressedBytes;
         public long mergeNanos;
         public long ioCpuNanos, ioAllocatedBytes;
+        /** CPU time and heap allocation of the compacting thread, when the caller measured them. */
+        public long threadCpuNanos, threadAllocatedBytes;
+
+        /** The result of two compactions of disjoint slices of the same inputs, as one. */
+        public static Result combine(Result a, Result b) {
+            Result r = new Result();
+            r.published.addAll(a.published);
+            r.published.addAll(b.published);
+            r.inputs.addAll(a.inputs);
+            r.mergeCounts = new long[Math.max(a.mergeCounts.length, b.mergeCounts.length)];
+            for (int i = 0; i < a.mergeCounts.length; i++) r.mergeCounts[i] += a.mergeCounts[i];
+            for (int i = 0; i < b.mergeCounts.length; i++) r.mergeCounts[i] += b.mergeCounts[i];
+            r.inputPartitions = a.inputPartitions + b.inputPartitions;
+            r.outputPartitions = a.outputPartitions + b.outputPartitions;
+            r.outputRows = a.outputRows + b.outputRows;
+            r.outputMarkers = a.outputMarkers + b.outputMarkers;
+            r.inputRows = a.inputRows + b.inputRows;
+            r.cellsRead = a.cellsRead + b.cellsRead;
+            r.cellsWritten = a.cellsWritten + b.cellsWritten;
+            r.cellsMergedAway = a.cellsMergedAway + b.cellsMergedAway;
+            r.cellsPurged = a.cellsPurged + b.cellsPurged;
+            r.inputDataBytes = a.inputDataBytes; // the same inputs
+            r.outputDataBytes = a.outputDataBytes + b.outputDataBytes;
+            r.outputUncompressedBytes = a.outputUncompressedBytes + b.outputUncompressedBytes;
+            r.mergeNanos = Math.max(a.mergeNanos, b.mergeNanos); // the slices ran side by side
+            r.ioCpuNanos = a.ioCpuNanos + b.ioCpuNanos;
+            r.ioAllocatedBytes = a.ioAllocatedBytes + b.ioAllocatedBytes;
+            r.threadCpuNanos = a.threadCpuNanos + b.threadCpuNanos;
+            r.threadAllocatedBytes = a.threadAllocatedBytes + b.threadAllocatedBytes;
+            return r;
+        }
     }
 
     private final TableSchema schema;
@@ -107,7 +143,9 @@ public final class Compactor {
             for (int i = 0; i < in.length; i++) {
                 SSTableFiles f = files.get(i);
                 StatisticsReader.Metadata m = StatisticsReader.read(f.path(Component.STATISTICS), f.readAll(Component.STATISTICS), schema);
-                in[i] = new CompactionInput(i, f, new SSTableCursor(DataChunks.open(f, true), m.header), m, schema);
+                SSTableCursor cursor = new SSTableCursor(DataChunks.open(f, true), m.header);
+                in[i] = new CompactionInput(i, f, cursor, m, schema);
+                if (options.tokenLo != Long.MIN_VALUE) cursor.seek(firstPositionAtOrAfter(f, options.tokenLo, cursor.length()));
             }
         } catch (IOException | RuntimeException e) {
             for (CompactionInput c : in) {
@@ -146,6 +184,20 @@ public final class Compactor {
         }
     }
 
+    /** Data.db position of the first partition whose token is at least {@code token} (from Index.db), or the data length. */
+    private long firstPositionAtOrAfter(SSTableFiles f, long token, long dataLength) throws IOException {
+        IndexReader r = new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), schema.clusteringColumns());
+        while (r.hasNext()) {
+            r.next();
+            if (Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength()) >= token) return r.dataPosition();
+        }
+        return dataLength;
+    }
+
+    private boolean inSlice(long token) {
+        return token >= options.tokenLo && token <= options.tokenHi;
+    }
+
     /** Distinct keys per output range, from a merge of the inputs' Index.db: sizes the bloom filters. */
     long[] distinctKeysPerRange() throws IOException {
         int k = files.size();
@@ -167,8 +219,9 @@ public final class Compactor {
             }
             if (min < 0) break;
             long token = tokens[min];
+            if (token > options.tokenHi) break;
             while (range < splits.length && token >= splits[range]) range++;
-            counts[range]++;
+            if (inSlice(token)) counts[range]++;
             for (int i = 0; i < k; i++) {
                 if (i != min && has[i] && compareIndexKeys(idx, tokens, i, min) == 0) has[i] = nextKey(idx[i], tokens, i);
             }
@@ -221,98 +274,132 @@ public final class Compactor {
     private boolean started;
     private final ClusteringBuffer markerBound = new ClusteringBuffer(4);
 
-    /** Runs the compaction into {@code outDir}. On any failure nothing is published. */
+    /** Runs the compaction into {@code outDir} and publishes. On any failure nothing is published. */
     public Result run(TableDirectory outDir) throws IOException {
-        this.outDir = outDir;
-        this.in = open();
-        result = new Result();
         try {
-            for (SSTableFiles f : files) {
-                result.inputs.add(f.path(Component.DATA));
-                result.inputDataBytes += Files.size(f.path(Component.DATA));
-            }
-            header = outputHeader(schema, in);
-            keysPerRange = distinctKeysPerRange();
-            comparator = new ClusteringComparator(schema);
-            merger = new RowMerger(schema, in.length, options.nowSeconds, options.gcBefore);
-            int ck = schema.clusteringColumns().length;
-            int width = Math.max(schema.staticColumns().length, schema.regularColumns().length);
-            rowBuffer = new RowBuffer(ck, width);
-            staticBuffer = new RowBuffer(ck, width);
-            emptyStatic = new RowBuffer(ck, 1);
-            emptyStatic.clear(true);
-            active = new CompactionInput[in.length];
-            group = new CompactionInput[in.length];
-            groupSlot = new int[in.length];
-            slotOpen = new boolean[in.length];
-            slotOpenTs = new long[in.length];
-            slotOpenLdt = new long[in.length];
-            result.mergeCounts = new long[in.length + 1];
-
-            long t0 = System.nanoTime();
-            mergeAll();
-            result.mergeNanos = System.nanoTime() - t0;
-
-            // Conservation, before anything is published.
-            long read = 0;
-            for (CompactionInput c : in) {
-                read += c.cellsRead;
-                result.inputRows += c.rowsRead;
-            }
-            long written = 0;
-            for (CompactionOutput o : outputs) written += o.cellsWritten();
-            result.cellsRead = read;
-            result.cellsWritten = written;
-            result.cellsMergedAway = merger.mergedAway;
-            result.cellsPurged = merger.purged;
-            if (read != written + merger.mergedAway + merger.purged) {
-                throw new CompactionConservationException("compaction of " + files + " read " + read + " cells but wrote " + written
-                        + ", merged away " + merger.mergedAway + " and purged " + merger.purged);
-            }
-            for (CompactionOutput o : outputs) {
-                Path p;
-                try {
-                    p = o.finish();
-                } catch (IOException e) {
-                    throw o.wrap(e);
-                }
-                if (p != null) {
-                    result.published.add(p);
-                    result.outputPartitions += o.partitions;
-                    result.outputRows += o.rows;
-                    result.outputMarkers += o.markers;
-                    result.outputDataBytes += o.fileBytes;
-                    result.outputUncompressedBytes += o.uncompressedBytes;
-                    result.ioCpuNanos += o.ioCpuNanos();
-                    result.ioAllocatedBytes += o.ioAllocatedBytes();
-                }
-            }
-            return result;
+            prepare(outDir);
+            return publish();
         } finally {
-            for (CompactionOutput o : outputs) o.close(); // aborts whatever was not published
-            for (CompactionInput c : in) c.close();
+            close();
+        }
+    }
+
+    /**
+     * Merges everything into staged outputs and checks conservation; publishes nothing. Then
+     * {@link #publish} (all outputs, TOC.txt last each) or {@link #close} (removes them). Parallel
+     * compactors of disjoint slices prepare on their threads and publish only if every one succeeded.
+     */
+    public void prepare(TableDirectory outDir) throws IOException {
+        this.outDir = outDir;
+        result = new Result();
+        this.in = open();
+        for (SSTableFiles f : files) {
+            result.inputs.add(f.path(Component.DATA));
+            result.inputDataBytes += Files.size(f.path(Component.DATA));
+        }
+        header = outputHeader(schema, in);
+        keysPerRange = distinctKeysPerRange();
+        comparator = new ClusteringComparator(schema);
+        merger = new RowMerger(schema, in.length, options.nowSeconds, options.gcBefore);
+        int ck = schema.clusteringColumns().length;
+        int width = Math.max(schema.staticColumns().length, schema.regularColumns().length);
+        rowBuffer = new RowBuffer(ck, width);
+        staticBuffer = new RowBuffer(ck, width);
+        emptyStatic = new RowBuffer(ck, 1);
+        emptyStatic.clear(true);
+        active = new CompactionInput[in.length];
+        group = new CompactionInput[in.length];
+        groupSlot = new int[in.length];
+        slotOpen = new boolean[in.length];
+        slotOpenTs = new long[in.length];
+        slotOpenLdt = new long[in.length];
+        result.mergeCounts = new long[in.length + 1];
+
+        long t0 = System.nanoTime();
+        mergeAll();
+        result.mergeNanos = System.nanoTime() - t0;
+
+        // Conservation, before anything is published.
+        long read = 0;
+        for (CompactionInput c : in) {
+            read += c.cellsRead;
+            result.inputRows += c.rowsRead;
+        }
+        long written = 0;
+        for (CompactionOutput o : outputs) written += o.cellsWritten();
+        result.cellsRead = read;
+        result.cellsWritten = written;
+        result.cellsMergedAway = merger.mergedAway;
+        result.cellsPurged = merger.purged;
+        if (read != written + merger.mergedAway + merger.purged) {
+            throw new CompactionConservationException("compaction of " + files + " read " + read + " cells but wrote " + written
+                    + ", merged away " + merger.mergedAway + " and purged " + merger.purged);
+        }
+        for (CompactionOutput o : outputs) o.seal();
+        for (CompactionInput c : in) c.close();
+        prepared = true;
+    }
+
+    private boolean prepared;
+
+    /** Publishes every prepared output. REQUIRES: {@link #prepare} returned normally. */
+    public Result publish() throws IOException {
+        if (!prepared) throw new IllegalStateException("publish before a successful prepare");
+        for (CompactionOutput o : outputs) {
+            Path p;
+            try {
+                p = o.finish();
+            } catch (IOException e) {
+                throw o.wrap(e);
+            }
+            if (p != null) {
+                result.published.add(p);
+                result.outputPartitions += o.partitions;
+                result.outputRows += o.rows;
+                result.outputMarkers += o.markers;
+                result.outputDataBytes += o.fileBytes;
+                result.outputUncompressedBytes += o.uncompressedBytes;
+                result.ioCpuNanos += o.ioCpuNanos();
+                result.ioAllocatedBytes += o.ioAllocatedBytes();
+            }
+        }
+        return result;
+    }
+
+    /** Removes every output not published and closes the inputs. Never throws for an output. */
+    public void close() throws IOException {
+        for (CompactionOutput o : outputs) o.close();
+        if (in != null) {
+            for (CompactionInput c : in) {
+                if (c != null) c.close();
+            }
         }
     }
 
     private void mergeAll() throws IOException {
         final CompactionInput[] in = this.in;
         for (CompactionInput c : in) c.advance();
+        final long hi = options.tokenHi;
         while (true) {
             int min = -1;
             for (int i = 0; i < in.length; i++) {
-                if (in[i].state == SSTableCursor.PARTITION_START && (min < 0 || compareKeys(in[i], in[min]) < 0)) min = i;
+                if (in[i].state == SSTableCursor.PARTITION_START && in[i].token <= hi && (min < 0 || compareKeys(in[i], in[min]) < 0)) min = i;
             }
             if (min < 0) break;
             int n = 0;
             for (int i = 0; i < in.length; i++) {
-                if (in[i].state == SSTableCursor.PARTITION_START && (i == min || compareKeys(in[i], in[min]) == 0)) active[n++] = in[i];
+                if (in[i].state == SSTableCursor.PARTITION_START && in[i].token <= hi && (i == min || compareKeys(in[i], in[min]) == 0)) {
+                    active[n++] = in[i];
+                }
             }
             result.mergeCounts[n]++;
             result.inputPartitions += n;
             mergePartition(n);
         }
         for (CompactionInput c : in) {
-            if (c.state != SSTableCursor.END) throw new IllegalStateException("input " + c.files + " not read to its end");
+            if (c.state != SSTableCursor.END && !(c.state == SSTableCursor.PARTITION_START && c.token > hi)) {
+                throw new IllegalStateException("input " + c.files + " not read to the end of its slice");
+            }
         }
     }
 

@@ -152,6 +152,20 @@ class CompactCommandTest {
         }
         assertEquals(one, all);
 
+        // Three threads, each compacting a third of the ring: at least one sstable per slice, the same partitions.
+        Path threaded = tmp.resolve("threaded");
+        r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--out", threaded.toString(),
+                "--now", String.valueOf(NOW), "--gc-grace", "0", "--threads", "3");
+        assertEquals(0, r.status(), r.err());
+        Path threadedTable = Descriptor.tableDir(threaded, schema.keyspace(), schema.name(), schema.idHex());
+        List<Path> slices = published(threadedTable);
+        assertEquals(3, slices.size(), slices.toString());
+        List<Partition> sliced = new ArrayList<>();
+        for (Path p : slices) sliced.addAll(CassandraReader.readAll(p, CQL));
+        sliced.sort(java.util.Comparator.comparingLong(CompactCommandTest::tokenOf));
+        assertEquals(one, sliced);
+        assertTrue(r.out().contains("cells: read "), r.out());
+
         // Split by size: a new sstable at a partition boundary once one passes the limit.
         TableDirectory sized = TableDirectory.open(tmp.resolve("sized"));
         dev.flushline.compaction.Compactor.Options o = new dev.flushline.compaction.Compactor.Options();
@@ -198,9 +212,13 @@ class CompactCommandTest {
         assertTrue(r.err().contains("drop --out"), r.err());
     }
 
-    private static int rangeOf(Partition p, long[] splits) {
+    private static long tokenOf(Partition p) {
         byte[] key = p.key().toBuffer().array();
-        long token = Murmur3.token(key, 0, key.length);
+        return Murmur3.token(key, 0, key.length);
+    }
+
+    private static int rangeOf(Partition p, long[] splits) {
+        long token = tokenOf(p);
         int r = 0;
         while (r < splits.length && token >= splits[r]) r++;
         return r;
