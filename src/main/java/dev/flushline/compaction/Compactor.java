@@ -441,15 +441,14 @@ public final class Compactor {
         for (int a = 0; a < n; a++) {
             if (active[a].atStaticRow()) group[gs++] = active[a];
         }
-        if (gs > 0) {
-            if (header.hasStatics()) {
-                boolean single = n == 1 && pdLive;
-                if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
-            }
-            for (int g = 0; g < gs; g++) group[g].advance();
+        if (gs > 0 && header.hasStatics()) {
+            boolean single = n == 1 && pdLive;
+            if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
         }
         started = false;
+        // Written before the static rows' inputs advance: the merged static row points into their windows.
         if (!partitionDeletionOut.isLive() || pendingStatic != null) start();
+        for (int g = 0; g < gs; g++) group[g].advance();
 
         for (int a = 0; a < n; a++) slotOpen[a] = false;
         long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT; // the merged stream's open deletion
