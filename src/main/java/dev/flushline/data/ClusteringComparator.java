@@ -53,4 +53,36 @@ public final class ClusteringComparator {
         }
         return s1 < s2 ? ClusteringBound.comparedToClustering(kind1) : -ClusteringBound.comparedToClustering(kind2);
     }
+
+    /** Two flyweight prefixes, by the same rules as {@link #compare(byte[][], byte, byte[][], byte)}. */
+    public int compare(ClusteringBuffer a, ClusteringBuffer b) {
+        int s1 = a.size(), s2 = b.size();
+        int min = Math.min(s1, s2);
+        final ColumnMetadata[] cols = columns;
+        for (int i = 0; i < min; i++) {
+            int c = cols[i].compareClustering(a.source(i), a.offset(i), a.length(i), b.source(i), b.offset(i), b.length(i));
+            if (c != 0) return c;
+        }
+        return tail(s1, a.kind(), s2, b.kind());
+    }
+
+    /** A flyweight prefix against a prefix held as arrays. */
+    public int compare(ClusteringBuffer a, byte[][] v2, byte kind2) {
+        int s1 = a.size(), s2 = v2.length;
+        int min = Math.min(s1, s2);
+        final ColumnMetadata[] cols = columns;
+        for (int i = 0; i < min; i++) {
+            byte[] b = v2[i];
+            int c = cols[i].compareClustering(a.source(i), a.offset(i), a.length(i), b, 0, b.length);
+            if (c != 0) return c;
+        }
+        return tail(s1, a.kind(), s2, kind2);
+    }
+
+    private static int tail(int s1, byte kind1, int s2, byte kind2) {
+        if (s1 == s2) {
+            return Integer.compare(ClusteringBound.comparisonRank(kind1), ClusteringBound.comparisonRank(kind2));
+        }
+        return s1 < s2 ? ClusteringBound.comparedToClustering(kind1) : -ClusteringBound.comparedToClustering(kind2);
+    }
 }

@@ -1,5 +1,7 @@
 package dev.flushline.flush;
 
+import dev.flushline.data.TokenSplits;
+
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
 import dev.flushline.memtable.ShardedSkipListMemtable;
@@ -27,10 +29,7 @@ public final class TokenRanges {
 
     /** {@code n} equal ranges of the ring. */
     public static TokenRanges even(int n) {
-        if (n < 1) throw new IllegalArgumentException("need at least one range: " + n);
-        long[] starts = new long[n - 1];
-        for (int i = 1; i < n; i++) starts[i - 1] = ShardedSkipListMemtable.shardStartToken(i, n);
-        return fromSplits(starts);
+        return fromSplits(TokenSplits.even(n));
     }
 
     /**
@@ -38,12 +37,7 @@ public final class TokenRanges {
      * REQUIRES: strictly increasing, none equal to Long.MIN_VALUE.
      */
     public static TokenRanges fromSplits(long[] splitTokens) {
-        for (int i = 0; i < splitTokens.length; i++) {
-            if (splitTokens[i] == Long.MIN_VALUE || (i > 0 && splitTokens[i] <= splitTokens[i - 1])) {
-                throw new IllegalArgumentException("split tokens must be strictly increasing and above Long.MIN_VALUE: "
-                        + Arrays.toString(splitTokens));
-            }
-        }
+        TokenSplits.check(splitTokens);
         int n = splitTokens.length + 1;
         long[] lo = new long[n], hi = new long[n];
         lo[0] = Long.MIN_VALUE;

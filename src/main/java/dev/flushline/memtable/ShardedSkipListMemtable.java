@@ -39,11 +39,7 @@ public final class ShardedSkipListMemtable extends Memtable {
 
     /** The smallest token of shard {@code i} (i in 0..N; i == N gives Long.MAX_VALUE + 1 wrapped). */
     public static long shardStartToken(int i, int shardCount) {
-        // ceil(i * 2^64 / N) as an unsigned offset, mapped back to signed tokens.
-        if (i == 0) return Long.MIN_VALUE;
-        java.math.BigInteger offset = java.math.BigInteger.ONE.shiftLeft(64).multiply(java.math.BigInteger.valueOf(i))
-                .add(java.math.BigInteger.valueOf(shardCount - 1)).divide(java.math.BigInteger.valueOf(shardCount));
-        return offset.longValue() ^ Long.MIN_VALUE;
+        return dev.flushline.data.TokenSplits.startToken(i, shardCount);
     }
 
     @Override

@@ -82,6 +82,12 @@ public final class ColumnMetadata {
         return reversed ? -c : c;
     }
 
+    /** As {@link #compareClustering(byte[], byte[])}, over byte ranges (no copy). */
+    public int compareClustering(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        int c = type.compare(a, aOffset, aLength, b, bOffset, bLength);
+        return reversed ? -c : c;
+    }
+
     @Override
     public String toString() {
         return name + " " + type + (role == Role.STATIC ? " static" : "") + (reversed ? " DESC" : "");

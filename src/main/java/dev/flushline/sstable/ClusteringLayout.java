@@ -1,6 +1,7 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.VInt;
 import dev.flushline.schema.ColumnMetadata;
@@ -35,24 +36,38 @@ public final class ClusteringLayout {
         }
     }
 
+    // One encoding per component, shared by the array form (flush) and the flyweight form (compaction).
+
+    /** Block header bits of component {@code i - blockStart}: 1 when empty (null is never written). */
+    private static long headerBits(int i, int blockStart, int length) {
+        return length == 0 ? 1L << (2 * (i - blockStart)) : 0;
+    }
+
+    private int componentSize(int i, int len) {
+        if (len == 0) return 0;
+        if (fixedLengths[i] >= 0) {
+            checkFixed(i, len);
+            return len;
+        }
+        return VInt.sizeOfUnsigned(len) + len;
+    }
+
+    private void putComponent(FixedBuffer out, int i, byte[] src, int offset, int len) {
+        if (len == 0) return;
+        if (fixedLengths[i] < 0) out.putUnsignedVInt(len);
+        out.putBytes(src, offset, len);
+    }
+
     /** Size of {@code values} in block form (no kind, no size). */
     public int valuesSize(byte[][] values) {
         int n = values.length;
         int size = 0;
         for (int blockStart = 0; blockStart < n; blockStart += DataLayout.CLUSTERING_BLOCK_SIZE) {
             int blockEnd = Math.min(n, blockStart + DataLayout.CLUSTERING_BLOCK_SIZE);
-            size += VInt.sizeOfUnsigned(blockHeader(values, blockStart, blockEnd));
-            for (int i = blockStart; i < blockEnd; i++) {
-                int len = values[i].length;
-                if (len == 0) continue;
-                int fixed = fixedLengths[i];
-                if (fixed >= 0) {
-                    checkFixed(i, len);
-                    size += len;
-                } else {
-                    size += VInt.sizeOfUnsigned(len) + len;
-                }
-            }
+            long header = 0;
+            for (int i = blockStart; i < blockEnd; i++) header |= headerBits(i, blockStart, values[i].length);
+            size += VInt.sizeOfUnsigned(header);
+            for (int i = blockStart; i < blockEnd; i++) size += componentSize(i, values[i].length);
         }
         return size;
     }
@@ -61,22 +76,47 @@ public final class ClusteringLayout {
         int n = values.length;
         for (int blockStart = 0; blockStart < n; blockStart += DataLayout.CLUSTERING_BLOCK_SIZE) {
             int blockEnd = Math.min(n, blockStart + DataLayout.CLUSTERING_BLOCK_SIZE);
-            out.putUnsignedVInt(blockHeader(values, blockStart, blockEnd));
-            for (int i = blockStart; i < blockEnd; i++) {
-                byte[] v = values[i];
-                if (v.length == 0) continue;
-                if (fixedLengths[i] < 0) out.putUnsignedVInt(v.length);
-                out.putBytes(v, 0, v.length);
-            }
+            long header = 0;
+            for (int i = blockStart; i < blockEnd; i++) header |= headerBits(i, blockStart, values[i].length);
+            out.putUnsignedVInt(header);
+            for (int i = blockStart; i < blockEnd; i++) putComponent(out, i, values[i], 0, values[i].length);
         }
     }
 
-    private static long blockHeader(byte[][] values, int blockStart, int blockEnd) {
-        long header = 0;
-        for (int i = blockStart; i < blockEnd; i++) {
-            if (values[i].length == 0) header |= 1L << (2 * (i - blockStart));
+    /** Size of a flyweight's values in block form. */
+    public int valuesSize(ClusteringBuffer values) {
+        int n = values.size();
+        int size = 0;
+        for (int blockStart = 0; blockStart < n; blockStart += DataLayout.CLUSTERING_BLOCK_SIZE) {
+            int blockEnd = Math.min(n, blockStart + DataLayout.CLUSTERING_BLOCK_SIZE);
+            long header = 0;
+            for (int i = blockStart; i < blockEnd; i++) header |= headerBits(i, blockStart, values.length(i));
+            size += VInt.sizeOfUnsigned(header);
+            for (int i = blockStart; i < blockEnd; i++) size += componentSize(i, values.length(i));
         }
-        return header;
+        return size;
+    }
+
+    public void putValues(FixedBuffer out, ClusteringBuffer values) {
+        int n = values.size();
+        for (int blockStart = 0; blockStart < n; blockStart += DataLayout.CLUSTERING_BLOCK_SIZE) {
+            int blockEnd = Math.min(n, blockStart + DataLayout.CLUSTERING_BLOCK_SIZE);
+            long header = 0;
+            for (int i = blockStart; i < blockEnd; i++) header |= headerBits(i, blockStart, values.length(i));
+            out.putUnsignedVInt(header);
+            for (int i = blockStart; i < blockEnd; i++) putComponent(out, i, values.source(i), values.offset(i), values.length(i));
+        }
+    }
+
+    /** kind:u8 size:u16 [values] of a flyweight bound (its kind is the bound's). */
+    public int boundSize(ClusteringBuffer values) {
+        return 1 + 2 + (values.size() == 0 ? 0 : valuesSize(values));
+    }
+
+    public void putBound(FixedBuffer out, ClusteringBuffer values) {
+        out.putByte(values.kind());
+        out.putShort(values.size());
+        if (values.size() > 0) putValues(out, values);
     }
 
     private void checkFixed(int i, int len) {
@@ -95,6 +135,20 @@ public final class ClusteringLayout {
         out.putByte(kind);
         out.putShort(values.length);
         if (values.length > 0) putValues(out, values);
+    }
+
+    /** IndexInfo first/last name of a flyweight prefix (its kind is the prefix's). */
+    public int prefixSize(ClusteringBuffer values) {
+        return values.kind() == ClusteringBound.CLUSTERING ? 1 + valuesSize(values) : boundSize(values);
+    }
+
+    public void putPrefix(FixedBuffer out, ClusteringBuffer values) {
+        if (values.kind() == ClusteringBound.CLUSTERING) {
+            out.putByte(values.kind());
+            putValues(out, values);
+        } else {
+            putBound(out, values);
+        }
     }
 
     /** IndexInfo first/last names: a row clustering or a bound, each with its kind. */

@@ -114,12 +114,20 @@ public final class EncodingStats {
     }
 
     public int deletionTimeSize(DeletionTime d) {
-        return timestampSize(d.markedForDeleteAt()) + localDeletionTimeSize(d.localDeletionTime());
+        return deletionTimeSize(d.markedForDeleteAt(), d.localDeletionTime());
     }
 
     public void putDeletionTime(FixedBuffer out, DeletionTime d) {
-        putTimestamp(out, d.markedForDeleteAt());
-        putLocalDeletionTime(out, d.localDeletionTime());
+        putDeletionTime(out, d.markedForDeleteAt(), d.localDeletionTime());
+    }
+
+    public int deletionTimeSize(long markedForDeleteAt, long localDeletionTime) {
+        return timestampSize(markedForDeleteAt) + localDeletionTimeSize(localDeletionTime);
+    }
+
+    public void putDeletionTime(FixedBuffer out, long markedForDeleteAt, long localDeletionTime) {
+        putTimestamp(out, markedForDeleteAt);
+        putLocalDeletionTime(out, localDeletionTime);
     }
 
     // ---- HEADER component (once per sstable) -------------------------------------------------

@@ -1,5 +1,6 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.VInt;
@@ -59,8 +60,11 @@ public final class RowIndexBuilder {
         count = 0;
         blockOpen = false;
         openMarker = DeletionTime.LIVE;
+        openTs = Long.MIN_VALUE;
+        openLdt = Long.MAX_VALUE;
         blockFirstValues = null;
         lastVals = null;
+        flyweight = false;
     }
 
     /**
@@ -82,6 +86,42 @@ public final class RowIndexBuilder {
         }
     }
 
+    // The flyweight form (compaction): the item's clustering lives in a cursor window that moves on,
+    // so the first and last names of each block are copied into reusable buffers (one pair per
+    // block, kept across partitions), and nothing is allocated per partition or row.
+    private boolean flyweight;
+    private ClusteringBuffer[] firstBufs = new ClusteringBuffer[0];
+    private ClusteringBuffer[] lastBufs = new ClusteringBuffer[0];
+    private final ClusteringBuffer blockFirstBuf = new ClusteringBuffer(4);
+    private final ClusteringBuffer lastBuf = new ClusteringBuffer(4);
+    private long openTs = Long.MIN_VALUE, openLdt = Long.MAX_VALUE;
+
+    /** As {@link #added(byte, byte[][], long, long, DeletionTime)}, for a flyweight prefix and open deletion. */
+    public void added(ClusteringBuffer values, long startOffset, long endOffset, long openAfterTs, long openAfterLdt) {
+        flyweight = true;
+        if (!blockOpen) {
+            blockOpen = true;
+            blockFirstKind = values.kind();
+            blockFirstBuf.copyFrom(values);
+            blockStart = startOffset;
+        }
+        lastBuf.copyFrom(values);
+        lastKind = values.kind();
+        if (openAfterTs != openTs || openAfterLdt != openLdt) {
+            openTs = openAfterTs;
+            openLdt = openAfterLdt;
+            openMarker = DeletionTime.of(openAfterTs, openAfterLdt);
+        }
+        if (endOffset - blockStart >= columnIndexSizeBytes) {
+            closeBlock(endOffset);
+        }
+    }
+
+    private ClusteringBuffer pooled(ClusteringBuffer[] pool, int i) {
+        if (pool[i] == null) pool[i] = new ClusteringBuffer(4);
+        return pool[i];
+    }
+
     /** After the end-of-partition byte; {@code endOffset} includes it. */
     public void finish(long endOffset) {
         if (blockOpen) closeBlock(endOffset);
@@ -89,6 +129,14 @@ public final class RowIndexBuilder {
 
     private void closeBlock(long endOffset) {
         if (count == offsets.length) grow();
+        if (flyweight) {
+            if (count >= firstBufs.length) {
+                firstBufs = Arrays.copyOf(firstBufs, Math.max(8, offsets.length));
+                lastBufs = Arrays.copyOf(lastBufs, Math.max(8, offsets.length));
+            }
+            pooled(firstBufs, count).copyFrom(blockFirstBuf);
+            pooled(lastBufs, count).copyFrom(lastBuf);
+        }
         firstKinds[count] = blockFirstKind;
         firstValues[count] = blockFirstValues;
         lastKinds[count] = lastKind;
@@ -120,8 +168,13 @@ public final class RowIndexBuilder {
         return count > 1;
     }
 
+    private int namesSize(int i) {
+        if (flyweight) return layout.prefixSize(firstBufs[i]) + layout.prefixSize(lastBufs[i]);
+        return layout.prefixSize(firstKinds[i], firstValues[i]) + layout.prefixSize(lastKinds[i], lastValues[i]);
+    }
+
     private int indexInfoSize(int i) {
-        int size = layout.prefixSize(firstKinds[i], firstValues[i]) + layout.prefixSize(lastKinds[i], lastValues[i])
+        int size = namesSize(i)
                 + VInt.sizeOfUnsigned(offsets[i]) + VInt.sizeOfSigned(widths[i] - WIDTH_BASE) + 1;
         if (!endOpen[i].isLive()) size += DeletionTimeLayout.size(endOpen[i]);
         return size;
@@ -140,8 +193,13 @@ public final class RowIndexBuilder {
         out.putUnsignedVInt(count);
         int infoStart = out.position();
         for (int i = 0; i < count; i++) {
-            layout.putPrefix(out, firstKinds[i], firstValues[i]);
-            layout.putPrefix(out, lastKinds[i], lastValues[i]);
+            if (flyweight) {
+                layout.putPrefix(out, firstBufs[i]);
+                layout.putPrefix(out, lastBufs[i]);
+            } else {
+                layout.putPrefix(out, firstKinds[i], firstValues[i]);
+                layout.putPrefix(out, lastKinds[i], lastValues[i]);
+            }
             out.putUnsignedVInt(offsets[i]);
             out.putSignedVInt(widths[i] - WIDTH_BASE);
             boolean hasOpen = !endOpen[i].isLive();

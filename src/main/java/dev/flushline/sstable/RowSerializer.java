@@ -4,10 +4,12 @@ import dev.flushline.data.ArrayCell;
 import dev.flushline.data.BufferCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.NativeCell;
 import dev.flushline.data.Row;
+import dev.flushline.data.RowBuffer;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.VInt;
 import dev.flushline.sstable.ClusteringLayout;
@@ -31,7 +33,13 @@ import java.nio.ByteBuffer;
  * calls only final methods of its class. The write pass also feeds the {@link StatsCollector}
  * with primitives it already holds. Nothing here allocates.
  *
- * <p>Thread safety: none. One instance per flush writer; the current row's liveness is kept in
+ * <p>Two sources, one encoding: {@link Row} (a memtable's rows, for the flush) and {@link RowBuffer}
+ * (a reusable flyweight of primitives and byte ranges, for the compaction's merged rows). Each
+ * field of the format (flags, clustering, liveness, deletions, column subset, complex heads, cell
+ * headers, values, markers) is encoded by one method from primitives, which both walks call; only
+ * the walk over a source's columns is written per source class, so no call site is polymorphic.
+ *
+ * <p>Thread safety: none. One instance per writer; the current row's liveness is kept in
  * fields between {@link #beginRow} and the end of the row's write.
  */
 public final class RowSerializer {
@@ -56,6 +64,17 @@ public final class RowSerializer {
     private long sizedPrevSize;
     private int sizedBodyBytes;
 
+    // The same for a RowBuffer, which is reused: identified by the buffer and its generation.
+    private RowBuffer sizedBuffer;
+    private long sizedBufferGeneration;
+    private long sizedBufferPrevSize;
+    private int sizedBufferBodyBytes;
+
+    // Header indices of the columns present in the row being sized or written, in order: what the
+    // column subset encodes, filled by each source's own walk (Row or RowBuffer).
+    private final int[] presentHeader;
+    private int presentCount;
+
     // The row being sized or written: what cells compare against for USE_ROW_TIMESTAMP/TTL.
     private boolean rowHasLiveness;
     private long rowTimestamp;
@@ -79,6 +98,7 @@ public final class RowSerializer {
         for (int i = 0; i < staticHeaderIndex.length; i++) staticHeaderIndex[i] = header.staticIndex(i);
         this.regularHeaderIndex = new int[schema.regularColumns().length];
         for (int i = 0; i < regularHeaderIndex.length; i++) regularHeaderIndex[i] = header.regularIndex(i);
+        this.presentHeader = new int[Math.max(1, Math.max(staticHeaderIndex.length, regularHeaderIndex.length))];
     }
 
     private static int[] fixedLengths(ColumnMetadata[] cols) {
@@ -93,45 +113,46 @@ public final class RowSerializer {
         return clusteringLayout;
     }
 
-    // ---- rows ------------------------------------------------------------------------------------
+    // ---- rows: the encoding shared by every source ------------------------------------------------
+    //
+    // A row is flags, [extended flags | clustering], row_size, prev_size, liveness, deletion, column
+    // subset, column data. Every field is encoded by exactly one method below, from primitives; the
+    // walk over a source's columns and cells is written once per source class ({@link Row} from a
+    // memtable, {@link RowBuffer} from a compaction merge) so each call site sees one class.
 
-    private void beginRow(Row row) {
-        rowHasLiveness = row.hasLiveness();
-        rowTimestamp = row.livenessTimestamp();
-        rowExpiring = row.isLivenessExpiring();
-        rowTtl = row.livenessTtl();
-        rowExpiration = row.livenessExpirationTime();
+    private void beginRow(boolean hasLiveness, long timestamp, boolean expiring, int ttl, long expiration) {
+        rowHasLiveness = hasLiveness;
+        rowTimestamp = timestamp;
+        rowExpiring = expiring;
+        rowTtl = ttl;
+        rowExpiration = expiration;
     }
 
-    private int flags(Row row, int presentColumns) {
+    private int rowFlags(boolean isStatic, boolean deleted, boolean hasComplexDeletion, int presentColumns) {
         int flags = 0;
-        if (row.hasLiveness()) {
+        if (rowHasLiveness) {
             flags |= DataLayout.HAS_TIMESTAMP;
-            if (row.isLivenessExpiring()) flags |= DataLayout.HAS_TTL;
+            if (rowExpiring) flags |= DataLayout.HAS_TTL;
         }
-        if (!row.deletion().isLive()) flags |= DataLayout.HAS_DELETION;
-        if (presentColumns == (row.isStatic() ? staticHeaderCount : regularHeaderCount)) flags |= DataLayout.HAS_ALL_COLUMNS;
-        if (row.hasComplexDeletion()) flags |= DataLayout.HAS_COMPLEX_DELETION;
-        if (row.isStatic()) flags |= DataLayout.EXTENSION_FLAG;
+        if (deleted) flags |= DataLayout.HAS_DELETION;
+        if (presentColumns == (isStatic ? staticHeaderCount : regularHeaderCount)) flags |= DataLayout.HAS_ALL_COLUMNS;
+        if (hasComplexDeletion) flags |= DataLayout.HAS_COMPLEX_DELETION;
+        if (isStatic) flags |= DataLayout.EXTENSION_FLAG;
         return flags;
     }
 
-    /** Exact bytes of {@code row} with this previous-unfiltered size, flags byte included. */
-    public int rowSize(Row row, long prevSize) {
-        beginRow(row);
-        int present = row.columnCount();
-        int flags = flags(row, present);
-        int body = rowBodySize(row, flags, present, prevSize);
-        sizedRow = row;
-        sizedPrevSize = prevSize;
-        sizedBodyBytes = body;
-        int size = 1 + (row.isStatic() ? 1 : 0) + VInt.sizeOfUnsigned(body) + body;
-        if (!row.isStatic()) size += clusteringLayout.valuesSize(row.clustering());
-        return size;
+    /** Whole row from its body size: flags, extended flags or clustering, row_size vint, body. */
+    private static int rowSizeFromBody(boolean isStatic, int clusteringBytes, int body) {
+        return 1 + (isStatic ? 1 : 0) + clusteringBytes + VInt.sizeOfUnsigned(body) + body;
     }
 
-    /** Bytes after the row_size vint: prev_size vint, liveness, deletion, bitmap, column data. */
-    private int rowBodySize(Row row, int flags, int present, long prevSize) {
+    private void putRowStart(FixedBuffer out, int flags, boolean isStatic) {
+        out.putByte(flags);
+        if (isStatic) out.putByte(DataLayout.IS_STATIC);
+    }
+
+    /** prev_size, liveness and deletion, and the column subset unless every column is present. */
+    private int rowHeadSize(int flags, boolean isStatic, long prevSize, long deletionTs, long deletionLdt) {
         int size = VInt.sizeOfUnsigned(prevSize);
         if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {
             size += stats.timestampSize(rowTimestamp);
@@ -139,10 +160,73 @@ public final class RowSerializer {
                 size += stats.ttlSize(rowTtl) + stats.localDeletionTimeSize(rowExpiration);
             }
         }
-        if ((flags & DataLayout.HAS_DELETION) != 0) size += stats.deletionTimeSize(row.deletion());
-        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) size += bitmapSize(row, present);
-        boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
+        if ((flags & DataLayout.HAS_DELETION) != 0) size += stats.deletionTimeSize(deletionTs, deletionLdt);
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) size += bitmapSize(isStatic);
+        return size;
+    }
+
+    private void putRowHead(FixedBuffer out, int flags, boolean isStatic, int body, long prevSize, long deletionTs, long deletionLdt) {
+        out.putUnsignedVInt(body);
+        out.putUnsignedVInt(prevSize);
+        if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {
+            stats.putTimestamp(out, rowTimestamp);
+            if ((flags & DataLayout.HAS_TTL) != 0) {
+                stats.putTtl(out, rowTtl);
+                stats.putLocalDeletionTime(out, rowExpiration);
+            }
+            collector.liveness(rowTimestamp, rowTtl, rowExpiration);
+        }
+        if ((flags & DataLayout.HAS_DELETION) != 0) {
+            stats.putDeletionTime(out, deletionTs, deletionLdt);
+            collector.deletion(deletionTs, deletionLdt);
+        }
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) putBitmap(out, isStatic);
+    }
+
+    /** A complex column's head: its deletion (when the row has complex deletions) and cell count. */
+    private int complexHeadSize(boolean writeComplexDeletion, long deletionTs, long deletionLdt, int cellCount) {
+        return (writeComplexDeletion ? stats.deletionTimeSize(deletionTs, deletionLdt) : 0) + VInt.sizeOfUnsigned(cellCount);
+    }
+
+    private void putComplexHead(FixedBuffer out, boolean writeComplexDeletion, long deletionTs, long deletionLdt, int cellCount) {
+        if (writeComplexDeletion) stats.putDeletionTime(out, deletionTs, deletionLdt);
+        collector.deletion(deletionTs, deletionLdt);
+        out.putUnsignedVInt(cellCount);
+    }
+
+    private void rowWritten(boolean empty, int columnsWithCells) {
+        if (!empty) collector.rowColumns(columnsWithCells); // Cassandra skips stats for an empty static row
+    }
+
+    // ---- rows from a memtable (Row) -------------------------------------------------------------
+
+    private void beginRow(Row row) {
+        beginRow(row.hasLiveness(), row.livenessTimestamp(), row.isLivenessExpiring(), row.livenessTtl(), row.livenessExpirationTime());
+    }
+
+    private int flags(Row row, int presentColumns) {
+        return rowFlags(row.isStatic(), !row.deletion().isLive(), row.hasComplexDeletion(), presentColumns);
+    }
+
+    /** Exact bytes of {@code row} with this previous-unfiltered size, flags byte included. */
+    public int rowSize(Row row, long prevSize) {
+        beginRow(row);
+        int present = row.columnCount();
+        int flags = flags(row, present);
+        int body = rowBodySize(row, flags, prevSize);
+        sizedRow = row;
+        sizedPrevSize = prevSize;
+        sizedBodyBytes = body;
+        return rowSizeFromBody(row.isStatic(), row.isStatic() ? 0 : clusteringLayout.valuesSize(row.clustering()), body);
+    }
+
+    /** Bytes after the row_size vint: prev_size vint, liveness, deletion, bitmap, column data. */
+    private int rowBodySize(Row row, int flags, long prevSize) {
         final boolean isStatic = row.isStatic();
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) collectPresent(row);
+        DeletionTime d = row.deletion();
+        int size = rowHeadSize(flags, isStatic, prevSize, d.markedForDeleteAt(), d.localDeletionTime());
+        boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
         final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
         final Cell[] cells = row.cells();
         for (int i = 0; i < cells.length; i++) {
@@ -154,9 +238,9 @@ public final class RowSerializer {
         for (int i = 0; i < complex.length; i++) {
             ComplexColumn cx = complex[i];
             if (cx == null) continue;
-            if (writeComplexDeletion) size += stats.deletionTimeSize(cx.complexDeletion());
+            DeletionTime cd = cx.complexDeletion();
             Cell[] cc = cx.cells();
-            size += VInt.sizeOfUnsigned(cc.length);
+            size += complexHeadSize(writeComplexDeletion, cd.markedForDeleteAt(), cd.localDeletionTime(), cc.length);
             for (int j = 0; j < cc.length; j++) {
                 size += cellSize(cc[j], -1, true);
             }
@@ -173,31 +257,16 @@ public final class RowSerializer {
         beginRow(row);
         int present = row.columnCount();
         int flags = flags(row, present);
-        out.putByte(flags);
-        if (row.isStatic()) {
-            out.putByte(DataLayout.IS_STATIC);
-        } else {
-            clusteringLayout.putValues(out, row.clustering());
-        }
-        int body = (row == sizedRow && prevSize == sizedPrevSize) ? sizedBodyBytes : rowBodySize(row, flags, present, prevSize);
-        out.putUnsignedVInt(body);
-        out.putUnsignedVInt(prevSize);
-        if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {
-            stats.putTimestamp(out, rowTimestamp);
-            if ((flags & DataLayout.HAS_TTL) != 0) {
-                stats.putTtl(out, rowTtl);
-                stats.putLocalDeletionTime(out, rowExpiration);
-            }
-            collector.liveness(rowTimestamp, rowTtl, rowExpiration);
-        }
-        if ((flags & DataLayout.HAS_DELETION) != 0) {
-            stats.putDeletionTime(out, row.deletion());
-            collector.deletion(row.deletion());
-        }
-        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) putBitmap(out, row, present);
+        final boolean isStatic = row.isStatic();
+        putRowStart(out, flags, isStatic);
+        if (!isStatic) clusteringLayout.putValues(out, row.clustering());
+        int body = (row == sizedRow && prevSize == sizedPrevSize) ? sizedBodyBytes : rowBodySize(row, flags, prevSize);
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) collectPresent(row); // the size pass of another row may have reused it
+        DeletionTime d = row.deletion();
+        putRowHead(out, flags, isStatic, body, prevSize, d.markedForDeleteAt(), d.localDeletionTime());
 
         boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
-        final int[] fixed = row.isStatic() ? staticFixedLength : regularFixedLength;
+        final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
         final Cell[] cells = row.cells();
         int columnsWithCells = 0;
         for (int i = 0; i < cells.length; i++) {
@@ -210,71 +279,172 @@ public final class RowSerializer {
         for (int i = 0; i < complex.length; i++) {
             ComplexColumn cx = complex[i];
             if (cx == null) continue;
-            if (writeComplexDeletion) stats.putDeletionTime(out, cx.complexDeletion());
-            collector.deletion(cx.complexDeletion());
+            DeletionTime cd = cx.complexDeletion();
             Cell[] cc = cx.cells();
-            out.putUnsignedVInt(cc.length);
+            putComplexHead(out, writeComplexDeletion, cd.markedForDeleteAt(), cd.localDeletionTime(), cc.length);
             for (int j = 0; j < cc.length; j++) {
                 writeCell(out, cc[j], -1, true);
             }
             if (cc.length > 0) columnsWithCells++;
         }
-        if (!row.isEmpty()) collector.rowColumns(columnsWithCells); // Cassandra skips stats for an empty static row
-        FixedBuffer.checkWritten(row.isStatic() ? "static row" : "row", expectedSize, out.position() - start);
+        rowWritten(row.isEmpty(), columnsWithCells);
+        FixedBuffer.checkWritten(isStatic ? "static row" : "row", expectedSize, out.position() - start);
     }
 
-    // ---- column subset bitmap (layout: DataLayout) -------------------------------------------
-
-    private boolean isPresent(Row row, int position, int complexStart) {
-        return position < complexStart ? row.cells()[position] != null : row.complex()[position - complexStart] != null;
-    }
-
-    private int bitmapSize(Row row, int present) {
+    /** Fills the present-column list from a Row's cells and complex columns (table position order). */
+    private void collectPresent(Row row) {
         final boolean isStatic = row.isStatic();
-        final int n = isStatic ? staticHeaderCount : regularHeaderCount;
-        if (n < DataLayout.LARGE_SUBSET_THRESHOLD) {
-            return VInt.sizeOfUnsigned(missingBits(row));
-        }
-        int size = VInt.sizeOfUnsignedInt32(n - present);
-        boolean writePresent = present < n / 2;
         final int[] headerIndex = isStatic ? staticHeaderIndex : regularHeaderIndex;
         final int complexStart = isStatic ? staticComplexStart : regularComplexStart;
+        final Cell[] cells = row.cells();
+        final ComplexColumn[] complex = row.complex();
+        int n = 0;
         for (int p = 0; p < headerIndex.length; p++) {
-            int h = headerIndex[p];
-            if (h < 0) continue;
-            if (isPresent(row, p, complexStart) == writePresent) size += VInt.sizeOfUnsignedInt32(h);
+            boolean present = p < complexStart ? cells[p] != null : complex[p - complexStart] != null;
+            if (present) n = addPresent(n, headerIndex[p], p);
+        }
+        presentCount = n;
+    }
+
+    private int addPresent(int n, int headerIndex, int position) {
+        if (headerIndex < 0) {
+            throw new IllegalArgumentException("column at position " + position + " has data but is not in the serialization header");
+        }
+        presentHeader[n] = headerIndex;
+        return n + 1;
+    }
+
+    // ---- rows from a merge (RowBuffer) ----------------------------------------------------------
+
+    private int flags(RowBuffer row) {
+        return rowFlags(row.isStatic(), row.isDeleted(), row.hasComplexDeletion(), row.columnCount());
+    }
+
+    private void beginRow(RowBuffer row) {
+        beginRow(row.hasLiveness(), row.livenessTimestamp(), row.isLivenessExpiring(), row.livenessTtl(), row.livenessExpirationTime());
+    }
+
+    /** Exact bytes of a merged row with this previous-unfiltered size. */
+    public int rowSize(RowBuffer row, long prevSize) {
+        beginRow(row);
+        int body = rowBodySize(row, flags(row), prevSize);
+        sizedBuffer = row;
+        sizedBufferGeneration = row.generation();
+        sizedBufferPrevSize = prevSize;
+        sizedBufferBodyBytes = body;
+        return rowSizeFromBody(row.isStatic(), row.isStatic() ? 0 : clusteringLayout.valuesSize(row.clustering()), body);
+    }
+
+    private int rowBodySize(RowBuffer row, int flags, long prevSize) {
+        final boolean isStatic = row.isStatic();
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) collectPresent(row);
+        int size = rowHeadSize(flags, isStatic, prevSize, row.deletionTimestamp(), row.deletionLocalTime());
+        boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
+        final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
+        final int columns = row.columnCount();
+        for (int j = 0; j < columns; j++) {
+            int first = row.firstCell(j), count = row.cellCount(j);
+            if (!row.isComplex(j)) {
+                size += bufferCellSize(row, first, fixed[row.columnPosition(j)], false);
+                continue;
+            }
+            size += complexHeadSize(writeComplexDeletion, row.complexDeletionTimestamp(j), row.complexDeletionLocalTime(j), count);
+            for (int k = first; k < first + count; k++) size += bufferCellSize(row, k, -1, true);
         }
         return size;
     }
 
-    private void putBitmap(FixedBuffer out, Row row, int present) {
+    /**
+     * Writes a merged row and feeds the stats collector. REQUIRES: {@code expectedSize} came from
+     * {@link #rowSize(RowBuffer, long)} for the same row and prevSize.
+     */
+    public void writeRow(FixedBuffer out, RowBuffer row, long prevSize, int expectedSize) {
+        final int start = out.position();
+        beginRow(row);
+        int flags = flags(row);
         final boolean isStatic = row.isStatic();
+        putRowStart(out, flags, isStatic);
+        if (!isStatic) clusteringLayout.putValues(out, row.clustering());
+        int body = row == sizedBuffer && row.generation() == sizedBufferGeneration && prevSize == sizedBufferPrevSize
+                ? sizedBufferBodyBytes : rowBodySize(row, flags, prevSize);
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) collectPresent(row);
+        putRowHead(out, flags, isStatic, body, prevSize, row.deletionTimestamp(), row.deletionLocalTime());
+        boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
+        final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
+        final int columns = row.columnCount();
+        int columnsWithCells = 0;
+        for (int j = 0; j < columns; j++) {
+            int first = row.firstCell(j), count = row.cellCount(j);
+            if (!row.isComplex(j)) {
+                writeBufferCell(out, row, first, fixed[row.columnPosition(j)], false);
+                columnsWithCells++;
+                continue;
+            }
+            putComplexHead(out, writeComplexDeletion, row.complexDeletionTimestamp(j), row.complexDeletionLocalTime(j), count);
+            for (int k = first; k < first + count; k++) writeBufferCell(out, row, k, -1, true);
+            if (count > 0) columnsWithCells++;
+        }
+        rowWritten(row.isEmpty(), columnsWithCells);
+        FixedBuffer.checkWritten(isStatic ? "static row" : "row", expectedSize, out.position() - start);
+    }
+
+    private void collectPresent(RowBuffer row) {
+        final int[] headerIndex = row.isStatic() ? staticHeaderIndex : regularHeaderIndex;
+        final int columns = row.columnCount();
+        int n = 0;
+        for (int j = 0; j < columns; j++) {
+            int p = row.columnPosition(j);
+            n = addPresent(n, headerIndex[p], p);
+        }
+        presentCount = n;
+    }
+
+    // ---- column subset (layout: DataLayout), from the present-column list ------------------------
+
+    private int bitmapSize(boolean isStatic) {
         final int n = isStatic ? staticHeaderCount : regularHeaderCount;
+        final int present = presentCount;
+        final int[] list = presentHeader;
         if (n < DataLayout.LARGE_SUBSET_THRESHOLD) {
-            out.putUnsignedVInt(missingBits(row));
+            return VInt.sizeOfUnsigned(missingBits(n));
+        }
+        int size = VInt.sizeOfUnsignedInt32(n - present);
+        if (present < n / 2) {
+            for (int i = 0; i < present; i++) size += VInt.sizeOfUnsignedInt32(list[i]);
+        } else {
+            int next = 0;
+            for (int h = 0; h < n; h++) {
+                if (next < present && list[next] == h) next++;
+                else size += VInt.sizeOfUnsignedInt32(h);
+            }
+        }
+        return size;
+    }
+
+    private void putBitmap(FixedBuffer out, boolean isStatic) {
+        final int n = isStatic ? staticHeaderCount : regularHeaderCount;
+        final int present = presentCount;
+        final int[] list = presentHeader;
+        if (n < DataLayout.LARGE_SUBSET_THRESHOLD) {
+            out.putUnsignedVInt(missingBits(n));
             return;
         }
         out.putUnsignedVInt32(n - present);
-        boolean writePresent = present < n / 2;
-        final int[] headerIndex = isStatic ? staticHeaderIndex : regularHeaderIndex;
-        final int complexStart = isStatic ? staticComplexStart : regularComplexStart;
-        for (int p = 0; p < headerIndex.length; p++) {
-            int h = headerIndex[p];
-            if (h < 0) continue;
-            if (isPresent(row, p, complexStart) == writePresent) out.putUnsignedVInt32(h);
+        if (present < n / 2) {
+            for (int i = 0; i < present; i++) out.putUnsignedVInt32(list[i]);
+        } else {
+            int next = 0;
+            for (int h = 0; h < n; h++) {
+                if (next < present && list[next] == h) next++;
+                else out.putUnsignedVInt32(h);
+            }
         }
     }
 
     /** Bit i set when the header's i-th column is missing from the row (fewer than 64 columns). */
-    private long missingBits(Row row) {
-        final boolean isStatic = row.isStatic();
-        final int[] headerIndex = isStatic ? staticHeaderIndex : regularHeaderIndex;
-        final int complexStart = isStatic ? staticComplexStart : regularComplexStart;
-        long bits = 0;
-        for (int p = 0; p < headerIndex.length; p++) {
-            int h = headerIndex[p];
-            if (h >= 0 && !isPresent(row, p, complexStart)) bits |= 1L << h;
-        }
+    private long missingBits(int n) {
+        long bits = n == 64 ? -1L : (1L << n) - 1;
+        for (int i = 0; i < presentCount; i++) bits &= ~(1L << presentHeader[i]);
         return bits;
     }
 
@@ -400,7 +570,29 @@ public final class RowSerializer {
             out.putUnsignedVInt(path.length);
             out.putBytes(path, 0, path.length);
         }
-        writeArrayValueSkipNullAndEmpty(out, value, fixedLength);
+        writeArrayValueSkipNullAndEmpty(out, value, 0, value == null ? 0 : value.length, fixedLength);
+    }
+
+    // The merged-row branch: a RowBuffer cell is primitives plus byte ranges.
+
+    private int bufferCellSize(RowBuffer r, int k, int fixedLength, boolean complex) {
+        long ts = r.cellTimestamp(k), ldt = r.cellLocalDeletionTime(k);
+        int ttl = r.cellTtl(k), valueLength = r.cellValueLength(k);
+        return cellHeaderSize(cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt)
+                + pathAndValueSize(r.cellPathLength(k), valueLength, fixedLength, complex);
+    }
+
+    private void writeBufferCell(FixedBuffer out, RowBuffer r, int k, int fixedLength, boolean complex) {
+        long ts = r.cellTimestamp(k), ldt = r.cellLocalDeletionTime(k);
+        int ttl = r.cellTtl(k), valueLength = r.cellValueLength(k);
+        putCellHeader(out, cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt);
+        collector.cell(ts, ttl, ldt);
+        if (complex) {
+            int pathLength = r.cellPathLength(k);
+            out.putUnsignedVInt(pathLength);
+            out.putBytes(r.cellPathSource(k), r.cellPathOffset(k), pathLength);
+        }
+        writeArrayValueSkipNullAndEmpty(out, r.cellValueSource(k), r.cellValueOffset(k), valueLength, fixedLength);
     }
 
     private void writeGenericCell(FixedBuffer out, Cell c, int fixedLength, boolean complex) {
@@ -426,10 +618,10 @@ public final class RowSerializer {
         out.putNative(address, length);
     }
 
-    private static void writeArrayValueSkipNullAndEmpty(FixedBuffer out, byte[] value, int fixedLength) {
-        if (value == null || value.length == 0) return;
-        if (fixedLength < 0) out.putUnsignedVInt(value.length);
-        out.putBytes(value, 0, value.length);
+    private static void writeArrayValueSkipNullAndEmpty(FixedBuffer out, byte[] value, int offset, int length, int fixedLength) {
+        if (value == null || length == 0) return;
+        if (fixedLength < 0) out.putUnsignedVInt(length);
+        out.putBytes(value, offset, length);
     }
 
     private static void writeBufferValueSkipNullAndEmpty(FixedBuffer out, ByteBuffer value, int length, int fixedLength) {
@@ -439,20 +631,53 @@ public final class RowSerializer {
     }
 
     // ---- range tombstone markers (layout: DataLayout) -------------------------------------------
+    //
+    // marker := IS_MARKER kind size [clustering] marker_size prev_size deletion [deletion]; a bound
+    // carries its one deletion, a boundary its ending then its starting deletion. One encoding from
+    // primitives; the bound's clustering comes as a ClusteringBound (flush) or a ClusteringBuffer
+    // (compaction).
 
-    private int markerBodySize(ClusteringBound bound, DeletionTime endDeletion, DeletionTime startDeletion, long prevSize) {
+    private static boolean isBoundary(byte kind) {
+        return kind == ClusteringBound.EXCL_END_INCL_START_BOUNDARY || kind == ClusteringBound.INCL_END_EXCL_START_BOUNDARY;
+    }
+
+    private static boolean isStartBound(byte kind) {
+        return kind == ClusteringBound.INCL_START_BOUND || kind == ClusteringBound.EXCL_START_BOUND;
+    }
+
+    private int markerBodySize(byte kind, long endTs, long endLdt, long startTs, long startLdt, long prevSize) {
         int size = VInt.sizeOfUnsigned(prevSize);
-        if (bound.isBoundary()) {
-            size += stats.deletionTimeSize(endDeletion) + stats.deletionTimeSize(startDeletion);
+        if (isBoundary(kind)) {
+            size += stats.deletionTimeSize(endTs, endLdt) + stats.deletionTimeSize(startTs, startLdt);
+        } else if (isStartBound(kind)) {
+            size += stats.deletionTimeSize(startTs, startLdt);
         } else {
-            size += stats.deletionTimeSize(bound.isStart() ? startDeletion : endDeletion);
+            size += stats.deletionTimeSize(endTs, endLdt);
         }
         return size;
     }
 
+    private void putMarkerBody(FixedBuffer out, byte kind, long endTs, long endLdt, long startTs, long startLdt, long prevSize) {
+        out.putUnsignedVInt(markerBodySize(kind, endTs, endLdt, startTs, startLdt, prevSize));
+        out.putUnsignedVInt(prevSize);
+        if (isBoundary(kind)) {
+            stats.putDeletionTime(out, endTs, endLdt);
+            stats.putDeletionTime(out, startTs, startLdt);
+            collector.deletion(endTs, endLdt);
+            collector.deletion(startTs, startLdt);
+        } else if (isStartBound(kind)) {
+            stats.putDeletionTime(out, startTs, startLdt);
+            collector.deletion(startTs, startLdt);
+        } else {
+            stats.putDeletionTime(out, endTs, endLdt);
+            collector.deletion(endTs, endLdt);
+        }
+    }
+
     /** Exact bytes of a marker. For a start bound pass LIVE as endDeletion, and vice versa. */
     public int markerSize(ClusteringBound bound, DeletionTime endDeletion, DeletionTime startDeletion, long prevSize) {
-        int body = markerBodySize(bound, endDeletion, startDeletion, prevSize);
+        int body = markerBodySize(bound.kind(), endDeletion.markedForDeleteAt(), endDeletion.localDeletionTime(),
+                startDeletion.markedForDeleteAt(), startDeletion.localDeletionTime(), prevSize);
         return 1 + clusteringLayout.boundSize(bound.values()) + VInt.sizeOfUnsigned(body) + body;
     }
 
@@ -461,18 +686,24 @@ public final class RowSerializer {
         final int start = out.position();
         out.putByte(DataLayout.IS_MARKER);
         clusteringLayout.putBound(out, bound.kind(), bound.values());
-        out.putUnsignedVInt(markerBodySize(bound, endDeletion, startDeletion, prevSize));
-        out.putUnsignedVInt(prevSize);
-        if (bound.isBoundary()) {
-            stats.putDeletionTime(out, endDeletion);
-            stats.putDeletionTime(out, startDeletion);
-            collector.deletion(endDeletion);
-            collector.deletion(startDeletion);
-        } else {
-            DeletionTime d = bound.isStart() ? startDeletion : endDeletion;
-            stats.putDeletionTime(out, d);
-            collector.deletion(d);
-        }
+        putMarkerBody(out, bound.kind(), endDeletion.markedForDeleteAt(), endDeletion.localDeletionTime(),
+                startDeletion.markedForDeleteAt(), startDeletion.localDeletionTime(), prevSize);
+        collector.markerBound(bound);
+        FixedBuffer.checkWritten("range tombstone marker", expectedSize, out.position() - start);
+    }
+
+    /** A marker whose bound is a flyweight ({@code bound.kind()} is the marker kind); unused deletions are ignored. */
+    public int markerSize(ClusteringBuffer bound, long endTs, long endLdt, long startTs, long startLdt, long prevSize) {
+        int body = markerBodySize(bound.kind(), endTs, endLdt, startTs, startLdt, prevSize);
+        return 1 + clusteringLayout.boundSize(bound) + VInt.sizeOfUnsigned(body) + body;
+    }
+
+    public void writeMarker(FixedBuffer out, ClusteringBuffer bound, long endTs, long endLdt, long startTs, long startLdt,
+                            long prevSize, int expectedSize) {
+        final int start = out.position();
+        out.putByte(DataLayout.IS_MARKER);
+        clusteringLayout.putBound(out, bound);
+        putMarkerBody(out, bound.kind(), endTs, endLdt, startTs, startLdt, prevSize);
         collector.markerBound(bound);
         FixedBuffer.checkWritten("range tombstone marker", expectedSize, out.position() - start);
     }
@@ -480,16 +711,24 @@ public final class RowSerializer {
     // ---- partition header (key + oa partition deletion, DeletionTimeLayout) ---------------------
 
     public static int partitionHeaderSize(byte[] key, DeletionTime d) {
-        return 2 + key.length + DeletionTimeLayout.size(d);
+        return partitionHeaderSize(key.length, d);
+    }
+
+    public static int partitionHeaderSize(int keyLength, DeletionTime d) {
+        return 2 + keyLength + DeletionTimeLayout.size(d);
     }
 
     public void writePartitionHeader(FixedBuffer out, byte[] key, DeletionTime d, int expectedSize) {
+        writePartitionHeader(out, key, 0, key.length, d, expectedSize);
+    }
+
+    public void writePartitionHeader(FixedBuffer out, byte[] key, int keyOffset, int keyLength, DeletionTime d, int expectedSize) {
         final int start = out.position();
-        if (key.length > DataLayout.MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("partition key of " + key.length + " bytes exceeds " + DataLayout.MAX_KEY_LENGTH);
+        if (keyLength > DataLayout.MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("partition key of " + keyLength + " bytes exceeds " + DataLayout.MAX_KEY_LENGTH);
         }
-        out.putShort(key.length);
-        out.putBytes(key, 0, key.length);
+        out.putShort(keyLength);
+        out.putBytes(key, keyOffset, keyLength);
         DeletionTimeLayout.put(out, d);
         collector.partitionDeletion(d);
         FixedBuffer.checkWritten("partition header", expectedSize, out.position() - start);

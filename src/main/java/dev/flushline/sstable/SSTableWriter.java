@@ -151,26 +151,51 @@ public final class SSTableWriter implements AutoCloseable {
      */
     public void partitionWritten(byte[] key, long dataPosition, long headerLength, DeletionTime partitionDeletion,
                                  RowIndexBuilder rowIndex) throws IOException {
+        writeIndexEntry(key, key.length, dataPosition, headerLength, partitionDeletion, rowIndex);
+        if (firstKey == null) firstKey = key;
+        lastKey = key;
+        lastKeyInScratch = false;
+    }
+
+    /**
+     * As above for a key in a reusable buffer ({@code key[0, keyLength)}), which may change after
+     * the call: the first key is copied once, the last into a scratch array that grows only for a
+     * longer key, so a stream of partitions allocates nothing here.
+     */
+    public void partitionWritten(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
+                                 RowIndexBuilder rowIndex) throws IOException {
+        writeIndexEntry(key, keyLength, dataPosition, headerLength, partitionDeletion, rowIndex);
+        if (firstKey == null) firstKey = java.util.Arrays.copyOf(key, keyLength);
+        if (lastKeyScratch.length < keyLength) lastKeyScratch = new byte[Math.max(keyLength, 2 * lastKeyScratch.length)];
+        System.arraycopy(key, 0, lastKeyScratch, 0, keyLength);
+        lastKeyScratchLength = keyLength;
+        lastKeyInScratch = true;
+    }
+
+    private byte[] lastKeyScratch = new byte[64];
+    private int lastKeyScratchLength;
+    private boolean lastKeyInScratch;
+
+    private void writeIndexEntry(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
+                                 RowIndexBuilder rowIndex) throws IOException {
         long indexPosition = index.position();
         int promoted = rowIndex.isPromoted() ? rowIndex.promotedSize(headerLength, partitionDeletion) : 0;
-        int size = 2 + key.length + VInt.sizeOfUnsigned(dataPosition) + VInt.sizeOfUnsigned(promoted) + promoted;
+        int size = 2 + keyLength + VInt.sizeOfUnsigned(dataPosition) + VInt.sizeOfUnsigned(promoted) + promoted;
         if (indexEntry.capacity() < size) {
             indexEntry = new FixedBuffer(Math.max(size, indexEntry.capacity() * 2));
         }
         FixedBuffer out = indexEntry;
         out.clear();
-        out.putShort(key.length);
-        out.putBytes(key, 0, key.length);
+        out.putShort(keyLength);
+        out.putBytes(key, 0, keyLength);
         out.putUnsignedVInt(dataPosition);
         out.putUnsignedVInt(promoted);
         if (promoted > 0) rowIndex.writePromoted(out, headerLength, partitionDeletion);
         FixedBuffer.checkWritten("Index.db entry", size, out.position());
         index.write(out.array(), 0, size);
 
-        summary.maybeAdd(key, indexPosition);
-        if (filter != null) filter.add(key, 0, key.length);
-        if (firstKey == null) firstKey = key;
-        lastKey = key;
+        summary.maybeAdd(key, 0, keyLength, indexPosition);
+        if (filter != null) filter.add(key, 0, keyLength);
         partitions++;
     }
 
@@ -178,7 +203,13 @@ public final class SSTableWriter implements AutoCloseable {
 
     public byte[] firstKey() { return firstKey; }
 
-    public byte[] lastKey() { return lastKey; }
+    public byte[] lastKey() {
+        if (lastKeyInScratch) {
+            lastKey = java.util.Arrays.copyOf(lastKeyScratch, lastKeyScratchLength);
+            lastKeyInScratch = false;
+        }
+        return lastKey;
+    }
 
     public double bloomFilterFpChance() { return fpChance; }
 
@@ -214,7 +245,7 @@ public final class SSTableWriter implements AutoCloseable {
         phase = SSTableWriteException.Phase.WRITE_COMPONENTS;
         try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.SUMMARY), SMALL_FILE_BLOCK_BYTES, false)) {
             DataOutputStream out = new DataOutputStream(new FileOutputAdapter(f));
-            summary.serialize(out, firstKey, lastKey);
+            summary.serialize(out, firstKey, lastKey());
             out.flush();
             f.sync();
         }

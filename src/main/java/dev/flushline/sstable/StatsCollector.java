@@ -2,6 +2,7 @@ package dev.flushline.sstable;
 
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.sstable.CardinalityEstimator;
@@ -109,9 +110,13 @@ public final class StatsCollector {
 
     /** Row, complex, range and partition deletions; LIVE ones are ignored, as Cassandra does. */
     void deletion(DeletionTime d) {
-        if (!d.isLive()) {
-            timestamp(d.markedForDeleteAt());
-            localDeletionTime(d.localDeletionTime());
+        deletion(d.markedForDeleteAt(), d.localDeletionTime());
+    }
+
+    void deletion(long markedForDeleteAt, long localDeletionTime) {
+        if (markedForDeleteAt != Long.MIN_VALUE || localDeletionTime != Long.MAX_VALUE) {
+            timestamp(markedForDeleteAt);
+            localDeletionTime(localDeletionTime);
         }
     }
 
@@ -128,6 +133,38 @@ public final class StatsCollector {
     /** Called for the first and last row of each partition only: rows come in clustering order. */
     public void rowClustering(byte[][] clustering) {
         bound(clustering, ClusteringBound.CLUSTERING);
+    }
+
+    /**
+     * A flyweight row clustering (first and last row of each partition). Compared in place; copied
+     * only when it becomes the new minimum or maximum.
+     */
+    public void rowClustering(ClusteringBuffer clustering) {
+        if (clustering.kind() != ClusteringBound.CLUSTERING) throw new IllegalArgumentException("not a row clustering: " + clustering);
+        bound(clustering, ClusteringBound.CLUSTERING);
+    }
+
+    void markerBound(ClusteringBuffer b) {
+        byte kind = b.kind();
+        if (kind != ClusteringBound.EXCL_END_INCL_START_BOUNDARY && kind != ClusteringBound.INCL_END_EXCL_START_BOUNDARY) {
+            bound(b, kind);
+        }
+    }
+
+    /** REQUIRES: {@code values.kind() == kind}. */
+    private void bound(ClusteringBuffer values, byte kind) {
+        boolean start = kind == ClusteringBound.CLUSTERING || kind == ClusteringBound.INCL_START_BOUND
+                || kind == ClusteringBound.EXCL_START_BOUND;
+        boolean end = kind == ClusteringBound.CLUSTERING || kind == ClusteringBound.INCL_END_BOUND
+                || kind == ClusteringBound.EXCL_END_BOUND;
+        if (start && (minClustering == null || comparator.compare(values, minClustering, minClusteringKind) < 0)) {
+            minClustering = values.toArrays();
+            minClusteringKind = kind;
+        }
+        if (end && (maxClustering == null || comparator.compare(values, maxClustering, maxClusteringKind) > 0)) {
+            maxClustering = values.toArrays();
+            maxClusteringKind = kind;
+        }
     }
 
     /** Range-tombstone bounds (boundaries never extend the slice, as in Cassandra). */
@@ -151,8 +188,12 @@ public final class StatsCollector {
     }
 
     public void partitionEnd(byte[] key, long partitionSizeBytes) {
+        partitionEnd(key, 0, key.length, partitionSizeBytes);
+    }
+
+    public void partitionEnd(byte[] key, int keyOffset, int keyLength, long partitionSizeBytes) {
         partitionSizes.add(partitionSizeBytes);
-        cardinality.offerKey(key, 0, key.length);
+        cardinality.offerKey(key, keyOffset, keyLength);
         cellsPerPartition.add(partitionCells);
         partitionCells = 0;
     }

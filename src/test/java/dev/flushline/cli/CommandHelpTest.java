@@ -48,6 +48,17 @@ class CommandHelpTest {
     }
 
     @Test
+    void compactHelpDocumentsEveryOptionItAccepts() {
+        String text = help("compact", "--help");
+        standsAlone("compact", text);
+        Set<String> accepted = new TreeSet<>(CompactCommand.WITH_VALUE);
+        accepted.addAll(CompactCommand.FLAGS);
+        accepted.add("input");
+        assertEquals(accepted, mentioned(text));
+        assertTrue(text.contains("Compacted ("), "compact --help shows the log line");
+    }
+
+    @Test
     void loadHelpDocumentsEveryOptionItAccepts() {
         String text = help("load", "--help");
         standsAlone("load", text);

@@ -120,7 +120,7 @@ public final class CassandraVerifier {
         return output;
     }
 
-    private static synchronized ColumnFamilyStore store(String createTableCql) {
+    static synchronized ColumnFamilyStore store(String createTableCql) {
         ColumnFamilyStore existing = STORES.get(createTableCql);
         if (existing != null) {
             return existing;

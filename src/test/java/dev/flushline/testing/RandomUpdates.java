@@ -32,7 +32,7 @@ import java.util.Random;
 public final class RandomUpdates {
     private final TableSchema schema;
     private final Random random;
-    private final long nowSeconds;
+    private long nowSeconds;
     private final List<byte[][]> keyPool = new ArrayList<>();
     private final List<byte[][]> clusteringPool = new ArrayList<>();
     private long timestamp;
@@ -66,6 +66,11 @@ public final class RandomUpdates {
             b.putShort((short) v.length).put(v).put((byte) 0);
         }
         return b.array();
+    }
+
+    /** Moves the clock: later operations delete and expire relative to it (several flushes at several times). */
+    public void setNowSeconds(long nowSeconds) {
+        this.nowSeconds = nowSeconds;
     }
 
     public List<PartitionUpdate> next(int count) {

@@ -1,0 +1,391 @@
+package dev.flushline.cli;
+
+import dev.flushline.compaction.CompactionConservationException;
+import dev.flushline.compaction.Compactor;
+import dev.flushline.data.TokenSplits;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.CorruptSSTableException;
+import dev.flushline.sstable.Descriptor;
+import dev.flushline.sstable.IncompatibleSSTableException;
+import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.TableDirectory;
+import dev.flushline.sstable.TransactionLog;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * {@code flushline compact}: a major compaction of one table's sstables into new sstables, with
+ * Cassandra's log line. Inputs are only read; outputs are published only when the whole
+ * compaction succeeded.
+ */
+final class CompactCommand {
+    private CompactCommand() {}
+
+    static final int DEFAULT_GC_GRACE_SECONDS = 864_000;
+
+    static final String HELP =
+            "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... (--out DIR | --in-place) [options]\n"
+          + "\n"
+          + "Major compaction: merges every complete sstable (one with a TOC.txt) of the table found under the\n"
+          + "inputs into new Cassandra 5.0 'oa' sstables under --out, in the layout the inputs use\n"
+          + "(DIR/<keyspace>/<table>-<table id>/), or in place. Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
+          + "timestamp, tombstones win ties, then expiry, then value bytes); whatever a partition, range, row or\n"
+          + "complex deletion shadows is dropped; TTL cells that have expired become tombstones; tombstones whose\n"
+          + "local deletion time is older than now - gc grace are purged (every sstable of the table takes part,\n"
+          + "so nothing elsewhere can be shadowed by them). An sstable without TOC.txt is a leftover of an\n"
+          + "interrupted writer: it is skipped, and a line says so. Inputs are never modified\n"
+          + "(except by a successful --in-place, which replaces them).\n"
+          + "\n"
+          + "Options:\n"
+          + "  --schema FILE                 the table's CQL CREATE TABLE statement (required)\n"
+          + "  --input DIR                   a table directory (<ks>/<table>-<id>/ holding sstables) or a folder\n"
+          + "                                holding <ks>/<table>-<id>/; repeat for more (required)\n"
+          + "  --out DIR                     where the output table directory is created (required unless\n"
+          + "                                --in-place); it must not be an input table directory\n"
+          + "  --now EPOCH_SECONDS           the clock for TTL expiry and gc grace (default: the wall clock)\n"
+          + "  --gc-grace SECONDS            tombstones older than now - SECONDS are purged (default 864000, 10 days)\n"
+          + "  --compression lz4|none        compression of the outputs (default: the table's; a table without\n"
+          + "                                compression options gets LZ4 with 16 KiB chunks)\n"
+          + "  --ranges N                    split the output into N equal token ranges, one sstable or more each\n"
+          + "                                (1..4096, default 1)\n"
+          + "  --split-tokens T1,T2,...      or: output ranges that start at these tokens (strictly increasing)\n"
+          + "  --max-sstable-size-mb N       start a new sstable at the next partition once one holds N MiB of\n"
+          + "                                (uncompressed) data (default: no limit)\n"
+          + "  --threads N                   compact N slices of the token ring on N threads (1..256, default 1);\n"
+          + "                                slices start at output split tokens when there are enough of them,\n"
+          + "                                else at N equal ranges, so there is at least one sstable per slice\n"
+          + "  --in-place                    replace the inputs in their own table directory instead of writing\n"
+          + "                                to --out (then not given): one --input table directory; the outputs\n"
+          + "                                and the removal of the inputs go through a transaction log in\n"
+          + "                                Cassandra 5.0's format, so a crash at any moment leaves either all\n"
+          + "                                the inputs or all the outputs, and the next open (or a Cassandra\n"
+          + "                                node) completes or rolls back. Opening the directory for writing\n"
+          + "                                removes what crashed writers left (leftovers, unfinished logs)\n"
+          + "\n"
+          + "Output, one line per compaction, as Cassandra logs it:\n"
+          + "  Compacted (ID) N sstables to [PATHS] to level=0. 226.600MiB to 180.000MiB (~79% of original) in\n"
+          + "  2,345ms. Read Throughput = 96.63MiB/s, Write Throughput = 76.76MiB/s, Row Throughput = ~1,105,000/s.\n"
+          + "  258,735 total partitions merged to 258,735. Partition merge counts were {1:258735, }. Time spent\n"
+          + "  writing keys = 2,100ms\n"
+          + "then 'cpu time: N ms, allocated: X MiB' (CPU and heap allocation of the threads that did the work),\n"
+          + "and 'cells: read R, written W, merged away M, purged P' (the conservation check: R = W + M + P).\n"
+          + "\n"
+          + "Exit status: 0 ok, 1 bad input or usage (a file that is not a compatible oa sstable, a header that does\n"
+          + "not fit the schema, a corrupt input with its byte offset), 2 internal or I/O failure. On 1 or 2 nothing\n"
+          + "is published.\n";
+
+    static final Set<String> WITH_VALUE = Set.of("schema", "out", "now", "gc-grace", "compression", "ranges",
+            "split-tokens", "max-sstable-size-mb", "threads");
+    static final Set<String> FLAGS = Set.of("in-place");
+
+    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+        for (String a : argv) {
+            if (a.equals("--help") || a.equals("-h")) {
+                out.print(HELP);
+                return 0;
+            }
+        }
+        try {
+            return compact(argv, out);
+        } catch (UsageException e) {
+            err.println("flushline compact: " + e.getMessage());
+            return 1;
+        } catch (IncompatibleSSTableException e) {
+            err.println("flushline compact: refused " + e.getMessage() + "; nothing was published");
+            return 1;
+        } catch (CorruptSSTableException e) {
+            err.println("flushline compact: corrupt input " + e.getMessage() + "; nothing was published");
+            return 1;
+        } catch (CompactionConservationException e) {
+            err.println("flushline compact: " + e.getMessage() + "; nothing was published");
+            return 2;
+        } catch (IOException e) {
+            err.println("flushline compact: I/O error: " + e + "; nothing was published");
+            return 2;
+        } catch (RuntimeException e) {
+            err.println("flushline compact: internal error: " + e + "; nothing was published");
+            return 2;
+        }
+    }
+
+    private static int compact(String[] argv, PrintStream out) throws UsageException, IOException {
+        // --input repeats; every other option goes through Args.
+        List<String> inputs = new ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        for (int i = 0; i < argv.length; i++) {
+            String a = argv[i];
+            if (a.equals("--input")) {
+                if (i + 1 >= argv.length) throw new UsageException("option --input needs a value");
+                inputs.add(argv[++i]);
+            } else if (a.startsWith("--input=")) {
+                inputs.add(a.substring("--input=".length()));
+            } else {
+                rest.add(a);
+            }
+        }
+        Args args = new Args("compact", rest.toArray(new String[0]), WITH_VALUE, FLAGS);
+        if (inputs.isEmpty()) throw new UsageException("missing --input (see flushline compact --help)");
+        TableSchema schema = LoadCommand.readSchema(args.required("schema"));
+        boolean inPlace = args.has("in-place");
+        if (inPlace && args.has("out")) throw new UsageException("--in-place writes into the input table directory; drop --out");
+        Path outRoot = inPlace ? null : Path.of(args.required("out"));
+        long now = args.longValue("now", System.currentTimeMillis() / 1000, 0, 0xFFFFFFFFL);
+        long gcGrace = args.longValue("gc-grace", DEFAULT_GC_GRACE_SECONDS, 0, Integer.MAX_VALUE);
+        if (args.has("compression")) {
+            String c = args.choice("compression", null, "lz4", "none");
+            TableSchema.Compression comp = c.equals("lz4") ? TableSchema.Compression.LZ4 : TableSchema.Compression.NONE;
+            if (comp != schema.compression()) {
+                int chunk = schema.chunkLengthBytes() > 0 ? schema.chunkLengthBytes() : 16 * 1024;
+                schema = schema.withCompression(comp, chunk);
+            }
+        }
+        if (args.has("ranges") && args.has("split-tokens")) throw new UsageException("--ranges and --split-tokens exclude each other");
+        long[] splits = args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
+                : TokenSplits.even(args.intValue("ranges", 1, 1, 4096));
+        long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
+        int threads = args.intValue("threads", 1, 1, 256);
+
+        // Inputs: table directories, their complete sstables, and the leftovers we skip.
+        List<Path> tableDirs = new ArrayList<>();
+        for (String in : inputs) tableDirs.addAll(tableDirs(Path.of(in), schema));
+        if (inPlace && threads > 1) throw new UsageException("--in-place with --threads above 1 is not available yet");
+        if (inPlace && tableDirs.size() != 1) {
+            throw new UsageException("--in-place needs exactly one input table directory; found " + tableDirs);
+        }
+        Path outTable = inPlace ? tableDirs.get(0) : Descriptor.tableDir(outRoot, schema.keyspace(), schema.name(), schema.idHex());
+        // In place, opening the directory for writing first recovers interrupted transactions and removes leftovers.
+        TableDirectory target = inPlace ? TableDirectory.open(outTable) : null;
+        if (inPlace) {
+            for (Path removed : target.removedLeftovers()) out.println("removed leftover " + removed);
+        }
+        List<SSTableFiles> sstables = new ArrayList<>();
+        for (Path dir : tableDirs) {
+            if (!inPlace && Files.exists(outTable) && Files.isSameFile(dir, outTable)) {
+                throw new UsageException("--out " + outRoot + " holds input table directory " + dir + "; compact into another directory");
+            }
+            for (Path leftover : leftovers(dir)) out.println("skipping " + leftover + ": no TOC.txt (a leftover of an interrupted writer)");
+            sstables.addAll(SSTableFiles.inDirectory(dir));
+        }
+        if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
+
+        Compactor.Options o = new Compactor.Options();
+        o.nowSeconds = now;
+        o.gcBefore = now - gcGrace;
+        o.splitTokens = splits;
+        o.maxSSTableBytes = maxMb * 1024 * 1024;
+
+        long t0 = System.nanoTime();
+        long[] sliceStarts = sliceStarts(threads, splits);
+        Compactor.Result r;
+        if (!inPlace) {
+            r = compactSlices(schema, sstables, o, sliceStarts, TableDirectory.open(outTable));
+        } else {
+            try (TransactionLog txn = TransactionLog.beginCompaction(target)) {
+                r = compactSlices(schema, sstables, o, sliceStarts, txn.outputs());
+                for (SSTableFiles f : sstables) txn.obsolete(f.path(Component.DATA));
+                txn.commit(); // the commit point; closing without it rolls the outputs back
+            }
+        }
+        long wallNanos = System.nanoTime() - t0;
+        long cpuNanos = r.threadCpuNanos + r.ioCpuNanos;
+        long allocated = r.threadAllocatedBytes + r.ioAllocatedBytes;
+
+        out.println(logLine(r, wallNanos));
+        out.printf(Locale.ROOT, "cpu time: %d ms, allocated: %.1f MiB%n", cpuNanos / 1_000_000, allocated / (1024.0 * 1024.0));
+        out.printf(Locale.ROOT, "cells: read %d, written %d, merged away %d, purged %d%n", r.cellsRead, r.cellsWritten,
+                r.cellsMergedAway, r.cellsPurged);
+        out.flush();
+        return 0;
+    }
+
+    /**
+     * Where the slices compacted on parallel threads start: split tokens when there are at least
+     * {@code threads} ranges (so no output range is cut), else {@code threads} equal ranges.
+     */
+    static long[] sliceStarts(int threads, long[] splits) {
+        if (threads == 1) return new long[0];
+        int ranges = splits.length + 1;
+        if (ranges < threads) return TokenSplits.even(threads);
+        long[] out = new long[threads - 1];
+        for (int k = 1; k < threads; k++) out[k - 1] = splits[(int) ((long) k * ranges / threads) - 1];
+        return out;
+    }
+
+    /**
+     * One compactor per slice, each on its own thread; outputs are published only when every slice
+     * prepared successfully, else every staged output is removed. Returns the combined result, with
+     * the CPU time and allocation of the compacting threads.
+     */
+    static Compactor.Result compactSlices(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options base, long[] sliceStarts,
+                                          TableDirectory outDir) throws IOException {
+        int n = sliceStarts.length + 1;
+        Compactor[] compactors = new Compactor[n];
+        long[] cpu = new long[n], alloc = new long[n];
+        Throwable[] failures = new Throwable[n];
+        Thread[] workers = new Thread[n];
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < n; i++) {
+            Compactor.Options o = new Compactor.Options();
+            o.nowSeconds = base.nowSeconds;
+            o.gcBefore = base.gcBefore;
+            o.splitTokens = base.splitTokens;
+            o.maxSSTableBytes = base.maxSSTableBytes;
+            o.pipelined = base.pipelined;
+            o.tokenLo = i == 0 ? Long.MIN_VALUE : sliceStarts[i - 1];
+            o.tokenHi = i == n - 1 ? Long.MAX_VALUE : sliceStarts[i] - 1;
+            compactors[i] = new Compactor(schema, sstables, o);
+            final int slice = i;
+            Runnable work = () -> {
+                long tid = Thread.currentThread().getId();
+                long c0 = mx.getCurrentThreadCpuTime(), a0 = mx.getThreadAllocatedBytes(tid);
+                try {
+                    compactors[slice].prepare(outDir);
+                } catch (Throwable t) {
+                    failures[slice] = t;
+                } finally {
+                    cpu[slice] = mx.getCurrentThreadCpuTime() - c0;
+                    alloc[slice] = mx.getThreadAllocatedBytes(tid) - a0;
+                }
+            };
+            workers[i] = n == 1 ? null : new Thread(work, "flushline-compact-" + i);
+            if (n == 1) work.run();
+            else workers[i].start();
+        }
+        try {
+            for (Thread w : workers) {
+                if (w == null) continue;
+                try {
+                    w.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while compacting", e);
+                }
+            }
+            for (Throwable t : failures) {
+                if (t == null) continue;
+                if (t instanceof IOException) throw (IOException) t;
+                if (t instanceof RuntimeException) throw (RuntimeException) t;
+                if (t instanceof Error) throw (Error) t;
+                throw new IOException(t);
+            }
+            Compactor.Result total = null;
+            for (int i = 0; i < n; i++) {
+                Compactor.Result r = compactors[i].publish();
+                r.threadCpuNanos = cpu[i];
+                r.threadAllocatedBytes = alloc[i];
+                total = total == null ? r : Compactor.Result.combine(total, r);
+            }
+            return total;
+        } finally {
+            for (Compactor c : compactors) c.close();
+        }
+    }
+
+    /** Cassandra's CompactionTask line. */
+    static String logLine(Compactor.Result r, long wallNanos) {
+        long ms = Math.max(1, wallNanos / 1_000_000);
+        double seconds = wallNanos / 1e9;
+        StringBuilder paths = new StringBuilder();
+        for (Path p : r.published) {
+            if (paths.length() > 0) paths.append(',');
+            paths.append(p);
+        }
+        StringBuilder merges = new StringBuilder();
+        for (int i = 0; i < r.mergeCounts.length; i++) {
+            if (r.mergeCounts[i] > 0) merges.append(i).append(':').append(r.mergeCounts[i]).append(", ");
+        }
+        long percent = r.inputDataBytes == 0 ? 0 : Math.round(100.0 * r.outputDataBytes / r.inputDataBytes);
+        long rowsPerSecond = seconds <= 0 ? 0 : Math.round(r.inputRows / seconds);
+        return String.format(Locale.ROOT, "Compacted (%s) %d sstables to [%s] to level=0. %s to %s (~%d%% of original) in %,dms. "
+                        + "Read Throughput = %s, Write Throughput = %s, Row Throughput = ~%,d/s. %,d total partitions merged to %,d. "
+                        + "Partition merge counts were {%s}. Time spent writing keys = %,dms",
+                UUID.randomUUID(), r.inputs.size(), paths, mib(r.inputDataBytes), mib(r.outputDataBytes), percent, ms,
+                perSecond(r.inputDataBytes, seconds), perSecond(r.outputDataBytes, seconds), rowsPerSecond,
+                r.inputPartitions, r.outputPartitions, merges, r.mergeNanos / 1_000_000);
+    }
+
+    private static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.3fMiB", bytes / (1024.0 * 1024.0));
+    }
+
+    private static String perSecond(long bytes, double seconds) {
+        return String.format(Locale.ROOT, "%.2fMiB/s", seconds <= 0 ? 0 : bytes / (1024.0 * 1024.0) / seconds);
+    }
+
+    static long[] parseTokens(String list) throws UsageException {
+        String[] parts = list.split(",");
+        long[] out = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                out[i] = Long.parseLong(parts[i].trim());
+            } catch (NumberFormatException e) {
+                throw new UsageException("--split-tokens: '" + parts[i] + "' is not a token (a signed 64-bit integer)");
+            }
+        }
+        try {
+            TokenSplits.check(out);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--split-tokens " + list + ": " + e.getMessage());
+        }
+        return out;
+    }
+
+    /** {@code dir} itself when it holds sstable files, else its {@code <ks>/<table>-<id>} directories. */
+    static List<Path> tableDirs(Path dir, TableSchema schema) throws UsageException, IOException {
+        if (!Files.isDirectory(dir)) throw new UsageException("--input " + dir + ": no such directory");
+        if (holdsSSTables(dir)) return List.of(dir);
+        List<Path> out = new ArrayList<>();
+        Path ks = dir.resolve(schema.keyspace());
+        if (Files.isDirectory(ks)) {
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(ks, schema.name() + "-*")) {
+                for (Path p : ds) {
+                    if (Files.isDirectory(p) && p.getFileName().toString().matches(java.util.regex.Pattern.quote(schema.name()) + "-[0-9a-f]{32}")) {
+                        out.add(p);
+                    }
+                }
+            }
+        }
+        if (out.isEmpty()) {
+            throw new UsageException("--input " + dir + ": no sstables, and no " + schema.keyspace() + "/" + schema.name() + "-<id>/ directory in it");
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static boolean holdsSSTables(Path dir) throws IOException {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*-big-*")) {
+            return ds.iterator().hasNext();
+        }
+    }
+
+    /** Data.db files whose generation has no TOC.txt. */
+    static List<Path> leftovers(Path dir) throws IOException {
+        List<Path> out = new ArrayList<>();
+        String suffix = "-" + Component.DATA.fileSuffix();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + suffix)) {
+            for (Path p : ds) {
+                String name = p.getFileName().toString();
+                Path toc = dir.resolve(name.substring(0, name.length() - suffix.length()) + "-" + Component.TOC.fileSuffix());
+                if (!Files.exists(toc)) out.add(p);
+            }
+        }
+        Object[] sorted = out.toArray();
+        Arrays.sort(sorted);
+        List<Path> result = new ArrayList<>();
+        for (Object o : sorted) result.add((Path) o);
+        return result;
+    }
+}

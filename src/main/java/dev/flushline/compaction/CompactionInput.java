@@ -1,0 +1,118 @@
+package dev.flushline.compaction;
+
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
+import dev.flushline.data.Murmur3;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.CorruptSSTableException;
+import dev.flushline.sstable.SSTableCursor;
+import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.StatisticsReader;
+
+import java.io.IOException;
+
+/**
+ * One input sstable of a compaction: its cursor, where the cursor is ({@link #state}), the token of
+ * the current partition, a flyweight view of the current row's or marker's clustering, and the map
+ * from the sstable's header columns to the table's column positions (headers of different
+ * sstables hold different column sets).
+ *
+ * <p>Thread safety: none; owned by the compaction's thread.
+ */
+final class CompactionInput implements AutoCloseable {
+    final int index;
+    final SSTableFiles files;
+    final SSTableCursor cursor;
+    final StatisticsReader.Metadata metadata;
+    /** Header index → table position among the static / regular columns. */
+    private final int[] staticPosition;
+    private final int[] regularPosition;
+    final ClusteringBuffer clustering;
+
+    private boolean closed;
+    int state = -1;
+    long token;
+    /** Cells decoded from this input, counted as they are read (conservation). */
+    long cellsRead;
+    /** Rows (static rows included) decoded from this input. */
+    long rowsRead;
+
+    CompactionInput(int index, SSTableFiles files, SSTableCursor cursor, StatisticsReader.Metadata metadata, TableSchema schema) {
+        this.index = index;
+        this.files = files;
+        this.cursor = cursor;
+        this.metadata = metadata;
+        SerializationHeader h = cursor.header();
+        this.staticPosition = positions(h.staticColumns(), schema.staticColumns());
+        this.regularPosition = positions(h.regularColumns(), schema.regularColumns());
+        this.clustering = new ClusteringBuffer(schema.clusteringColumns().length);
+    }
+
+    private static int[] positions(ColumnMetadata[] header, ColumnMetadata[] table) {
+        int[] out = new int[header.length];
+        for (int h = 0; h < header.length; h++) {
+            out[h] = -1;
+            for (int p = 0; p < table.length; p++) {
+                if (table[p].name().equals(header[h].name())) out[h] = p;
+            }
+            if (out[h] < 0) throw new IllegalStateException("header column " + header[h].name() + " is not in the table");
+        }
+        return out;
+    }
+
+    /** Table position of present column j of the current row. */
+    int position(SSTableCursor.Row row, int j) {
+        int h = row.columnIndex(j);
+        return row.isStatic() ? staticPosition[h] : regularPosition[h];
+    }
+
+    /** Advances the cursor and refreshes the token or clustering view for the new item. */
+    int advance() throws IOException {
+        int s = cursor.advance();
+        state = s;
+        byte[] buf = cursor.buffer();
+        if (s == SSTableCursor.PARTITION_START) {
+            SSTableCursor.Partition p = cursor.partition();
+            token = Murmur3.token(buf, p.keyOffset(), p.keyLength());
+        } else if (s == SSTableCursor.ROW) {
+            SSTableCursor.Row r = cursor.row();
+            cellsRead += r.cellCount();
+            rowsRead++;
+            if (r.hasShadowableDeletion()) {
+                throw new CorruptSSTableException(cursor.dataPath(), r.offset(),
+                        "a shadowable row deletion (materialized views only) is not supported by compaction");
+            }
+            if (!r.isStatic()) {
+                int n = r.clusteringSize();
+                clustering.reset(ClusteringBound.CLUSTERING, n);
+                for (int i = 0; i < n; i++) clustering.set(i, buf, r.clusteringOffset(i), checkedLength(r.clusteringLength(i), r.offset()));
+            }
+        } else if (s == SSTableCursor.MARKER) {
+            SSTableCursor.Marker m = cursor.marker();
+            int n = m.clusteringSize();
+            clustering.reset((byte) m.kind(), n);
+            for (int i = 0; i < n; i++) clustering.set(i, buf, m.clusteringOffset(i), checkedLength(m.clusteringLength(i), m.offset()));
+        }
+        return s;
+    }
+
+    private int checkedLength(int length, long at) {
+        if (length < 0) {
+            throw new CorruptSSTableException(cursor.dataPath(), at, "a null clustering value (never written by Cassandra 5.0 or Flushline)");
+        }
+        return length;
+    }
+
+    boolean atStaticRow() {
+        return state == SSTableCursor.ROW && cursor.row().isStatic();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) return;
+        closed = true;
+        cursor.close();
+    }
+}

@@ -1,0 +1,209 @@
+package dev.flushline.compaction;
+
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
+import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.RowBuffer;
+import dev.flushline.io.FixedBuffer;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.DataLayout;
+import dev.flushline.sstable.Descriptor;
+import dev.flushline.sstable.RowIndexBuilder;
+import dev.flushline.sstable.RowSerializer;
+import dev.flushline.sstable.SSTableWriteException;
+import dev.flushline.sstable.SSTableWriter;
+import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.StatisticsWriter;
+import dev.flushline.sstable.StatsCollector;
+import dev.flushline.sstable.TableDirectory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * One sstable a compaction writes: the shared {@link SSTableWriter} (staging, fsync, TOC.txt last),
+ * the shared {@link RowSerializer} and {@link StatsCollector}, and the partition bookkeeping the
+ * flush does (previous-unfiltered sizes, row index blocks, open range deletion, first/last row
+ * clustering), for items that arrive as flyweights.
+ *
+ * <p>Thread safety: none; owned by the compaction's thread.
+ */
+final class CompactionOutput implements AutoCloseable {
+    private final TableSchema schema;
+    private final SerializationHeader header;
+    private final Descriptor descriptor;
+    private final SSTableWriter sst;
+    private final StatsCollector collector;
+    private final RowSerializer rs;
+    private final RowIndexBuilder rowIndex;
+    private final ClusteringBuffer lastRow;
+
+    private long partitionStart;
+    private long headerLength;
+    private long previousStart;
+    private DeletionTime partitionDeletion;
+    private boolean hasRow;
+    private long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT;
+
+    long partitions, rows, markers;
+
+    CompactionOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined)
+            throws IOException {
+        this.schema = schema;
+        this.header = header;
+        try {
+            this.descriptor = dir.reserveNext();
+        } catch (IOException e) {
+            throw new SSTableWriteException(dir.path(), SSTableWriteException.Phase.RESERVE, e);
+        }
+        try {
+            this.sst = new SSTableWriter(schema, descriptor, Math.max(1, expectedKeys), pipelined);
+        } catch (IOException e) {
+            throw new SSTableWriteException(descriptor.path(Component.DATA), SSTableWriteException.Phase.CREATE, e);
+        }
+        this.collector = new StatsCollector(new ClusteringComparator(schema));
+        this.rs = new RowSerializer(header, collector);
+        this.rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
+        this.lastRow = new ClusteringBuffer(schema.clusteringColumns().length);
+    }
+
+    Descriptor descriptor() { return descriptor; }
+
+    long dataPosition() { return sst.dataPosition(); }
+
+    long cellsWritten() { return collector.cellsWritten(); }
+
+    IOException wrap(IOException e) {
+        return e instanceof SSTableWriteException ? e : new SSTableWriteException(descriptor.path(Component.DATA), sst.phase(), e);
+    }
+
+    /** Writes the partition header and, when the header has static columns, the static row (empty if null). */
+    void beginPartition(byte[] key, int keyLength, DeletionTime pd, RowBuffer staticRow, RowBuffer emptyStatic) throws IOException {
+        partitionStart = sst.dataPosition();
+        partitionDeletion = pd;
+        int size = RowSerializer.partitionHeaderSize(keyLength, pd);
+        rs.writePartitionHeader(sst.reserve(size), key, 0, keyLength, pd, size);
+        if (header.hasStatics()) {
+            RowBuffer st = staticRow != null ? staticRow : emptyStatic;
+            size = rs.rowSize(st, 0);
+            rs.writeRow(sst.reserve(size), st, 0, size);
+        }
+        headerLength = sst.dataPosition() - partitionStart;
+        rowIndex.reset();
+        previousStart = 0;
+        hasRow = false;
+        openTs = RowMerger.LIVE_TS;
+        openLdt = RowMerger.LIVE_LDT;
+    }
+
+    void row(RowBuffer row) throws IOException {
+        long start = sst.dataPosition() - partitionStart;
+        long prevSize = start - previousStart;
+        int size = rs.rowSize(row, prevSize);
+        rs.writeRow(sst.reserve(size), row, prevSize, size);
+        if (!hasRow) {
+            collector.rowClustering(row.clustering()); // rows come in clustering order: first and last bound the slice
+            hasRow = true;
+        }
+        lastRow.copyFrom(row.clustering());
+        rowIndex.added(row.clustering(), start, start + size, openTs, openLdt);
+        previousStart = start;
+        rows++;
+    }
+
+    /** {@code bound.kind()} is the marker's kind; a bound uses the deletion of its side only. */
+    void marker(ClusteringBuffer bound, long endTs, long endLdt, long startTs, long startLdt) throws IOException {
+        long start = sst.dataPosition() - partitionStart;
+        long prevSize = start - previousStart;
+        int size = rs.markerSize(bound, endTs, endLdt, startTs, startLdt, prevSize);
+        rs.writeMarker(sst.reserve(size), bound, endTs, endLdt, startTs, startLdt, prevSize, size);
+        byte kind = bound.kind();
+        if (kind == ClusteringBound.EXCL_END_BOUND || kind == ClusteringBound.INCL_END_BOUND) {
+            openTs = RowMerger.LIVE_TS;
+            openLdt = RowMerger.LIVE_LDT;
+        } else {
+            openTs = startTs;
+            openLdt = startLdt;
+        }
+        rowIndex.added(bound, start, start + size, openTs, openLdt);
+        previousStart = start;
+        markers++;
+    }
+
+    void endPartition(byte[] key, int keyLength) throws IOException {
+        if (hasRow) collector.rowClustering(lastRow);
+        FixedBuffer out = sst.reserve(1);
+        out.putByte(DataLayout.END_OF_PARTITION);
+        long partitionBytes = sst.dataPosition() - partitionStart;
+        rowIndex.finish(partitionBytes);
+        collector.partitionEnd(key, 0, keyLength, partitionBytes);
+        sst.partitionWritten(key, keyLength, partitionStart, headerLength, partitionDeletion, rowIndex);
+        partitions++;
+    }
+
+    private byte[] statistics;
+    private boolean sealed;
+
+    /** Ends Data.db and Index.db (stopping the I/O thread) and prepares Statistics.db; publishes nothing yet. */
+    void seal() throws IOException {
+        if (sealed) return;
+        sealed = true;
+        if (partitions == 0) return;
+        try {
+            uncompressedBytes = sst.dataPosition();
+            sst.finishData();
+            StatisticsWriter.Stats s = new StatisticsWriter.Stats();
+            s.partitionSizes = collector.partitionSizes();
+            s.cellsPerPartition = collector.cellsPerPartition();
+            s.minTimestamp = collector.minTimestamp();
+            s.maxTimestamp = collector.maxTimestamp();
+            s.minLocalDeletionTime = collector.minLocalDeletionTime();
+            s.maxLocalDeletionTime = collector.maxLocalDeletionTime();
+            s.minTtl = collector.minTtl();
+            s.maxTtl = collector.maxTtl();
+            s.compressionRatio = sst.compressionRatio();
+            s.tombstones = collector.tombstones();
+            s.minClustering = collector.minClustering();
+            s.minClusteringKind = collector.minClusteringKind();
+            s.maxClustering = collector.maxClustering();
+            s.maxClusteringKind = collector.maxClusteringKind();
+            s.totalColumnsSet = collector.totalColumnsSet();
+            s.totalRows = collector.totalRows();
+            s.hasPartitionLevelDeletions = collector.hasPartitionLevelDeletions();
+            s.firstKey = sst.firstKey();
+            s.lastKey = sst.lastKey();
+            s.cardinality = collector.cardinality();
+            s.bloomFilterFpChance = sst.bloomFilterFpChance();
+            statistics = StatisticsWriter.serialize(s, header);
+            fileBytes = sst.dataFileBytes();
+        } catch (IOException e) {
+            throw wrap(e);
+        }
+    }
+
+    /** Seals if needed and publishes; returns the Data.db path, or null (nothing published) if no partition was written. */
+    Path finish() throws IOException {
+        seal();
+        if (partitions == 0) {
+            sst.close();
+            return null;
+        }
+        return sst.finish(statistics);
+    }
+
+    long uncompressedBytes, fileBytes;
+
+    long ioCpuNanos() { return sst.ioCpuNanos(); }
+
+    long ioAllocatedBytes() { return sst.ioAllocatedBytes(); }
+
+    /** Aborts unless published: nothing of this sstable stays visible. */
+    @Override
+    public void close() {
+        sst.close();
+    }
+
+    TableSchema schema() { return schema; }
+}

@@ -1,0 +1,581 @@
+package dev.flushline.compaction;
+
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
+import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.Murmur3;
+import dev.flushline.data.RowBuffer;
+import dev.flushline.data.TokenSplits;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.DataChunks;
+import dev.flushline.sstable.EncodingStats;
+import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.SSTableCursor;
+import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.StatisticsReader;
+import dev.flushline.sstable.TableDirectory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A major compaction of one table's sstables: every input takes part, so whatever a tombstone
+ * shadows is among them and tombstones past gc grace can be purged. Cursors over the inputs are
+ * merged k ways, partitions by token then key bytes, and inside a partition rows and range
+ * tombstone markers by clustering (the table's comparator, DESC columns included); the versions
+ * of each row merge and purge in {@link RowMerger}, markers as Cassandra's
+ * RangeTombstoneMarker.Merger and PurgeFunction do (below). The result goes through the flush's
+ * serializer into new sstables, split by token range and size at partition boundaries.
+ *
+ * <p>Range tombstones: per input the deletion its markers leave open is tracked. At each marker
+ * position the merged stream's open deletion is the superseding open one, unless it does not
+ * supersede the partition deletion (then none); when that changes, one marker is emitted there:
+ * an open bound, a close bound or a boundary, inclusive or exclusive by the side of the position
+ * (before or after the clustering it names). Rows under an open deletion merge with it as the
+ * covering deletion. After the merge a bound whose deletion is purgeable goes; a boundary with one
+ * purgeable side becomes the bound of the other side.
+ *
+ * <p>Partitions: the deletion is the superseding one; a partition with nothing left after purging
+ * is not written at all. Its header is written when its first item is, so nothing is buffered.
+ *
+ * <p>Atomicity: outputs are written to staging directories and published (TOC.txt last) only after
+ * every input was read to its end without error and the cell counts balance (cells read = cells
+ * written + merged away + purged); otherwise nothing is published. Inputs are only read.
+ *
+ * <p>Memory: flyweights and scratch arrays sized for the inputs and the widest row, reused for
+ * every partition, row and cell.
+ *
+ * <p>Thread safety: none; {@link #run} runs on the calling thread (plus the writers' I/O threads).
+ */
+public final class Compactor {
+    /** What to compact with. */
+    public static final class Options {
+        /** The clock for TTL expiry, in seconds. */
+        public long nowSeconds;
+        /** Tombstones with a local deletion time before this are purged: {@code now - gc_grace_seconds}. */
+        public long gcBefore;
+        /** Output ranges start at each of these tokens (strictly increasing); empty = one range. */
+        public long[] splitTokens = new long[0];
+        /** Start a new sstable at the next partition once one holds this many uncompressed bytes; 0 = no limit. */
+        public long maxSSTableBytes;
+        /** Serialize on the compaction thread while an I/O thread compresses and writes. */
+        public boolean pipelined = true;
+        /**
+         * Only partitions with tokens in [tokenLo, tokenHi] (both inclusive): one slice of the ring,
+         * so that compactors of disjoint slices can run on parallel threads over the same inputs.
+         */
+        public long tokenLo = Long.MIN_VALUE, tokenHi = Long.MAX_VALUE;
+    }
+
+    /** What a compaction did. */
+    public static final class Result {
+        public final List<Path> published = new ArrayList<>();
+        public final List<Path> inputs = new ArrayList<>();
+        /** mergeCounts[k]: partitions that k inputs held. */
+        public long[] mergeCounts;
+        public long inputPartitions, outputPartitions, outputRows, outputMarkers;
+        public long inputRows;
+        public long cellsRead, cellsWritten, cellsMergedAway, cellsPurged;
+        public long inputDataBytes, outputDataBytes, outputUncompressedBytes;
+        public long mergeNanos;
+        public long ioCpuNanos, ioAllocatedBytes;
+        /** CPU time and heap allocation of the compacting thread, when the caller measured them. */
+        public long threadCpuNanos, threadAllocatedBytes;
+
+        /** The result of two compactions of disjoint slices of the same inputs, as one. */
+        public static Result combine(Result a, Result b) {
+            Result r = new Result();
+            r.published.addAll(a.published);
+            r.published.addAll(b.published);
+            r.inputs.addAll(a.inputs);
+            r.mergeCounts = new long[Math.max(a.mergeCounts.length, b.mergeCounts.length)];
+            for (int i = 0; i < a.mergeCounts.length; i++) r.mergeCounts[i] += a.mergeCounts[i];
+            for (int i = 0; i < b.mergeCounts.length; i++) r.mergeCounts[i] += b.mergeCounts[i];
+            r.inputPartitions = a.inputPartitions + b.inputPartitions;
+            r.outputPartitions = a.outputPartitions + b.outputPartitions;
+            r.outputRows = a.outputRows + b.outputRows;
+            r.outputMarkers = a.outputMarkers + b.outputMarkers;
+            r.inputRows = a.inputRows + b.inputRows;
+            r.cellsRead = a.cellsRead + b.cellsRead;
+            r.cellsWritten = a.cellsWritten + b.cellsWritten;
+            r.cellsMergedAway = a.cellsMergedAway + b.cellsMergedAway;
+            r.cellsPurged = a.cellsPurged + b.cellsPurged;
+            r.inputDataBytes = a.inputDataBytes; // the same inputs
+            r.outputDataBytes = a.outputDataBytes + b.outputDataBytes;
+            r.outputUncompressedBytes = a.outputUncompressedBytes + b.outputUncompressedBytes;
+            r.mergeNanos = Math.max(a.mergeNanos, b.mergeNanos); // the slices ran side by side
+            r.ioCpuNanos = a.ioCpuNanos + b.ioCpuNanos;
+            r.ioAllocatedBytes = a.ioAllocatedBytes + b.ioAllocatedBytes;
+            r.threadCpuNanos = a.threadCpuNanos + b.threadCpuNanos;
+            r.threadAllocatedBytes = a.threadAllocatedBytes + b.threadAllocatedBytes;
+            return r;
+        }
+    }
+
+    private final TableSchema schema;
+    private final List<SSTableFiles> files;
+    private final Options options;
+
+    public Compactor(TableSchema schema, List<SSTableFiles> inputs, Options options) {
+        if (inputs.isEmpty()) throw new IllegalArgumentException("nothing to compact");
+        this.schema = schema;
+        this.files = List.copyOf(inputs);
+        this.options = options;
+        TokenSplits.check(options.splitTokens);
+    }
+
+    /**
+     * Reads the inputs' Statistics.db and opens their cursors; refuses an input whose header does
+     * not fit the schema, another partitioner or another version (naming file and reason), before
+     * anything is written.
+     */
+    private CompactionInput[] open() throws IOException {
+        CompactionInput[] in = new CompactionInput[files.size()];
+        try {
+            for (int i = 0; i < in.length; i++) {
+                SSTableFiles f = files.get(i);
+                StatisticsReader.Metadata m = StatisticsReader.read(f.path(Component.STATISTICS), f.readAll(Component.STATISTICS), schema);
+                SSTableCursor cursor = new SSTableCursor(DataChunks.open(f, true), m.header);
+                in[i] = new CompactionInput(i, f, cursor, m, schema);
+                if (options.tokenLo != Long.MIN_VALUE) cursor.seek(firstPositionAtOrAfter(f, options.tokenLo, cursor.length()));
+            }
+        } catch (IOException | RuntimeException e) {
+            for (CompactionInput c : in) {
+                if (c != null) c.close();
+            }
+            throw e;
+        }
+        return in;
+    }
+
+    /**
+     * The output header, as Cassandra's compaction makes it (SerializationHeader.make): the union of
+     * the inputs' columns, and bases that are the minimum of the inputs' Statistics.db minimum
+     * timestamp, local deletion time and TTL.
+     */
+    static SerializationHeader outputHeader(TableSchema schema, CompactionInput[] in) {
+        boolean[] statics = new boolean[schema.staticColumns().length];
+        boolean[] regulars = new boolean[schema.regularColumns().length];
+        long minTs = Long.MAX_VALUE, minLdt = Long.MAX_VALUE;
+        int minTtl = Integer.MAX_VALUE;
+        for (CompactionInput c : in) {
+            minTs = Math.min(minTs, c.metadata.minTimestamp);
+            minLdt = Math.min(minLdt, c.metadata.minLocalDeletionTime);
+            minTtl = Math.min(minTtl, c.metadata.minTtl);
+            mark(c.cursor.header().staticColumns(), schema.staticColumns(), statics);
+            mark(c.cursor.header().regularColumns(), schema.regularColumns(), regulars);
+        }
+        return new SerializationHeader(schema, new EncodingStats(minTs, minLdt, minTtl), statics, regulars);
+    }
+
+    private static void mark(ColumnMetadata[] header, ColumnMetadata[] table, boolean[] out) {
+        for (ColumnMetadata h : header) {
+            for (int p = 0; p < table.length; p++) {
+                if (table[p].name().equals(h.name())) out[p] = true;
+            }
+        }
+    }
+
+    /** Data.db position of the first partition whose token is at least {@code token} (from Index.db), or the data length. */
+    private long firstPositionAtOrAfter(SSTableFiles f, long token, long dataLength) throws IOException {
+        IndexReader r = new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), schema.clusteringColumns());
+        while (r.hasNext()) {
+            r.next();
+            if (Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength()) >= token) return r.dataPosition();
+        }
+        return dataLength;
+    }
+
+    private boolean inSlice(long token) {
+        return token >= options.tokenLo && token <= options.tokenHi;
+    }
+
+    /** Distinct keys per output range, from a merge of the inputs' Index.db: sizes the bloom filters. */
+    long[] distinctKeysPerRange() throws IOException {
+        int k = files.size();
+        IndexReader[] idx = new IndexReader[k];
+        long[] tokens = new long[k];
+        boolean[] has = new boolean[k];
+        for (int i = 0; i < k; i++) {
+            SSTableFiles f = files.get(i);
+            idx[i] = new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), schema.clusteringColumns());
+            has[i] = nextKey(idx[i], tokens, i);
+        }
+        long[] splits = options.splitTokens;
+        long[] counts = new long[splits.length + 1];
+        int range = 0;
+        while (true) {
+            int min = -1;
+            for (int i = 0; i < k; i++) {
+                if (has[i] && (min < 0 || compareIndexKeys(idx, tokens, i, min) < 0)) min = i;
+            }
+            if (min < 0) break;
+            long token = tokens[min];
+            if (token > options.tokenHi) break;
+            while (range < splits.length && token >= splits[range]) range++;
+            if (inSlice(token)) counts[range]++;
+            for (int i = 0; i < k; i++) {
+                if (i != min && has[i] && compareIndexKeys(idx, tokens, i, min) == 0) has[i] = nextKey(idx[i], tokens, i);
+            }
+            has[min] = nextKey(idx[min], tokens, min);
+        }
+        return counts;
+    }
+
+    private static boolean nextKey(IndexReader r, long[] tokens, int i) {
+        if (!r.hasNext()) return false;
+        r.next();
+        tokens[i] = Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength());
+        return true;
+    }
+
+    private static int compareIndexKeys(IndexReader[] idx, long[] tokens, int a, int b) {
+        int c = Long.compare(tokens[a], tokens[b]);
+        if (c != 0) return c;
+        IndexReader x = idx[a], y = idx[b];
+        return Arrays.compareUnsigned(x.bytes(), x.keyOffset(), x.keyOffset() + x.keyLength(),
+                y.bytes(), y.keyOffset(), y.keyOffset() + y.keyLength());
+    }
+
+    // ---- the run -------------------------------------------------------------------------------
+
+    private CompactionInput[] in;
+    private SerializationHeader header;
+    private ClusteringComparator comparator;
+    private RowMerger merger;
+    private TableDirectory outDir;
+    private long[] keysPerRange;
+    private final List<CompactionOutput> outputs = new ArrayList<>();
+    private CompactionOutput output;
+    private int range;
+    private Result result;
+
+    // Per partition.
+    private CompactionInput[] active;
+    private CompactionInput[] group;
+    private int[] groupSlot;
+    private boolean[] slotOpen;
+    private long[] slotOpenTs, slotOpenLdt;
+    private byte[] key = new byte[64];
+    private int keyLength;
+    private long partitionToken;
+    private long pdTs, pdLdt;
+    private DeletionTime partitionDeletionOut;
+    private RowBuffer rowBuffer, staticBuffer, emptyStatic;
+    private RowBuffer pendingStatic;
+    private boolean started;
+    private final ClusteringBuffer markerBound = new ClusteringBuffer(4);
+
+    /** Runs the compaction into {@code outDir} and publishes. On any failure nothing is published. */
+    public Result run(TableDirectory outDir) throws IOException {
+        try {
+            prepare(outDir);
+            return publish();
+        } finally {
+            close();
+        }
+    }
+
+    /**
+     * Merges everything into staged outputs and checks conservation; publishes nothing. Then
+     * {@link #publish} (all outputs, TOC.txt last each) or {@link #close} (removes them). Parallel
+     * compactors of disjoint slices prepare on their threads and publish only if every one succeeded.
+     */
+    public void prepare(TableDirectory outDir) throws IOException {
+        this.outDir = outDir;
+        result = new Result();
+        this.in = open();
+        for (SSTableFiles f : files) {
+            result.inputs.add(f.path(Component.DATA));
+            result.inputDataBytes += Files.size(f.path(Component.DATA));
+        }
+        header = outputHeader(schema, in);
+        keysPerRange = distinctKeysPerRange();
+        comparator = new ClusteringComparator(schema);
+        merger = new RowMerger(schema, in.length, options.nowSeconds, options.gcBefore);
+        int ck = schema.clusteringColumns().length;
+        int width = Math.max(schema.staticColumns().length, schema.regularColumns().length);
+        rowBuffer = new RowBuffer(ck, width);
+        staticBuffer = new RowBuffer(ck, width);
+        emptyStatic = new RowBuffer(ck, 1);
+        emptyStatic.clear(true);
+        active = new CompactionInput[in.length];
+        group = new CompactionInput[in.length];
+        groupSlot = new int[in.length];
+        slotOpen = new boolean[in.length];
+        slotOpenTs = new long[in.length];
+        slotOpenLdt = new long[in.length];
+        result.mergeCounts = new long[in.length + 1];
+
+        long t0 = System.nanoTime();
+        mergeAll();
+        result.mergeNanos = System.nanoTime() - t0;
+
+        // Conservation, before anything is published.
+        long read = 0;
+        for (CompactionInput c : in) {
+            read += c.cellsRead;
+            result.inputRows += c.rowsRead;
+        }
+        long written = 0;
+        for (CompactionOutput o : outputs) written += o.cellsWritten();
+        result.cellsRead = read;
+        result.cellsWritten = written;
+        result.cellsMergedAway = merger.mergedAway;
+        result.cellsPurged = merger.purged;
+        if (read != written + merger.mergedAway + merger.purged) {
+            throw new CompactionConservationException("compaction of " + files + " read " + read + " cells but wrote " + written
+                    + ", merged away " + merger.mergedAway + " and purged " + merger.purged);
+        }
+        for (CompactionOutput o : outputs) o.seal();
+        for (CompactionInput c : in) c.close();
+        prepared = true;
+    }
+
+    private boolean prepared;
+
+    /** Publishes every prepared output. REQUIRES: {@link #prepare} returned normally. */
+    public Result publish() throws IOException {
+        if (!prepared) throw new IllegalStateException("publish before a successful prepare");
+        for (CompactionOutput o : outputs) {
+            Path p;
+            try {
+                p = o.finish();
+            } catch (IOException e) {
+                throw o.wrap(e);
+            }
+            if (p != null) {
+                result.published.add(p);
+                result.outputPartitions += o.partitions;
+                result.outputRows += o.rows;
+                result.outputMarkers += o.markers;
+                result.outputDataBytes += o.fileBytes;
+                result.outputUncompressedBytes += o.uncompressedBytes;
+                result.ioCpuNanos += o.ioCpuNanos();
+                result.ioAllocatedBytes += o.ioAllocatedBytes();
+            }
+        }
+        return result;
+    }
+
+    /** Removes every output not published and closes the inputs. Never throws for an output. */
+    public void close() throws IOException {
+        for (CompactionOutput o : outputs) o.close();
+        if (in != null) {
+            for (CompactionInput c : in) {
+                if (c != null) c.close();
+            }
+        }
+    }
+
+    private void mergeAll() throws IOException {
+        final CompactionInput[] in = this.in;
+        for (CompactionInput c : in) c.advance();
+        final long hi = options.tokenHi;
+        while (true) {
+            int min = -1;
+            for (int i = 0; i < in.length; i++) {
+                if (in[i].state == SSTableCursor.PARTITION_START && in[i].token <= hi && (min < 0 || compareKeys(in[i], in[min]) < 0)) min = i;
+            }
+            if (min < 0) break;
+            int n = 0;
+            for (int i = 0; i < in.length; i++) {
+                if (in[i].state == SSTableCursor.PARTITION_START && in[i].token <= hi && (i == min || compareKeys(in[i], in[min]) == 0)) {
+                    active[n++] = in[i];
+                }
+            }
+            result.mergeCounts[n]++;
+            result.inputPartitions += n;
+            mergePartition(n);
+        }
+        for (CompactionInput c : in) {
+            if (c.state != SSTableCursor.END && !(c.state == SSTableCursor.PARTITION_START && c.token > hi)) {
+                throw new IllegalStateException("input " + c.files + " not read to the end of its slice");
+            }
+        }
+    }
+
+    private static int compareKeys(CompactionInput a, CompactionInput b) {
+        int c = Long.compare(a.token, b.token);
+        if (c != 0) return c;
+        SSTableCursor.Partition pa = a.cursor.partition(), pb = b.cursor.partition();
+        return Arrays.compareUnsigned(a.cursor.buffer(), pa.keyOffset(), pa.keyOffset() + pa.keyLength(),
+                b.cursor.buffer(), pb.keyOffset(), pb.keyOffset() + pb.keyLength());
+    }
+
+    private void mergePartition(int n) throws IOException {
+        final CompactionInput[] active = this.active;
+        // Key (copied: the window moves on) and the superseding partition deletion.
+        SSTableCursor.Partition p0 = active[0].cursor.partition();
+        keyLength = p0.keyLength();
+        if (key.length < keyLength) key = new byte[Math.max(keyLength, 2 * key.length)];
+        System.arraycopy(active[0].cursor.buffer(), p0.keyOffset(), key, 0, keyLength);
+        partitionToken = active[0].token;
+        long dts = RowMerger.LIVE_TS, dldt = RowMerger.LIVE_LDT;
+        for (int a = 0; a < n; a++) {
+            SSTableCursor.Partition p = active[a].cursor.partition();
+            if (RowMerger.supersedes(p.deletionTimestamp(), p.deletionLocalTime(), dts, dldt)) {
+                dts = p.deletionTimestamp();
+                dldt = p.deletionLocalTime();
+            }
+        }
+        pdTs = dts;
+        pdLdt = dldt;
+        boolean pdLive = dts == RowMerger.LIVE_TS && dldt == RowMerger.LIVE_LDT;
+        partitionDeletionOut = pdLive || merger.shouldPurge(dldt) ? DeletionTime.LIVE : DeletionTime.of(dts, dldt);
+        for (int a = 0; a < n; a++) active[a].advance();
+
+        // Static rows: Cassandra merges the static row of every input that holds the partition (an
+        // input whose header has no static column contributes an empty one), so its one-version
+        // shortcut applies only when a single input holds the partition.
+        pendingStatic = null;
+        int gs = 0;
+        for (int a = 0; a < n; a++) {
+            if (active[a].atStaticRow()) group[gs++] = active[a];
+        }
+        if (gs > 0 && header.hasStatics()) {
+            boolean single = n == 1 && pdLive;
+            if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
+        }
+        started = false;
+        // Written before the static rows' inputs advance: the merged static row points into their windows.
+        if (!partitionDeletionOut.isLive() || pendingStatic != null) start();
+        for (int g = 0; g < gs; g++) group[g].advance();
+
+        for (int a = 0; a < n; a++) slotOpen[a] = false;
+        long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT; // the merged stream's open deletion
+        while (true) {
+            int min = -1;
+            for (int a = 0; a < n; a++) {
+                int s = active[a].state;
+                if ((s == SSTableCursor.ROW || s == SSTableCursor.MARKER)
+                        && (min < 0 || comparator.compare(active[a].clustering, active[min].clustering) < 0)) min = a;
+            }
+            if (min < 0) break;
+            int g = 0;
+            for (int a = 0; a < n; a++) {
+                int s = active[a].state;
+                if ((s == SSTableCursor.ROW || s == SSTableCursor.MARKER)
+                        && (a == min || comparator.compare(active[a].clustering, active[min].clustering) == 0)) {
+                    group[g] = active[a];
+                    groupSlot[g++] = a;
+                }
+            }
+            if (active[min].state == SSTableCursor.MARKER) {
+                long prevTs = openTs, prevLdt = openLdt;
+                for (int i = 0; i < g; i++) {
+                    SSTableCursor.Marker m = group[i].cursor.marker();
+                    int slot = groupSlot[i];
+                    if (m.isBoundary()) {
+                        slotOpen[slot] = true;
+                        slotOpenTs[slot] = m.startDeletionTimestamp();
+                        slotOpenLdt[slot] = m.startDeletionLocalTime();
+                    } else if (m.isStart()) {
+                        slotOpen[slot] = true;
+                        slotOpenTs[slot] = m.deletionTimestamp();
+                        slotOpenLdt[slot] = m.deletionLocalTime();
+                    } else {
+                        slotOpen[slot] = false;
+                    }
+                }
+                int biggest = -1;
+                for (int a = 0; a < n; a++) {
+                    if (slotOpen[a] && (biggest < 0 || RowMerger.supersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
+                        biggest = a;
+                    }
+                }
+                if (biggest >= 0 && RowMerger.supersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
+                    openTs = slotOpenTs[biggest];
+                    openLdt = slotOpenLdt[biggest];
+                } else {
+                    openTs = RowMerger.LIVE_TS;
+                    openLdt = RowMerger.LIVE_LDT;
+                }
+                if (openTs != prevTs || openLdt != prevLdt) emitMarker(group[g - 1].clustering, prevTs, prevLdt, openTs, openLdt);
+            } else {
+                boolean openLive = openTs == RowMerger.LIVE_TS && openLdt == RowMerger.LIVE_LDT;
+                long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
+                boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
+                if (merger.merge(group, g, false, coverTs, coverLdt, g == 1 && coverLive, rowBuffer)) {
+                    if (!started) start();
+                    output.row(rowBuffer);
+                }
+            }
+            for (int i = 0; i < g; i++) group[i].advance();
+        }
+        if (started) {
+            try {
+                output.endPartition(key, keyLength);
+            } catch (IOException e) {
+                throw output.wrap(e);
+            }
+        }
+        for (int a = 0; a < n; a++) {
+            if (active[a].state != SSTableCursor.PARTITION_END) {
+                throw new IllegalStateException("partition of " + active[a].files + " did not end where expected");
+            }
+            active[a].advance();
+        }
+    }
+
+    /** The merged marker at {@code at} for an open deletion that changed from prev to next, purged. */
+    private void emitMarker(ClusteringBuffer at, long prevTs, long prevLdt, long nextTs, long nextLdt) throws IOException {
+        boolean prevLive = prevTs == RowMerger.LIVE_TS && prevLdt == RowMerger.LIVE_LDT;
+        boolean nextLive = nextTs == RowMerger.LIVE_TS && nextLdt == RowMerger.LIVE_LDT;
+        boolean before = ClusteringBound.comparedToClustering(at.kind()) < 0;
+        boolean purgeEnd = !prevLive && merger.shouldPurge(prevLdt);
+        boolean purgeStart = !nextLive && merger.shouldPurge(nextLdt);
+        byte kind;
+        if (prevLive) {
+            if (purgeStart) return;
+            kind = before ? ClusteringBound.INCL_START_BOUND : ClusteringBound.EXCL_START_BOUND;
+        } else if (nextLive) {
+            if (purgeEnd) return;
+            kind = before ? ClusteringBound.EXCL_END_BOUND : ClusteringBound.INCL_END_BOUND;
+        } else if (purgeEnd && purgeStart) {
+            return;
+        } else if (purgeEnd) {
+            kind = before ? ClusteringBound.INCL_START_BOUND : ClusteringBound.EXCL_START_BOUND;
+        } else if (purgeStart) {
+            kind = before ? ClusteringBound.EXCL_END_BOUND : ClusteringBound.INCL_END_BOUND;
+        } else {
+            kind = before ? ClusteringBound.EXCL_END_INCL_START_BOUNDARY : ClusteringBound.INCL_END_EXCL_START_BOUNDARY;
+        }
+        markerBound.copyFrom(at);
+        markerBound.setKind(kind);
+        if (!started) start();
+        output.marker(markerBound, prevTs, prevLdt, nextTs, nextLdt);
+    }
+
+    /** Writes the partition header (and static row) into the output that owns this token, switching outputs as needed. */
+    private void start() throws IOException {
+        long[] splits = options.splitTokens;
+        boolean newRange = false;
+        while (range < splits.length && partitionToken >= splits[range]) {
+            range++;
+            newRange = true;
+        }
+        if (output != null && (newRange || (options.maxSSTableBytes > 0 && output.dataPosition() >= options.maxSSTableBytes))) {
+            output.seal();
+            output = null;
+        }
+        if (output == null) {
+            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined);
+            outputs.add(output);
+        }
+        try {
+            output.beginPartition(key, keyLength, partitionDeletionOut, pendingStatic, emptyStatic);
+        } catch (IOException e) {
+            throw output.wrap(e);
+        }
+        started = true;
+    }
+}

@@ -1,0 +1,324 @@
+package dev.flushline.compaction;
+
+import dev.flushline.data.Cell;
+import dev.flushline.data.RowBuffer;
+import dev.flushline.data.Rows;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.CqlType;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.SSTableCursor;
+
+/**
+ * Merges the versions of one row (same clustering, or the static rows of one partition) from
+ * several inputs into a {@link RowBuffer}, then purges it, following Cassandra 5.0.5:
+ *
+ * <ul>
+ * <li>Merge (Row.Merger): a single version under no covering deletion is taken as it is. Otherwise
+ *     the superseding liveness (LivenessInfo.supersedes) and row deletion (DeletionTime.supersedes)
+ *     win; a row deletion that does not supersede the covering (partition or range) deletion is
+ *     dropped, else it becomes the covering one; it removes the liveness and every cell with
+ *     {@code timestamp <= markedForDeleteAt}. Per simple column the surviving versions reconcile
+ *     (Cells.reconcile). Per complex column the superseding complex deletion is kept only if it
+ *     supersedes the covering deletion, and then covers the column's cells instead; cells merge by
+ *     path (the collection's path order) and reconcile.</li>
+ * <li>Purge (PurgeFunction, Row.purge, Cell.purge): a deletion, tombstone or expired liveness whose
+ *     local deletion time is before {@code gcBefore} goes. An expired TTL cell ({@code now >=
+ *     localExpirationTime}) is purged if its expiration time is before gcBefore, else it becomes a
+ *     tombstone with {@code ldt = expiration - ttl} (the write time), which is purged in turn if that
+ *     is before gcBefore. In a major compaction every sstable takes part, so nothing outside can
+ *     hold older data and Cassandra's max-purgeable-timestamp check always passes.</li>
+ * </ul>
+ *
+ * <p>Values are never copied: the RowBuffer points into the cursors' windows, valid until the
+ * inputs advance. Counts of cells merged away (lost a reconciliation or shadowed) and purged feed
+ * the compaction's conservation check.
+ *
+ * <p>Hot path: no allocation; scratch arrays are sized for the number of inputs.
+ * Thread safety: none; one per compaction thread.
+ */
+final class RowMerger {
+    static final long LIVE_TS = Long.MIN_VALUE, LIVE_LDT = Long.MAX_VALUE;
+    private static final int EXPIRED_LIVENESS_TTL = Integer.MAX_VALUE;
+
+    private final long nowSeconds;
+    private final long gcBefore;
+    private final int staticComplexStart, regularComplexStart;
+    private final CqlType[] staticPathType, regularPathType;
+
+    // Per source (index into the versions array): the next column and the next cell of a complex column.
+    private final int[] col;
+    private final int[] cellAt;
+    private final int[] cellEnd;
+    private final boolean[] inColumn;
+
+    long mergedAway;
+    long purged;
+
+    RowMerger(TableSchema schema, int maxSources, long nowSeconds, long gcBefore) {
+        this.nowSeconds = nowSeconds;
+        this.gcBefore = gcBefore;
+        this.staticComplexStart = schema.staticComplexStart();
+        this.regularComplexStart = schema.regularComplexStart();
+        this.staticPathType = pathTypes(schema.staticColumns());
+        this.regularPathType = pathTypes(schema.regularColumns());
+        this.col = new int[maxSources];
+        this.cellAt = new int[maxSources];
+        this.cellEnd = new int[maxSources];
+        this.inColumn = new boolean[maxSources];
+    }
+
+    private static CqlType[] pathTypes(ColumnMetadata[] cols) {
+        CqlType[] out = new CqlType[cols.length];
+        for (int i = 0; i < cols.length; i++) out[i] = cols[i].isComplex() ? Rows.pathType(cols[i]) : null;
+        return out;
+    }
+
+    boolean shouldPurge(long localDeletionTime) {
+        return localDeletionTime < gcBefore;
+    }
+
+    static boolean supersedes(long ts1, long ldt1, long ts2, long ldt2) {
+        return ts1 > ts2 || (ts1 == ts2 && ldt1 > ldt2);
+    }
+
+    static boolean livenessSupersedes(long ts1, int ttl1, long exp1, long ts2, int ttl2, long exp2) {
+        if (ts1 != ts2) return ts1 > ts2;
+        boolean x1 = ttl1 == EXPIRED_LIVENESS_TTL, x2 = ttl2 == EXPIRED_LIVENESS_TTL;
+        if (x1 != x2) return x1;
+        boolean e1 = ttl1 != Cell.NO_TTL, e2 = ttl2 != Cell.NO_TTL;
+        if (e1 == e2) return exp1 > exp2 || (exp1 == exp2 && ttl1 < ttl2);
+        return e1;
+    }
+
+    /**
+     * Merges the current rows of {@code sources[0..n)} into {@code out} and purges it.
+     * {@code activeTs/activeLdt}: the covering deletion (partition or open range tombstone).
+     * {@code single}: Cassandra's shortcut applies (one version, nothing covering), so the version is
+     * taken unmerged. Returns false if nothing is left of the row (out is then meaningless).
+     */
+    boolean merge(CompactionInput[] sources, int n, boolean isStatic, long activeTs, long activeLdt, boolean single, RowBuffer out) {
+        out.clear(isStatic);
+        if (!isStatic) out.clustering().copyFrom(sources[0].clustering);
+
+        // Liveness and row deletion.
+        long lts = Cell.NO_TIMESTAMP, lexp = Cell.NO_DELETION_TIME;
+        int lttl = Cell.NO_TTL;
+        long dts = LIVE_TS, dldt = LIVE_LDT;
+        for (int s = 0; s < n; s++) {
+            SSTableCursor.Row r = sources[s].cursor.row();
+            if (r.hasLiveness() && livenessSupersedes(r.livenessTimestamp(), r.livenessTtl(), r.livenessExpirationTime(), lts, lttl, lexp)) {
+                lts = r.livenessTimestamp();
+                lttl = r.livenessTtl();
+                lexp = r.livenessExpirationTime();
+            }
+            if (supersedes(r.deletionTimestamp(), r.deletionLocalTime(), dts, dldt)) {
+                dts = r.deletionTimestamp();
+                dldt = r.deletionLocalTime();
+            }
+        }
+        if (!single) {
+            if (supersedes(dts, dldt, activeTs, activeLdt)) {
+                activeTs = dts;
+                activeLdt = dldt;
+            } else {
+                dts = LIVE_TS;
+                dldt = LIVE_LDT;
+            }
+            if (lts != Cell.NO_TIMESTAMP && lts <= activeTs) {
+                lts = Cell.NO_TIMESTAMP;
+                lttl = Cell.NO_TTL;
+                lexp = Cell.NO_DELETION_TIME;
+            }
+        } else {
+            activeTs = LIVE_TS; // taken as it is: not even the row's own deletion filters it
+        }
+        // Purge liveness and deletion.
+        if (lts != Cell.NO_TIMESTAMP && lttl != Cell.NO_TTL && nowSeconds >= lexp && shouldPurge(lexp)) {
+            lts = Cell.NO_TIMESTAMP;
+            lttl = Cell.NO_TTL;
+            lexp = Cell.NO_DELETION_TIME;
+        }
+        if (dts != LIVE_TS && shouldPurge(dldt)) {
+            dts = LIVE_TS;
+            dldt = LIVE_LDT;
+        }
+        out.setLiveness(lts, lttl, lexp);
+        out.setDeletion(dts, dldt);
+
+        // Columns, in table position order across the versions.
+        final int complexStart = isStatic ? staticComplexStart : regularComplexStart;
+        final CqlType[] pathType = isStatic ? staticPathType : regularPathType;
+        for (int s = 0; s < n; s++) col[s] = 0;
+        while (true) {
+            int p = Integer.MAX_VALUE;
+            for (int s = 0; s < n; s++) {
+                CompactionInput in = sources[s];
+                SSTableCursor.Row r = in.cursor.row();
+                if (col[s] < r.columnCount()) p = Math.min(p, in.position(r, col[s]));
+            }
+            if (p == Integer.MAX_VALUE) break;
+            for (int s = 0; s < n; s++) {
+                CompactionInput in = sources[s];
+                SSTableCursor.Row r = in.cursor.row();
+                inColumn[s] = col[s] < r.columnCount() && in.position(r, col[s]) == p;
+            }
+            if (p < complexStart) {
+                mergeSimple(sources, n, p, activeTs, out);
+            } else {
+                mergeComplex(sources, n, p, pathType[p], activeTs, activeLdt, single, out);
+            }
+            for (int s = 0; s < n; s++) {
+                if (inColumn[s]) col[s]++;
+            }
+        }
+        return !out.isEmpty();
+    }
+
+    private void mergeSimple(CompactionInput[] sources, int n, int p, long activeTs, RowBuffer out) {
+        int best = -1, bestK = -1;
+        for (int s = 0; s < n; s++) {
+            if (!inColumn[s]) continue;
+            SSTableCursor.Row r = sources[s].cursor.row();
+            int k = r.firstCell(col[s]);
+            if (r.cell(k).timestamp() <= activeTs) {
+                mergedAway++;
+                continue;
+            }
+            if (best < 0) {
+                best = s;
+                bestK = k;
+            } else {
+                mergedAway++;
+                if (!firstWins(sources[best].cursor, bestK, sources[s].cursor, k)) {
+                    best = s;
+                    bestK = k;
+                }
+            }
+        }
+        if (best < 0) return;
+        out.beginColumn(p, false, LIVE_TS, LIVE_LDT);
+        addPurged(sources[best].cursor, bestK, false, out);
+        out.endColumn();
+    }
+
+    private void mergeComplex(CompactionInput[] sources, int n, int p, CqlType pathType, long activeTs, long activeLdt,
+                              boolean single, RowBuffer out) {
+        long cts = LIVE_TS, cldt = LIVE_LDT;
+        for (int s = 0; s < n; s++) {
+            if (!inColumn[s]) continue;
+            SSTableCursor.Row r = sources[s].cursor.row();
+            int j = col[s];
+            if (supersedes(r.complexDeletionTimestamp(j), r.complexDeletionLocalTime(j), cts, cldt)) {
+                cts = r.complexDeletionTimestamp(j);
+                cldt = r.complexDeletionLocalTime(j);
+            }
+            cellAt[s] = r.firstCell(j);
+            cellEnd[s] = cellAt[s] + r.cellCount(j);
+        }
+        long cellActiveTs;
+        if (single) {
+            cellActiveTs = LIVE_TS;
+        } else if (supersedes(cts, cldt, activeTs, activeLdt)) {
+            cellActiveTs = cts;
+        } else {
+            cellActiveTs = activeTs;
+            cts = LIVE_TS;
+            cldt = LIVE_LDT;
+        }
+        if (cts != LIVE_TS && shouldPurge(cldt)) {
+            cts = LIVE_TS;
+            cldt = LIVE_LDT;
+        }
+        out.beginColumn(p, true, cts, cldt);
+        while (true) {
+            // The smallest path among the versions' next cells.
+            int min = -1;
+            for (int s = 0; s < n; s++) {
+                if (!inColumn[s] || cellAt[s] == cellEnd[s]) continue;
+                if (min < 0 || comparePaths(pathType, sources[s].cursor, cellAt[s], sources[min].cursor, cellAt[min]) < 0) min = s;
+            }
+            if (min < 0) break;
+            int best = -1, bestK = -1;
+            SSTableCursor minCursor = sources[min].cursor;
+            int minK = cellAt[min];
+            for (int s = 0; s < n; s++) {
+                if (!inColumn[s] || cellAt[s] == cellEnd[s]) continue;
+                SSTableCursor c = sources[s].cursor;
+                int k = cellAt[s];
+                if (s != min && comparePaths(pathType, c, k, minCursor, minK) != 0) continue;
+                cellAt[s]++;
+                if (c.row().cell(k).timestamp() <= cellActiveTs) {
+                    mergedAway++;
+                    continue;
+                }
+                if (best < 0) {
+                    best = s;
+                    bestK = k;
+                } else {
+                    mergedAway++;
+                    if (!firstWins(sources[best].cursor, bestK, c, k)) {
+                        best = s;
+                        bestK = k;
+                    }
+                }
+            }
+            if (best >= 0) addPurged(sources[best].cursor, bestK, true, out);
+        }
+        out.endColumn();
+    }
+
+    private static int comparePaths(CqlType type, SSTableCursor a, int ka, SSTableCursor b, int kb) {
+        SSTableCursor.Cell ca = a.row().cell(ka);
+        int aOff = ca.pathOffset(), aLen = ca.pathLength();
+        SSTableCursor.Cell cb = b.row().cell(kb);
+        return type.compare(a.buffer(), aOff, aLen, b.buffer(), cb.pathOffset(), cb.pathLength());
+    }
+
+    /** Cells.reconcile(first, second) == first: the later timestamp, then tombstones, then expiry, then value bytes. */
+    private static boolean firstWins(SSTableCursor a, int ka, SSTableCursor b, int kb) {
+        SSTableCursor.Cell ca = a.row().cell(ka);
+        long ts1 = ca.timestamp(), ldt1 = ca.localDeletionTime();
+        int ttl1 = ca.ttl(), off1 = ca.valueOffset(), len1 = ca.valueLength();
+        SSTableCursor.Cell cb = b.row().cell(kb);
+        long ts2 = cb.timestamp(), ldt2 = cb.localDeletionTime();
+        int ttl2 = cb.ttl();
+        if (ts1 != ts2) return ts1 > ts2;
+        boolean dead1 = ldt1 != Cell.NO_DELETION_TIME, dead2 = ldt2 != Cell.NO_DELETION_TIME;
+        if (dead1 | dead2) {
+            if (dead1 != dead2) return dead1;
+            boolean tomb1 = ttl1 == Cell.NO_TTL, tomb2 = ttl2 == Cell.NO_TTL;
+            if (tomb1 != tomb2) return tomb1;
+            if (ldt1 != ldt2) return ldt1 > ldt2;
+            if (!tomb1 && ttl1 != ttl2) return ttl1 < ttl2;
+        }
+        return java.util.Arrays.compareUnsigned(a.buffer(), off1, off1 + len1, b.buffer(), cb.valueOffset(), cb.valueOffset() + cb.valueLength()) >= 0;
+    }
+
+    /** Adds the winning cell to the open column, purged: kept, turned into a tombstone, or dropped. */
+    private void addPurged(SSTableCursor c, int k, boolean complex, RowBuffer out) {
+        SSTableCursor.Cell cell = c.row().cell(k);
+        long ts = cell.timestamp(), ldt = cell.localDeletionTime();
+        int ttl = cell.ttl();
+        byte[] buf = c.buffer();
+        int pathOff = complex ? cell.pathOffset() : 0, pathLen = complex ? cell.pathLength() : 0;
+        boolean live = ldt == Cell.NO_DELETION_TIME || (ttl != Cell.NO_TTL && nowSeconds < ldt);
+        if (live) {
+            out.addCell(ts, ttl, ldt, buf, pathOff, pathLen, buf, cell.valueOffset(), cell.valueLength());
+            return;
+        }
+        if (shouldPurge(ldt)) {
+            purged++;
+            return;
+        }
+        if (ttl != Cell.NO_TTL) {
+            long tombstoneLdt = ldt - ttl; // an expired cell is a tombstone from its write time
+            if (shouldPurge(tombstoneLdt)) {
+                purged++;
+                return;
+            }
+            out.addCell(ts, Cell.NO_TTL, tombstoneLdt, buf, pathOff, pathLen, buf, 0, 0);
+            return;
+        }
+        out.addCell(ts, ttl, ldt, buf, pathOff, pathLen, buf, cell.valueOffset(), cell.valueLength());
+    }
+}
