@@ -171,21 +171,25 @@ public final class FlushlineSSTableWriter implements Closeable {
         } catch (ValueException e) {
             throw new IllegalArgumentException("row " + row + ": " + e.getMessage(), e);
         }
-        rows = row;
-        if (op == null) return this; // every value unset: the statement changes nothing
+        if (op == null) { // every value unset: the statement changes nothing
+            rows = row;
+            return this;
+        }
         Mutation m;
         try {
             m = decoder.decode(op);
         } catch (OperationDecoder.BadOperation e) {
             throw new IllegalArgumentException("row " + row + ": " + e.getMessage(), e);
         }
-        if (m == null) return this;
-        try {
-            flusher.apply(m.update());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while adding row " + row);
+        if (m != null) {
+            try {
+                flusher.apply(m.update());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while adding row " + row);
+            }
         }
+        rows = row;
         return this;
     }
 
