@@ -279,8 +279,60 @@ public final class ModificationStatement {
                             + ") is missing from the INSERT");
                 }
             }
+            checkInsertKey(cols, valuesToken);
             Term[] attrs = using(true);
             return new ModificationStatement(schema, Kind.INSERT, markers, cols, vals, List.of(), List.of(), attrs[0], attrs[1]);
+        }
+
+        /**
+         * As CQL: every clustering column, unless the INSERT names none and sets static columns
+         * only (then it writes the static row alone).
+         */
+        private void checkInsertKey(List<ColumnMetadata> cols, Token at) {
+            ColumnMetadata[] ck = schema.clusteringColumns();
+            int named = 0;
+            ColumnMetadata missing = null;
+            for (ColumnMetadata c : ck) {
+                if (cols.contains(c)) named++;
+                else if (missing == null) missing = c;
+            }
+            if (missing == null) return;
+            boolean staticOnly = named == 0;
+            boolean anyStatic = false;
+            for (ColumnMetadata c : cols) {
+                if (c.role() == ColumnMetadata.Role.REGULAR) staticOnly = false;
+                if (c.role() == ColumnMetadata.Role.STATIC) anyStatic = true;
+            }
+            if (staticOnly && anyStatic) return;
+            throw CqlParser.error(at, "clustering column '" + missing.name() + "' (" + missing.type() + ") is missing from the INSERT"
+                    + (named == 0 ? " (an INSERT without clustering columns may set static columns only)" : ""));
+        }
+
+        /**
+         * As CQL: writing a regular column needs the full primary key by '='; writing static
+         * columns only takes the partition key alone. {@code what} names the statement ("an UPDATE").
+         */
+        private void checkWriteKey(List<ColumnMetadata> written, List<Relation> where, Token at, String what) {
+            boolean regular = schema.clusteringColumns().length == 0;
+            for (ColumnMetadata c : written) regular |= c.role() == ColumnMetadata.Role.REGULAR;
+            for (Relation r : where) {
+                if (r.column.role() != ColumnMetadata.Role.CLUSTERING) continue;
+                if (!regular) {
+                    throw CqlParser.error(at, what + " of static columns only takes the partition key, not clustering column '"
+                            + r.column.name() + "' (CQL refuses it too)");
+                }
+                if (r.operator != Operator.EQ) {
+                    throw CqlParser.error(at, what + " of columns needs '=' on clustering column '" + r.column.name()
+                            + "', not '" + r.operator.symbol + "' (CQL has no range deletion of columns)");
+                }
+            }
+            if (!regular) return;
+            for (ColumnMetadata c : schema.clusteringColumns()) {
+                if (find(where, c, true) == null) {
+                    throw CqlParser.error(at, "clustering column '" + c.name() + "' (" + c.type() + ") is missing from WHERE; "
+                            + what + " of regular columns needs the full primary key");
+                }
+            }
         }
 
         private ModificationStatement update() {
@@ -342,7 +394,11 @@ public final class ModificationStatement {
                 }
                 break;
             }
+            Token whereAt = peek();
             List<Relation> where = where(false);
+            List<ColumnMetadata> setColumns = new ArrayList<>();
+            for (Assignment a : assignments) setColumns.add(a.column);
+            checkWriteKey(setColumns, where, whereAt, "an UPDATE");
             return new ModificationStatement(schema, Kind.UPDATE, markers, List.of(), List.of(), assignments, where, attrs[0], attrs[1]);
         }
 
@@ -370,7 +426,9 @@ public final class ModificationStatement {
             expectKeyword("from");
             tableName();
             Term[] attrs = using(false);
+            Token whereAt = peek();
             List<Relation> where = where(true);
+            if (!cols.isEmpty()) checkWriteKey(cols, where, whereAt, "a DELETE");
             return new ModificationStatement(schema, Kind.DELETE, markers, cols, List.of(), List.of(), where, attrs[0], null);
         }
 

@@ -39,9 +39,9 @@ class ModificationStatementTest {
         assertTrue(u.assignments().get(2).append);
 
         ModificationStatement d = ModificationStatement.parse(
-                "DELETE v, m FROM ks.t USING TIMESTAMP ? WHERE pk = ? AND pk2 = ? AND ck = ? AND ck2 > ? AND ck2 <= ?", T);
+                "DELETE FROM ks.t USING TIMESTAMP ? WHERE pk = ? AND pk2 = ? AND ck = ? AND ck2 > ? AND ck2 <= ?", T);
         assertEquals(List.of("[timestamp] (bigint)", "pk (int)", "pk2 (text)", "ck (timestamp)", "ck2 (int)", "ck2 (int)"), markers(d));
-        assertEquals(2, d.columns().size());
+        assertEquals(0, d.columns().size());
         assertEquals(ModificationStatement.Operator.GT, d.where().get(3).operator);
         assertEquals(ModificationStatement.Operator.LE, d.where().get(4).operator);
     }
@@ -57,10 +57,17 @@ class ModificationStatementTest {
                 {"DELETE m[?] FROM ks.t WHERE pk = ? AND pk2 = ?", "deleting a collection element"},
                 {"INSERT INTO ks.t (pk, pk2, l) VALUES (?, ?, [1, 2])", "collection and tuple literals are not supported"},
                 {"INSERT INTO ks.t (pk, pk2) VALUES (?)", "2 columns named but 1 values given"},
+                {"INSERT INTO ks.t (pk, pk2, s) VALUES (?, ?)", "3 columns named but 2 values given"},
                 {"INSERT INTO ks.t (pk2, v) VALUES (?, ?)", "partition key column 'pk' (int) is missing from the INSERT"},
                 {"INSERT INTO ks.t JSON ?", "expected '(', found 'json'"},
                 {"DELETE FROM ks.t WHERE pk = ? AND pk2 = ? AND ck = ? AND ck = ?", "column 'ck' is restricted twice"},
-                {"INSERT INTO ks.t (pk, pk2) VALUES (?, ?) extra", "line 1, column 42: unexpected 'extra' after the statement"},
+                {"INSERT INTO ks.t (pk, pk2, v) VALUES (?, ?, ?)", "clustering column 'ck' (timestamp) is missing from the INSERT"},
+                {"INSERT INTO ks.t (pk, pk2, ck, s) VALUES (?, ?, ?, ?)", "clustering column 'ck2' (int) is missing from the INSERT"},
+                {"UPDATE ks.t SET v = ? WHERE pk = ? AND pk2 = ? AND ck = ?", "clustering column 'ck2' (int) is missing from WHERE"},
+                {"UPDATE ks.t SET s = ? WHERE pk = ? AND pk2 = ? AND ck = ?", "static columns only takes the partition key"},
+                {"DELETE v FROM ks.t WHERE pk = ? AND pk2 = ? AND ck = ? AND ck2 > ?", "needs '=' on clustering column 'ck2'"},
+                {"DELETE v FROM ks.t WHERE pk = ? AND pk2 = ?", "clustering column 'ck' (timestamp) is missing from WHERE"},
+                {"INSERT INTO ks.t (pk, pk2, s) VALUES (?, ?, ?) extra", "line 1, column 48: unexpected 'extra' after the statement"},
         };
         for (String[] c : cases) {
             try {
@@ -78,7 +85,8 @@ class ModificationStatementTest {
         String[] valid = {
                 "INSERT INTO ks.t (pk, pk2, ck, ck2, v, l) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ? AND TTL 5",
                 "UPDATE ks.t USING TTL ? SET v = ?, l = l + ?, m += ? WHERE pk = ? AND pk2 = ? AND ck = ? AND ck2 = ?",
-                "DELETE v, l FROM ks.t USING TIMESTAMP ? WHERE pk = ? AND pk2 = ? AND ck = ? AND ck2 >= ? AND ck2 < ?",
+                "DELETE v, l FROM ks.t USING TIMESTAMP ? WHERE pk = ? AND pk2 = ? AND ck = ? AND ck2 = ?",
+                "DELETE FROM ks.t USING TIMESTAMP ? WHERE pk = ? AND pk2 = ? AND ck = ? AND ck2 >= ? AND ck2 < ?",
         };
         String alphabet = "?:=+-<>(),.;' \"\n0123456789abcdefxyzSETWHEREANDIN[]{}";
         long seed = 20261201;
