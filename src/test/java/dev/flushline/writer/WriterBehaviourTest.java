@@ -105,6 +105,33 @@ class WriterBehaviourTest {
     }
 
     @Test
+    void aSmallBufferFlushesInTheBackgroundAndLosesNothing() throws Exception {
+        CassandraOracle.init();
+        Path theirs = Files.createDirectories(tmp.resolve("c-buf"));
+        Path ours = Files.createDirectories(tmp.resolve("f-buf"));
+        String text = "y".repeat(2000);
+        int sstables;
+        try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(TABLE).using(INSERT).build();
+             FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(TABLE).using(INSERT)
+                     .withBufferSizeInMiB(1).build()) {
+            for (int pk = 0; pk < 5000; pk++) { // about 10 MiB of rows, each partition once
+                c.addRow(pk, pk % 7, text + pk, 3L);
+                f.addRow(pk, pk % 7, text + pk, 3L);
+            }
+            f.close();
+            sstables = f.dataFiles().size();
+        }
+        assertTrue(sstables >= 5, "a 1 MiB buffer over ~10 MiB of rows flushed " + sstables + " times");
+        List<Partition> expected = new ArrayList<>(CassandraReader.readAll(theirs, TABLE));
+        List<Partition> actual = new ArrayList<>(CassandraReader.readAll(ours, TABLE));
+        java.util.Comparator<Partition> byToken = java.util.Comparator.comparingLong(
+                p -> dev.flushline.data.PartitionKey.of(p.key().toArray()).token());
+        expected.sort(byToken);
+        actual.sort(byToken);
+        assertEquals(expected, actual);
+    }
+
+    @Test
     void withoutMaxSizeOneFlushIsOneSSTable() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("one"));
         try (FlushlineSSTableWriter w = FlushlineSSTableWriter.builder().inDirectory(dir.toFile()).forTable(TABLE).using(INSERT).build()) {
