@@ -20,8 +20,10 @@ import java.util.UUID;
  * input model of {@link ValueCodec}, so that one encoder serves JSON operations and the Java API
  * alike. Each native value becomes the literal text that {@link ValueCodec} parses back exactly
  * (a raw day number for a date, nanoseconds for a time, milliseconds for a timestamp, {@code 0x}
- * hex for a blob, the shortest round-trip text for a float or double, every digit and the scale
- * of a decimal); a collection becomes a List or a Map with literal keys.
+ * hex for a blob, every digit and the scale of a decimal); a float or double stays a Float or
+ * Double (its raw bits are written); a collection becomes a List or a Map with literal keys (a
+ * float or double map key goes through its shortest round-trip text, which keeps every value
+ * but a NaN's payload).
  *
  * <p>The Java classes accepted per type, strictly (an Integer for a bigint is refused, as the
  * driver refuses it): int Integer, bigint Long, smallint Short, tinyint Byte, float Float,
@@ -49,7 +51,7 @@ public final class JavaValues {
                 List<Object> out = new ArrayList<>(c.size());
                 for (Object e : c) {
                     if (e == null) throw new ValueException("null is not allowed inside a " + type + " (in " + describe(value) + ")");
-                    out.add(literal(type.elementType(), e));
+                    out.add(nativeValue(type.elementType(), e));
                 }
                 return out;
             }
@@ -61,13 +63,24 @@ public final class JavaValues {
                     if (e.getKey() == null) throw new ValueException("null is not allowed as a key of a " + type);
                     if (e.getValue() == null) throw new ValueException("null is not allowed as a value of a " + type);
                     // Distinct Java keys have distinct literals for every key type, so no entry is lost here.
-                    out.put(literal(type.elementType(), e.getKey()), literal(type.valueType(), e.getValue()));
+                    out.put(literal(type.elementType(), e.getKey()), nativeValue(type.valueType(), e.getValue()));
                 }
                 return out;
             }
             default:
-                return literal(type, value);
+                return nativeValue(type, value);
         }
+    }
+
+    /**
+     * A native value for ValueCodec: the literal text, but a float or double stays a Float or
+     * Double, whose raw bits ValueCodec writes (a NaN keeps its sign and payload, as the driver
+     * writes it; text would turn it into the canonical NaN).
+     */
+    private static Object nativeValue(CqlType t, Object v) {
+        if (t.kind() == CqlType.Kind.FLOAT && v instanceof Float) return v;
+        if (t.kind() == CqlType.Kind.DOUBLE && v instanceof Double) return v;
+        return literal(t, v);
     }
 
     /** The literal text of a native value; REQUIRES: value != null. */

@@ -69,6 +69,8 @@ class WriterOracleTest {
     @TempDir
     Path tmp;
 
+    private int runs;
+
     // ---- values
 
     /** A random value of the column's type, as the Java driver maps it; edge values included. */
@@ -81,8 +83,8 @@ class WriterOracleTest {
             case "c_date": return LocalDate.ofEpochDay(r.nextInt(200_000) - 100_000);
             case "c_decimal": return pick(r, new BigDecimal("1.10"), new BigDecimal("-0.000"), new BigDecimal("1E+30"),
                     new BigDecimal(new BigInteger(100, r), r.nextInt(20) - 10));
-            case "c_double": return pick(r, Double.NaN, -0.0, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, r.nextDouble() * 1e10);
-            case "c_float": return pick(r, Float.NaN, -0.0f, Float.POSITIVE_INFINITY, Float.MAX_VALUE, r.nextFloat());
+            case "c_double": return pick(r, Double.NaN, Double.longBitsToDouble(0xFFF0_0000_0000_0123L), -0.0, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, r.nextDouble() * 1e10);
+            case "c_float": return pick(r, Float.NaN, Float.intBitsToFloat(0xFFC0_0001), -0.0f, Float.POSITIVE_INFINITY, Float.MAX_VALUE, r.nextFloat());
             case "c_inet": return inet(r);
             case "c_int": return pick(r, Integer.MIN_VALUE, Integer.MAX_VALUE, 0, r.nextInt());
             case "c_smallint": return (short) r.nextInt();
@@ -157,8 +159,10 @@ class WriterOracleTest {
         boolean frozen = FixedClock.installIfPossible();
         CassandraOracle.init();
         for (int attempt = 0; ; attempt++) {
-            Path theirs = Files.createDirectories(tmp.resolve("c" + attempt));
-            Path ours = Files.createDirectories(tmp.resolve("f" + attempt));
+            // fresh directories for every attempt of every comparison: a retried attempt leaves files behind
+            int run = runs++;
+            Path theirs = Files.createDirectories(tmp.resolve("c" + run));
+            Path ours = Files.createDirectories(tmp.resolve("f" + run));
             long beforeMillis = Clock.Global.currentTimeMillis();
             long before = beforeMillis / 1000;
             try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(TABLE).using(statement).build()) {
