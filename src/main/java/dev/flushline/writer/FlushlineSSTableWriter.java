@@ -6,6 +6,7 @@ import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.ops.OperationDecoder;
+import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.JavaValues;
 import dev.flushline.schema.ModificationStatement;
@@ -30,7 +31,9 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Writes sstables of one table from rows of Java values, one CQL modification statement applied
@@ -98,8 +101,8 @@ public final class FlushlineSSTableWriter implements Closeable {
         this.markers = statement.markers();
         this.fixedNowMillis = b.nowMillis;
         boolean namesClustering = false;
-        for (dev.flushline.schema.ColumnMetadata c : statement.columns()) {
-            namesClustering |= c.role() == dev.flushline.schema.ColumnMetadata.Role.CLUSTERING;
+        for (ColumnMetadata c : statement.columns()) {
+            namesClustering |= c.role() == ColumnMetadata.Role.CLUSTERING;
         }
         this.staticOnly = statement.kind() == ModificationStatement.Kind.INSERT && !namesClustering
                 && schema.clusteringColumns().length > 0;
@@ -193,7 +196,7 @@ public final class FlushlineSSTableWriter implements Closeable {
         return this;
     }
 
-    /** Marker {@code i}'s value in the codec's input model, or {@link #UNSET_VALUE}; null stays null. */
+    /** A term's value in the codec's input model, or {@link #UNSET_VALUE}; null stays null. */
     private Object value(Object[] bound, Term t) {
         if (!t.isMarker()) return t.literal;
         Object v = bound[t.markerIndex];
@@ -210,7 +213,7 @@ public final class FlushlineSSTableWriter implements Closeable {
     /** The operation of the statement with these values, in the operations model; null if it changes nothing. */
     private Map<String, Object> operation(Object[] bound, long nowMicros) {
         Map<String, Object> op = new LinkedHashMap<>();
-        op.put("op", statement.kind().name().toLowerCase(java.util.Locale.ROOT));
+        op.put("op", statement.kind().name().toLowerCase(Locale.ROOT));
         op.put("timestamp", timestamp(bound, nowMicros));
         if (statement.ttl() != null) {
             Object ttl = value(bound, statement.ttl());
@@ -224,7 +227,7 @@ public final class FlushlineSSTableWriter implements Closeable {
             case INSERT: {
                 Map<String, Object> values = new LinkedHashMap<>();
                 for (int i = 0; i < statement.columns().size(); i++) {
-                    dev.flushline.schema.ColumnMetadata c = statement.columns().get(i);
+                    ColumnMetadata c = statement.columns().get(i);
                     Object v = value(bound, statement.values().get(i));
                     if (v == UNSET_VALUE) {
                         if (isKey(c)) throw new ValueException("column '" + c.name() + "' (" + c.type() + "): a primary key value may not be unset");
@@ -268,7 +271,7 @@ public final class FlushlineSSTableWriter implements Closeable {
                 if (rangeColumn != null) op.put("range", Map.of(rangeColumn, range));
                 if (!statement.columns().isEmpty()) {
                     List<Object> names = new ArrayList<>(statement.columns().size());
-                    for (dev.flushline.schema.ColumnMetadata c : statement.columns()) names.add(c.name());
+                    for (ColumnMetadata c : statement.columns()) names.add(c.name());
                     op.put("columns", names);
                 }
                 return op;
@@ -306,9 +309,9 @@ public final class FlushlineSSTableWriter implements Closeable {
         return v;
     }
 
-    private static boolean isKey(dev.flushline.schema.ColumnMetadata c) {
-        return c.role() == dev.flushline.schema.ColumnMetadata.Role.PARTITION_KEY
-                || c.role() == dev.flushline.schema.ColumnMetadata.Role.CLUSTERING;
+    private static boolean isKey(ColumnMetadata c) {
+        return c.role() == ColumnMetadata.Role.PARTITION_KEY
+                || c.role() == ColumnMetadata.Role.CLUSTERING;
     }
 
     /** The Data.db files published so far (all of them once {@link #close()} returned), in publish order. */
@@ -431,7 +434,7 @@ public final class FlushlineSSTableWriter implements Closeable {
 
         /** How memtables hold the rows (default heap_buffers, Cassandra's default). */
         public Builder withAllocationMode(AllocationMode mode) {
-            this.allocationMode = java.util.Objects.requireNonNull(mode, "mode");
+            this.allocationMode = Objects.requireNonNull(mode, "mode");
             return this;
         }
 

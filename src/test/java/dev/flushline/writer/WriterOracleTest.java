@@ -156,6 +156,10 @@ class WriterOracleTest {
      * reads both with cassandra-all, and compares.
      */
     void compare(String statement, List<Object[]> rows, List<String> names) throws Exception {
+        compare(TABLE, statement, rows, names);
+    }
+
+    void compare(String table, String statement, List<Object[]> rows, List<String> names) throws Exception {
         boolean frozen = FixedClock.installIfPossible();
         CassandraOracle.init();
         for (int attempt = 0; ; attempt++) {
@@ -165,7 +169,7 @@ class WriterOracleTest {
             Path ours = Files.createDirectories(tmp.resolve("f" + run));
             long beforeMillis = Clock.Global.currentTimeMillis();
             long before = beforeMillis / 1000;
-            try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(TABLE).using(statement).build()) {
+            try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(table).using(statement).build()) {
                 for (Object[] row : rows) {
                     Object[] c = new Object[row.length];
                     for (int i = 0; i < row.length; i++) c[i] = forCassandra(row[i]);
@@ -175,7 +179,7 @@ class WriterOracleTest {
             }
             long after = Clock.Global.currentTimeMillis() / 1000;
             if (before != after && attempt < 5) continue; // the tombstones' "now" must be one second for both
-            try (FlushlineSSTableWriter w = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(TABLE).using(statement)
+            try (FlushlineSSTableWriter w = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(statement)
                     .withNowMillis(frozen ? beforeMillis : before * 1000).build()) {
                 for (Object[] row : rows) {
                     if (names == null) w.addRow(row);
@@ -183,8 +187,8 @@ class WriterOracleTest {
                 }
             }
             assertLayout(ours);
-            List<Partition> expected = normalize(CassandraReader.readAll(theirs, TABLE));
-            List<Partition> actual = normalize(CassandraReader.readAll(ours, TABLE));
+            List<Partition> expected = normalize(CassandraReader.readAll(theirs, table));
+            List<Partition> actual = normalize(CassandraReader.readAll(ours, table));
             assertFalse(expected.isEmpty(), "the test wrote nothing");
             assertEquals(expected.size(), actual.size(), statement + ": partition count");
             for (int i = 0; i < expected.size(); i++) {
@@ -375,6 +379,24 @@ class WriterOracleTest {
         // Default timestamps (the clock at each row) can only match where Cassandra's clock is frozen.
         org.junit.jupiter.api.Assumptions.assumeTrue(FixedClock.installIfPossible(), "Cassandra's clock is not frozen in this JVM");
         compare("DELETE s FROM ks.all_types WHERE pk = ?", statics, null);
+    }
+
+    @Test
+    void ttlMarkersNullUnsetAndZeroAgainstATableDefault() throws Exception {
+        // A null TTL is none, an unset one the table's default, 0 is none even with a default.
+        String table = "CREATE TABLE ks.ttl_default (pk int, ck int, v text, l list<int>, PRIMARY KEY (pk, ck))"
+                + " WITH default_time_to_live = 5000";
+        Random r = new Random(808);
+        List<Object[]> rows = new ArrayList<>();
+        for (int n = 0; n < 100; n++) {
+            rows.add(new Object[]{r.nextInt(20), r.nextInt(3), "v" + n, List.of(n), 9_000L + n,
+                    pick(r, null, FlushlineSSTableWriter.UNSET_VALUE, 0, 100)});
+        }
+        compare(table, "INSERT INTO ks.ttl_default (pk, ck, v, l) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?", rows, null);
+        List<Object[]> plain = new ArrayList<>();
+        for (int n = 0; n < 50; n++) plain.add(new Object[]{r.nextInt(20), r.nextInt(3), "w" + n});
+        compare(table, "UPDATE ks.ttl_default USING TIMESTAMP 77 SET v = ? WHERE pk = ? AND ck = ?",
+                plain.stream().map(a -> new Object[]{a[2], a[0], a[1]}).toList(), null);
     }
 
     @Test
