@@ -206,7 +206,9 @@ public final class FlushJob {
         List<FlushOutcome> out = new ArrayList<>(1);
         long remainingKeys = expectedKeys;
         do {
-            FlushOutcome o = writeOne(memtable, writer, tableDir, it, Math.max(1, remainingKeys), options, progress);
+            // The first piece gets the range's count as before, so without a limit nothing changes.
+            long keys = out.isEmpty() ? expectedKeys : Math.max(1, remainingKeys);
+            FlushOutcome o = writeOne(memtable, writer, tableDir, it, keys, options, progress);
             if (o == null) break;
             out.add(o);
             remainingKeys -= o.result.partitions;
