@@ -58,8 +58,23 @@ public final class FlushJob {
             this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, null, 0);
         }
 
+        /**
+         * An sstable whose Data.db (uncompressed) reaches this many bytes is finished after the
+         * partition that crossed it, and the range goes on in a new sstable; 0 = no limit. So a
+         * split always falls on a partition boundary, and an sstable exceeds the limit by at most
+         * its last partition.
+         */
+        public final long maxSSTableBytes;
+
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
                        boolean pipelined, long[] splitTokens, long minSSTableBytes) {
+            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens, minSSTableBytes, 0);
+        }
+
+        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
+                       boolean pipelined, long[] splitTokens, long minSSTableBytes, long maxSSTableBytes) {
+            if (maxSSTableBytes < 0) throw new IllegalArgumentException("max sstable size must be 0 (none) or more: " + maxSSTableBytes);
+            this.maxSSTableBytes = maxSSTableBytes;
             if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
             if (flushThreads < 1) throw new IllegalArgumentException("flush threads must be at least 1: " + flushThreads);
             this.outDir = outDir;
@@ -141,8 +156,7 @@ public final class FlushJob {
         List<FlushOutcome> outcomes = new ArrayList<>();
         if (options.flushThreads == 1 || n == 1) {
             for (int i = 0; i < n; i++) {
-                FlushOutcome o = writeRange(memtable, writer, tableDir, rs, i, keys[i], options, progress);
-                if (o != null) outcomes.add(o);
+                outcomes.addAll(writeRange(memtable, writer, tableDir, rs, i, keys[i], options, progress));
             }
         } else {
             ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.flushThreads, n), r -> {
@@ -151,16 +165,15 @@ public final class FlushJob {
                 return t;
             });
             try {
-                List<Future<FlushOutcome>> futures = new ArrayList<>();
+                List<Future<List<FlushOutcome>>> futures = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     final int range = i;
                     futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, rs, range, keys[range], options, progress)));
                 }
                 IOException failure = null;
-                for (Future<FlushOutcome> f : futures) {
+                for (Future<List<FlushOutcome>> f : futures) {
                     try {
-                        FlushOutcome o = f.get();
-                        if (o != null) outcomes.add(o);
+                        outcomes.addAll(f.get());
                     } catch (ExecutionException e) {
                         Throwable c = e.getCause();
                         if (c instanceof RuntimeException && failure == null) throw (RuntimeException) c;
@@ -180,15 +193,36 @@ public final class FlushJob {
         return outcomes;
     }
 
-    private static FlushOutcome writeRange(Memtable memtable, FlushWriter writer, TableDirectory tableDir, TokenRanges ranges, int i,
-                                           long expectedKeys, Options options, FlushProgress progress) throws IOException {
+    /**
+     * One token range: one sstable, or with {@link Options#maxSSTableBytes} as many as it takes,
+     * each cut after the partition that reached the limit. Each piece's bloom filter is sized for
+     * the partitions of the range not yet written (the count is exact for the last piece, an upper
+     * bound for the others).
+     */
+    private static List<FlushOutcome> writeRange(Memtable memtable, FlushWriter writer, TableDirectory tableDir, TokenRanges ranges,
+                                                 int i, long expectedKeys, Options options, FlushProgress progress) throws IOException {
+        Iterator<MemtablePartition> it = ranges.size() == 1 ? memtable.partitionIterator()
+                : memtable.partitionIterator(ranges.lo(i), ranges.hi(i));
+        List<FlushOutcome> out = new ArrayList<>(1);
+        long remainingKeys = expectedKeys;
+        do {
+            // The first piece gets the range's count as before, so without a limit nothing changes.
+            long keys = out.isEmpty() ? expectedKeys : Math.max(1, remainingKeys);
+            FlushOutcome o = writeOne(memtable, writer, tableDir, it, keys, options, progress);
+            if (o == null) break;
+            out.add(o);
+            remainingKeys -= o.result.partitions;
+        } while (options.maxSSTableBytes > 0 && it.hasNext());
+        return out;
+    }
+
+    private static FlushOutcome writeOne(Memtable memtable, FlushWriter writer, TableDirectory tableDir, Iterator<MemtablePartition> it,
+                                         long expectedKeys, Options options, FlushProgress progress) throws IOException {
         long tid = Thread.currentThread().getId();
         long cpu0 = THREADS.getThreadCpuTime(tid);
         long alloc0 = THREADS.getThreadAllocatedBytes(tid);
         long wall0 = System.nanoTime();
-        Iterator<MemtablePartition> it = ranges.size() == 1 ? memtable.partitionIterator()
-                : memtable.partitionIterator(ranges.lo(i), ranges.hi(i));
-        FlushResult r = writer.write(it, expectedKeys, tableDir, options.pipelined, progress);
+        FlushResult r = writer.write(it, expectedKeys, tableDir, options.pipelined, progress, options.maxSSTableBytes);
         long wall = System.nanoTime() - wall0;
         long cpu = THREADS.getThreadCpuTime(tid) - cpu0;
         long alloc = THREADS.getThreadAllocatedBytes(tid) - alloc0;

@@ -107,6 +107,16 @@ public final class FlushWriter {
      */
     public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir, boolean pipelined,
                              FlushProgress progress) throws IOException {
+        return write(partitions, expectedKeys, tableDir, pipelined, progress, 0);
+    }
+
+    /**
+     * As above, but with {@code maxDataBytes > 0} the sstable is finished after the first partition
+     * that brings Data.db (uncompressed) to that size; the partitions after it stay in
+     * {@code partitions} for the next sstable. With 0 every partition is written, as above.
+     */
+    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir, boolean pipelined,
+                             FlushProgress progress, long maxDataBytes) throws IOException {
         Descriptor descriptor;
         try {
             descriptor = tableDir.reserveNext();
@@ -120,7 +130,7 @@ public final class FlushWriter {
             throw new SSTableWriteException(descriptor.path(Component.DATA), SSTableWriteException.Phase.CREATE, e);
         }
         try {
-            return write(partitions, sst, descriptor, progress);
+            return write(partitions, sst, descriptor, progress, maxDataBytes);
         } catch (SSTableWriteException e) {
             throw e;
         } catch (IOException e) {
@@ -131,7 +141,7 @@ public final class FlushWriter {
     }
 
     private FlushResult write(Iterator<MemtablePartition> partitions, SSTableWriter sst, Descriptor descriptor,
-                              FlushProgress progress) throws IOException {
+                              FlushProgress progress, long maxDataBytes) throws IOException {
         StatsCollector collector = new StatsCollector(comparator);
         RowSerializer rs = new RowSerializer(header, collector);
         RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
@@ -212,6 +222,7 @@ public final class FlushWriter {
             collector.partitionEnd(key, partitionBytes);
             sst.partitionWritten(key, partitionStart, headerLength, pd, rowIndex);
             wrotePartitions++;
+            if (maxDataBytes > 0 && sst.dataPosition() >= maxDataBytes) break; // the rest goes to the next sstable
         }
         if (progress != null) {
             progress.add(visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1), sst.dataPosition() - reportedBytes);

@@ -50,7 +50,8 @@ public final class OperationDecoder {
     private static final Cell[] NO_CELLS = new Cell[0];
 
     private final TableSchema schema;
-    private final long nowSeconds;
+    /** Local deletion time of tombstones and base of TTL expiry; only grows ({@link #advanceNow}). */
+    private long nowSeconds;
     private final ColumnMetadata[] partitionKey;
     private final ColumnMetadata[] clustering;
     private final ColumnMetadata[] statics;
@@ -75,6 +76,21 @@ public final class OperationDecoder {
     public TableSchema schema() { return schema; }
 
     public long nowSeconds() { return nowSeconds; }
+
+    /**
+     * Moves "now" forward for the operations decoded after this call, as a node's clock moves
+     * between writes. List element paths stay increasing: the path clock never goes back, and
+     * jumps to the new second if it is behind it. A {@code nowSeconds} at or before the current
+     * one changes nothing.
+     */
+    public void advanceNow(long nowSeconds) {
+        if (nowSeconds <= this.nowSeconds) return;
+        if (nowSeconds > Cell.MAX_DELETION_TIME) {
+            throw new IllegalArgumentException("now must be in 0.." + Cell.MAX_DELETION_TIME + " seconds: " + nowSeconds);
+        }
+        this.nowSeconds = nowSeconds;
+        this.nextListTicks = Math.max(nextListTicks, TimeUuids.firstTicks(nowSeconds));
+    }
 
     /** Bad input in one operation; the message is the detail after {@code file:line: }. */
     public static final class BadOperation extends Exception {

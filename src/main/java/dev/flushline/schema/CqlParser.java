@@ -60,9 +60,9 @@ public final class CqlParser {
     // ---------------------------------------------------------------------------------------
     // Lexer
 
-    private enum T { IDENT, QUOTED, STRING, NUMBER, UUID, SYMBOL, EOF }
+    enum T { IDENT, QUOTED, STRING, NUMBER, UUID, SYMBOL, EOF }
 
-    private static final class Token {
+    static final class Token {
         final T type;
         /** Identifier as CQL resolves it (lowercased unless quoted); literal text; the symbol. */
         final String text;
@@ -105,19 +105,19 @@ public final class CqlParser {
     /** Longest name or literal repeated in a message, in chars, before it is cut: a 100 KB identifier must not flood it. */
     static final int MAX_SHOWN_CHARS = 80;
 
-    private static String shown(String s) {
+    static String shown(String s) {
         return s.length() <= MAX_SHOWN_CHARS ? s : s.substring(0, MAX_SHOWN_CHARS) + "... (" + s.length() + " chars)";
     }
 
-    private static SchemaException error(int line, int column, String message) {
+    static SchemaException error(int line, int column, String message) {
         return new SchemaException("line " + line + ", column " + column + ": " + message);
     }
 
-    private static SchemaException error(Token at, String message) {
+    static SchemaException error(Token at, String message) {
         return error(at.line, at.column, message);
     }
 
-    private static final class Lexer {
+    static final class Lexer {
         private final String s;
         private int pos;
         private int line = 1;

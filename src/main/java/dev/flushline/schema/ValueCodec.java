@@ -29,7 +29,9 @@ import java.util.UUID;
  * for messages.
  *
  * <p>Input model (what our JSON reader produces): {@code String}, {@code BigDecimal} for every
- * number, {@code Boolean}, {@code List<Object>}, {@code Map<String, Object>}. A top-level null is
+ * number, {@code Boolean}, {@code List<Object>}, {@code Map<String, Object>}; and, from
+ * {@link JavaValues} only, a {@code Float} or {@code Double} for a float or double column, written
+ * with its raw bits. A top-level null is
  * the caller's business (a tombstone); a null inside a collection is refused, as in Cassandra.
  *
  * <p>Cassandra parses JSON with Jackson, which yields Integer/Long/BigInteger for numbers written
@@ -401,7 +403,9 @@ public final class ValueCodec {
 
     private static byte[] floatValue(CqlType t, Object v) {
         float f;
-        if (v instanceof NegativeZero) {
+        if (v instanceof Float) {
+            return int32(Float.floatToRawIntBits((Float) v)); // a Java value (JavaValues): its bits, as the driver writes them
+        } else if (v instanceof NegativeZero) {
             f = -0.0f;
         } else if (v instanceof BigDecimal) {
             BigDecimal d = (BigDecimal) v;
@@ -424,7 +428,9 @@ public final class ValueCodec {
 
     private static byte[] doubleValue(CqlType t, Object v) {
         double x;
-        if (v instanceof NegativeZero) {
+        if (v instanceof Double) {
+            return int64(Double.doubleToRawLongBits((Double) v)); // a Java value (JavaValues): its bits
+        } else if (v instanceof NegativeZero) {
             x = -0.0;
         } else if (v instanceof BigDecimal) {
             BigDecimal d = (BigDecimal) v;

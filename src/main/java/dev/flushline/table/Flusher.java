@@ -115,6 +115,8 @@ public final class Flusher implements AutoCloseable {
     private volatile FlushProgress running;
 
     private final Supplier<Memtable> memtables;
+    /** Where the sstables go; null: the node layout under flushOptions.outDir. */
+    private final Path tableDir;
     private final FlushRunner runner;
     private final FlushJob.Options flushOptions;
     private final Limits limits;
@@ -173,6 +175,18 @@ public final class Flusher implements AutoCloseable {
      */
     public Flusher(Supplier<Memtable> memtables, FlushJob.Options flushOptions, Limits limits,
                    Consumer<FlushOutcome> onFlushed, FlushRunner runner, FailurePolicy policy, Consumer<String> log) {
+        this(memtables, flushOptions, limits, onFlushed, runner, policy, log, null);
+    }
+
+    /**
+     * As above; {@code tableDir} is the directory the sstables go into, or null for a node's
+     * layout under {@code flushOptions.outDir} ({@code <keyspace>/<table>-<id>}). A bulk writer
+     * passes its output directory itself, as Cassandra's CQLSSTableWriter writes into it.
+     */
+    public Flusher(Supplier<Memtable> memtables, FlushJob.Options flushOptions, Limits limits,
+                   Consumer<FlushOutcome> onFlushed, FlushRunner runner, FailurePolicy policy, Consumer<String> log,
+                   Path tableDir) {
+        this.tableDir = tableDir;
         this.memtables = memtables;
         this.runner = runner;
         this.flushOptions = flushOptions;
@@ -205,7 +219,7 @@ public final class Flusher implements AutoCloseable {
     public List<Path> openTableDirectory() throws IOException {
         synchronized (directoryLock) {
             if (directory != null) return List.of();
-            directory = TableDirectory.open(FlushJob.tableDir(flushOptions.outDir, current.schema()));
+            directory = TableDirectory.open(tableDir != null ? tableDir : FlushJob.tableDir(flushOptions.outDir, current.schema()));
             return directory.removedLeftovers();
         }
     }

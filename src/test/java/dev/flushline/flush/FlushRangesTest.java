@@ -153,4 +153,53 @@ class FlushRangesTest {
             m.discard();
         }
     }
+
+    /**
+     * A max sstable size cuts a flush at partition boundaries: the pieces hold every partition
+     * once and whole, in token order across pieces, each piece reaches the limit (but the last)
+     * and passes it by at most its last partition; bloom filters find every key. A limit above the
+     * whole flush writes the same bytes as no limit.
+     */
+    @Test
+    void maxSSTableSizeCutsAtPartitionBoundaries() throws Exception {
+        CassandraOracle.init();
+        TableSchema schema = CqlParser.parse(CQL);
+        Memtable m = filled(schema, false);
+        try {
+            List<Partition> expected = MemtableModel.of(m);
+            Path whole = tmp.resolve("whole");
+            List<FlushOutcome> one = FlushJob.run(m, FlushJob.Options.simple(whole));
+            long total = one.get(0).result.uncompressedBytes;
+            long max = total / 7;
+            for (int ranges : new int[] {1, 3}) {
+                Path cut = tmp.resolve("cut" + ranges);
+                List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(cut, ranges, 2, -1, 0, true, null, 0, max));
+                assertTrue(parts.size() >= 7, parts.size() + " pieces for a limit of 1/7");
+                List<Partition> union = new ArrayList<>();
+                for (FlushOutcome o : parts) {
+                    List<Partition> ps = CassandraReader.readAll(o.result.dataPath, CQL);
+                    assertEquals(o.result.partitions, ps.size());
+                    // 400 partitions: a piece passes the limit by one partition, far less than 1/20 of the flush
+                    assertTrue(o.result.uncompressedBytes < max + total / 20, o.result.uncompressedBytes + " bytes in a piece, limit " + max);
+                    try (CassandraReader r = CassandraReader.open(o.result.dataPath, CQL)) {
+                        for (Partition p : ps) assertTrue(r.only().bloomFilterMayContain(p.key()), "bloom filter misses " + p.key());
+                    }
+                    union.addAll(ps);
+                }
+                union.sort((a, b) -> PartitionKey.of(a.key().toArray()).compareTo(PartitionKey.of(b.key().toArray())));
+                assertEquals(expected, union, "cut output has the same content, every partition once and whole");
+                int full = 0;
+                for (FlushOutcome o : parts) if (o.result.uncompressedBytes >= max) full++;
+                // every piece but the last of each range reaches the limit
+                assertTrue(full >= parts.size() - ranges, full + " of " + parts.size() + " pieces reach the limit");
+            }
+            Path big = tmp.resolve("big");
+            List<FlushOutcome> same = FlushJob.run(m, new FlushJob.Options(big, 1, 1, -1, 0, true, null, 0, total * 2));
+            assertEquals(1, same.size());
+            assertTrue(java.util.Arrays.equals(java.nio.file.Files.readAllBytes(one.get(0).result.dataPath),
+                    java.nio.file.Files.readAllBytes(same.get(0).result.dataPath)), "a limit above the flush changes no byte");
+        } finally {
+            m.discard();
+        }
+    }
 }

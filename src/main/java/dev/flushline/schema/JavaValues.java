@@ -1,0 +1,184 @@
+package dev.flushline.schema;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Java objects, as the Apache Cassandra (DataStax) Java driver maps CQL types, turned into the
+ * input model of {@link ValueCodec}, so that one encoder serves JSON operations and the Java API
+ * alike. Each native value becomes the literal text that {@link ValueCodec} parses back exactly
+ * (a raw day number for a date, nanoseconds for a time, milliseconds for a timestamp, {@code 0x}
+ * hex for a blob, every digit and the scale of a decimal); a float or double stays a Float or
+ * Double (its raw bits are written); a collection becomes a List or a Map with literal keys (a
+ * float or double map key goes through its shortest round-trip text, which keeps every value
+ * but a NaN's payload).
+ *
+ * <p>The Java classes accepted per type, strictly (an Integer for a bigint is refused, as the
+ * driver refuses it): int Integer, bigint Long, smallint Short, tinyint Byte, float Float,
+ * double Double, boolean Boolean, text/ascii/varchar String, uuid/timeuuid UUID, inet
+ * InetAddress, decimal BigDecimal, varint BigInteger, blob ByteBuffer (its remaining bytes; the
+ * position is not moved), date LocalDate, time LocalTime or Long (nanoseconds since midnight, as
+ * CQLSSTableWriter takes it), timestamp Instant or java.util.Date (millisecond precision, as
+ * Cassandra stores it), list/set any Collection (a set's duplicates collapse), map Map.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class JavaValues {
+    private JavaValues() {}
+
+    /**
+     * The {@link ValueCodec} input for {@code value} of {@code type}. REQUIRES: value != null.
+     * @throws ValueException naming the value, its Java class and the classes the type takes
+     */
+    public static Object toCodecInput(CqlType type, Object value) {
+        switch (type.kind()) {
+            case LIST:
+            case SET: {
+                if (!(value instanceof Collection)) throw wrongClass(type, value, "a java.util.List or Set");
+                Collection<?> c = (Collection<?>) value;
+                List<Object> out = new ArrayList<>(c.size());
+                for (Object e : c) {
+                    if (e == null) throw new ValueException("null is not allowed inside a " + type + " (in " + describe(value) + ")");
+                    out.add(nativeValue(type.elementType(), e));
+                }
+                return out;
+            }
+            case MAP: {
+                if (!(value instanceof Map)) throw wrongClass(type, value, "a java.util.Map");
+                Map<?, ?> m = (Map<?, ?>) value;
+                Map<String, Object> out = new LinkedHashMap<>();
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    if (e.getKey() == null) throw new ValueException("null is not allowed as a key of a " + type);
+                    if (e.getValue() == null) throw new ValueException("null is not allowed as a value of a " + type);
+                    // Distinct Java keys have distinct literals for every key type, so no entry is lost here.
+                    out.put(literal(type.elementType(), e.getKey()), nativeValue(type.valueType(), e.getValue()));
+                }
+                return out;
+            }
+            default:
+                return nativeValue(type, value);
+        }
+    }
+
+    /**
+     * A native value for ValueCodec: the literal text, but a float or double stays a Float or
+     * Double, whose raw bits ValueCodec writes (a NaN keeps its sign and payload, as the driver
+     * writes it; text would turn it into the canonical NaN).
+     */
+    private static Object nativeValue(CqlType t, Object v) {
+        if (t.kind() == CqlType.Kind.FLOAT && v instanceof Float) return v;
+        if (t.kind() == CqlType.Kind.DOUBLE && v instanceof Double) return v;
+        return literal(t, v);
+    }
+
+    /** The literal text of a native value; REQUIRES: value != null. */
+    private static String literal(CqlType t, Object v) {
+        switch (t.kind()) {
+            case ASCII:
+            case TEXT:
+                if (v instanceof String) return (String) v;
+                throw wrongClass(t, v, "java.lang.String");
+            case INT:
+                if (v instanceof Integer) return v.toString();
+                throw wrongClass(t, v, "java.lang.Integer");
+            case BIGINT:
+                if (v instanceof Long) return v.toString();
+                throw wrongClass(t, v, "java.lang.Long");
+            case SMALLINT:
+                if (v instanceof Short) return v.toString();
+                throw wrongClass(t, v, "java.lang.Short");
+            case TINYINT:
+                if (v instanceof Byte) return v.toString();
+                throw wrongClass(t, v, "java.lang.Byte");
+            case FLOAT:
+                if (v instanceof Float) return Float.toString((Float) v); // NaN, Infinity and -0.0 parse back
+                throw wrongClass(t, v, "java.lang.Float");
+            case DOUBLE:
+                if (v instanceof Double) return Double.toString((Double) v);
+                throw wrongClass(t, v, "java.lang.Double");
+            case BOOLEAN:
+                if (v instanceof Boolean) return v.toString();
+                throw wrongClass(t, v, "java.lang.Boolean");
+            case VARINT:
+                if (v instanceof BigInteger) return v.toString();
+                throw wrongClass(t, v, "java.math.BigInteger");
+            case DECIMAL:
+                if (v instanceof BigDecimal) return v.toString(); // keeps unscaled digits and scale
+                throw wrongClass(t, v, "java.math.BigDecimal");
+            case UUID:
+            case TIMEUUID:
+                if (v instanceof UUID) return v.toString();
+                throw wrongClass(t, v, "java.util.UUID");
+            case INET:
+                if (v instanceof InetAddress) {
+                    String s = ((InetAddress) v).getHostAddress();
+                    int scope = s.indexOf('%'); // an IPv6 scope is not part of the stored 16 bytes
+                    return scope < 0 ? s : s.substring(0, scope);
+                }
+                throw wrongClass(t, v, "java.net.InetAddress");
+            case BLOB:
+                if (v instanceof ByteBuffer) {
+                    ByteBuffer b = (ByteBuffer) v;
+                    StringBuilder sb = new StringBuilder(2 + 2 * b.remaining()).append("0x");
+                    for (int p = b.position(); p < b.limit(); p++) {
+                        int x = b.get(p) & 0xFF;
+                        sb.append(HEX[x >>> 4]).append(HEX[x & 0xF]);
+                    }
+                    return sb.toString();
+                }
+                throw wrongClass(t, v, "java.nio.ByteBuffer");
+            case DATE:
+                if (v instanceof LocalDate) {
+                    long days = ((LocalDate) v).toEpochDay();
+                    if (days < Integer.MIN_VALUE || days > Integer.MAX_VALUE) {
+                        throw new ValueException(describe(v) + " is out of the date range");
+                    }
+                    return Long.toString(days - Integer.MIN_VALUE); // the unsigned, shifted day number
+                }
+                throw wrongClass(t, v, "java.time.LocalDate");
+            case TIME:
+                if (v instanceof LocalTime) return Long.toString(((LocalTime) v).toNanoOfDay());
+                if (v instanceof Long) return v.toString();
+                throw wrongClass(t, v, "java.time.LocalTime or java.lang.Long (nanoseconds since midnight)");
+            case TIMESTAMP:
+                if (v instanceof Instant) {
+                    try {
+                        return Long.toString(((Instant) v).toEpochMilli());
+                    } catch (ArithmeticException e) {
+                        throw new ValueException(describe(v) + " is out of the timestamp range");
+                    }
+                }
+                if (v instanceof Date) return Long.toString(((Date) v).getTime());
+                throw wrongClass(t, v, "java.time.Instant or java.util.Date");
+            default:
+                throw new ValueException("type " + t + " is not supported");
+        }
+    }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    private static ValueException wrongClass(CqlType t, Object v, String expected) {
+        return new ValueException(describe(v) + " is not a " + t + " value: expected " + expected);
+    }
+
+    /** The value, cut for a message, and its Java class. */
+    public static String describe(Object v) {
+        if (v == null) return "null";
+        String s = v instanceof ByteBuffer ? "ByteBuffer of " + ((ByteBuffer) v).remaining() + " bytes" : String.valueOf(v);
+        if (s.length() > ValueCodec.MAX_DISPLAY_CHARS) s = s.substring(0, ValueCodec.MAX_DISPLAY_CHARS) + "...";
+        if (v instanceof String) s = "\"" + s + "\"";
+        return s + " (" + v.getClass().getName() + ")";
+    }
+}

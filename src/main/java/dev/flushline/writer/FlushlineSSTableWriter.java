@@ -1,0 +1,464 @@
+package dev.flushline.writer;
+
+import dev.flushline.data.Mutation;
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushOutcome;
+import dev.flushline.memtable.AllocationMode;
+import dev.flushline.memtable.SkipListMemtable;
+import dev.flushline.ops.OperationDecoder;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.CqlParser;
+import dev.flushline.schema.JavaValues;
+import dev.flushline.schema.ModificationStatement;
+import dev.flushline.schema.ModificationStatement.Marker;
+import dev.flushline.schema.ModificationStatement.Relation;
+import dev.flushline.schema.ModificationStatement.Term;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueException;
+import dev.flushline.table.Flusher;
+
+import java.io.Closeable;
+import java.io.File;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes sstables of one table from rows of Java values, one CQL modification statement applied
+ * per row: a drop-in for Cassandra 5.0's {@code CQLSSTableWriter} (change the import and the class
+ * name). The sstables are Cassandra 5.0 BIG version {@code oa}, written straight into the given
+ * directory as {@code oa-<generation>-big-<Component>}, as CQLSSTableWriter writes them.
+ *
+ * <pre>{@code
+ * try (FlushlineSSTableWriter w = FlushlineSSTableWriter.builder()
+ *         .inDirectory("/staging")
+ *         .forTable("CREATE TABLE ks.t (pk int, ck text, v bigint, PRIMARY KEY (pk, ck))")
+ *         .using("INSERT INTO ks.t (pk, ck, v) VALUES (?, ?, ?) USING TIMESTAMP ?")
+ *         .build()) {
+ *     w.addRow(1, "a", 10L, 1_700_000_000_000_000L);
+ * }
+ * }</pre>
+ *
+ * <p>How rows become sstables: each row is turned into the mutation the statement makes in
+ * Cassandra (same cells, timestamps, TTLs, tombstones) and applied to a skip-list memtable; when
+ * the memtable's data reaches {@link Builder#withBufferSizeInMiB} it is switched for a fresh one
+ * and flushed on a background thread while rows keep coming (a writer waits only if a second
+ * memtable fills before the first is flushed). Each flush writes its partitions in token order,
+ * splitting into a new sstable at a partition boundary once Data.db reaches
+ * {@link Builder#withMaxSSTableSizeInMiB}. {@link #close()} flushes the rest and waits.
+ *
+ * <p>Values: {@code ?} markers take Java objects as the Java driver maps CQL types (see
+ * {@link JavaValues}); {@code null} writes a tombstone (for a collection: deletes it), and
+ * {@link #UNSET_VALUE} leaves the column untouched, as in CQL. A value of the wrong class is refused
+ * with an {@link IllegalArgumentException} naming the row, the marker, its CQL type, the value and
+ * its class; nothing of that row is written.
+ *
+ * <p>"Now": write timestamps default to the wall clock in microseconds at each row, and tombstones
+ * and TTL expiry use the wall clock in seconds, as in Cassandra; {@link Builder#withNowMillis}
+ * fixes it, for repeatable output.
+ *
+ * <p>Thread safety: one thread at a time (as CQLSSTableWriter); {@link #addRow} and
+ * {@link #close} are not to be called concurrently.
+ */
+public final class FlushlineSSTableWriter implements Closeable {
+    /**
+     * Bind this to leave a column unset (nothing is written for it), as
+     * {@code CQLSSTableWriter.UNSET_VALUE}. Compared by identity.
+     */
+    public static final ByteBuffer UNSET_VALUE = ByteBuffer.allocate(0).asReadOnlyBuffer();
+
+    /** The sstable versions this writer can write. */
+    public static final List<String> SUPPORTED_VERSIONS = List.of("oa");
+
+    private static final long MIB = 1024L * 1024;
+    private static final long DEFAULT_BUFFER_MIB = 128;
+
+    private final ModificationStatement statement;
+    private final List<Marker> markers;
+    private final OperationDecoder decoder;
+    private final Flusher flusher;
+    private final Long fixedNowMillis;
+    /** An INSERT that names no clustering column of a table that has some: it writes the static row only. */
+    private final boolean staticOnly;
+    private final List<Path> written = Collections.synchronizedList(new ArrayList<>());
+    private long rows;
+    private boolean closed;
+
+    private FlushlineSSTableWriter(Builder b, TableSchema schema, ModificationStatement statement) {
+        this.statement = statement;
+        this.markers = statement.markers();
+        this.fixedNowMillis = b.nowMillis;
+        boolean namesClustering = false;
+        for (ColumnMetadata c : statement.columns()) {
+            namesClustering |= c.role() == ColumnMetadata.Role.CLUSTERING;
+        }
+        this.staticOnly = statement.kind() == ModificationStatement.Kind.INSERT && !namesClustering
+                && schema.clusteringColumns().length > 0;
+        long now = nowMillis();
+        this.decoder = new OperationDecoder(schema, now / 1000);
+        long bufferBytes = (b.bufferSizeMiB > 0 ? b.bufferSizeMiB : DEFAULT_BUFFER_MIB) * MIB;
+        long maxBytes = b.maxSSTableSizeMiB > 0 ? b.maxSSTableSizeMiB * MIB : 0;
+        FlushJob.Options flush = new FlushJob.Options(b.directory, 1, 1, -1, 0, true, null, 0, maxBytes);
+        // Twice the buffer with a threshold of one half: a memtable is switched at the buffer size,
+        // and rows fill the next one while it flushes.
+        Flusher.Limits limits = new Flusher.Limits(2 * bufferBytes, 2 * bufferBytes, 0.5);
+        AllocationMode mode = b.allocationMode;
+        this.flusher = new Flusher(() -> new SkipListMemtable(schema, mode), flush, limits, this::flushed, null,
+                Flusher.FailurePolicy.DEFAULT, System.err::println, b.directory);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private void flushed(FlushOutcome o) {
+        written.add(o.result.dataPath);
+    }
+
+    private long nowMillis() {
+        return fixedNowMillis != null ? fixedNowMillis : System.currentTimeMillis();
+    }
+
+    /** Adds a row: one value per bind marker, in the order the markers appear in the statement. */
+    public FlushlineSSTableWriter addRow(Object... values) throws IOException {
+        return addRow(Arrays.asList(values));
+    }
+
+    /** As {@link #addRow(Object...)}. */
+    public FlushlineSSTableWriter addRow(List<Object> values) throws IOException {
+        if (values.size() != markers.size()) {
+            throw new IllegalArgumentException("row " + (rows + 1) + ": expected " + markers.size() + " values (" + markerNames()
+                    + ") but got " + values.size());
+        }
+        return apply(values.toArray());
+    }
+
+    /**
+     * Adds a row whose values are looked up by marker name: the column a {@code ?} binds,
+     * {@code [timestamp]}, {@code [ttl]}, or the name of a {@code :name} marker. A name missing from
+     * the map binds null (a tombstone), as in CQLSSTableWriter; bind {@link #UNSET_VALUE} to leave
+     * a column untouched.
+     */
+    public FlushlineSSTableWriter addRow(Map<String, Object> values) throws IOException {
+        Object[] bound = new Object[markers.size()];
+        for (int i = 0; i < bound.length; i++) bound[i] = values.get(markers.get(i).name);
+        return apply(bound);
+    }
+
+    private String markerNames() {
+        StringBuilder sb = new StringBuilder();
+        for (Marker m : markers) sb.append(sb.length() == 0 ? "" : ", ").append(m);
+        return sb.toString();
+    }
+
+    private FlushlineSSTableWriter apply(Object[] bound) throws IOException {
+        if (closed) throw new IllegalStateException("the writer is closed");
+        long row = rows + 1;
+        long now = nowMillis();
+        decoder.advanceNow(now / 1000);
+        Map<String, Object> op;
+        try {
+            op = operation(bound, now * 1000);
+        } catch (ValueException e) {
+            throw new IllegalArgumentException("row " + row + ": " + e.getMessage(), e);
+        }
+        if (op == null) { // every value unset: the statement changes nothing
+            rows = row;
+            return this;
+        }
+        Mutation m;
+        try {
+            m = decoder.decode(op);
+        } catch (OperationDecoder.BadOperation e) {
+            throw new IllegalArgumentException("row " + row + ": " + e.getMessage(), e);
+        }
+        if (m != null) {
+            try {
+                flusher.apply(m.update());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while adding row " + row);
+            }
+        }
+        rows = row;
+        return this;
+    }
+
+    /** A term's value in the codec's input model, or {@link #UNSET_VALUE}; null stays null. */
+    private Object value(Object[] bound, Term t) {
+        if (!t.isMarker()) return t.literal;
+        Object v = bound[t.markerIndex];
+        if (v == UNSET_VALUE || v == null) return v;
+        Marker m = markers.get(t.markerIndex);
+        try {
+            return JavaValues.toCodecInput(m.type, v);
+        } catch (ValueException e) {
+            String what = m.column != null ? "column '" + m.column.name() + "'" : "marker " + m.name;
+            throw new ValueException(what + " (" + m.type + "): " + e.getMessage());
+        }
+    }
+
+    /** The operation of the statement with these values, in the operations model; null if it changes nothing. */
+    private Map<String, Object> operation(Object[] bound, long nowMicros) {
+        Map<String, Object> op = new LinkedHashMap<>();
+        op.put("op", statement.kind().name().toLowerCase(Locale.ROOT));
+        op.put("timestamp", timestamp(bound, nowMicros));
+        if (statement.ttl() != null) {
+            Object ttl = value(bound, statement.ttl());
+            if (ttl == null) {
+                op.put("ttl", BigDecimal.ZERO); // a null TTL is no TTL, as Cassandra binds it
+            } else if (ttl != UNSET_VALUE) {
+                op.put("ttl", ttl instanceof String ? new BigDecimal((String) ttl) : ttl);
+            }
+        }
+        switch (statement.kind()) {
+            case INSERT: {
+                Map<String, Object> values = new LinkedHashMap<>();
+                for (int i = 0; i < statement.columns().size(); i++) {
+                    ColumnMetadata c = statement.columns().get(i);
+                    Object v = value(bound, statement.values().get(i));
+                    if (v == UNSET_VALUE) {
+                        if (isKey(c)) throw new ValueException("column '" + c.name() + "' (" + c.type() + "): a primary key value may not be unset");
+                        continue;
+                    }
+                    values.put(c.name(), v);
+                }
+                if (staticOnly && values.size() == statement.schema().partitionKeyColumns().length) {
+                    return null; // INSERT (pk, s) with every static unset writes nothing
+                }
+                op.put("values", values);
+                return op;
+            }
+            case UPDATE: {
+                op.put("key", key(bound));
+                Map<String, Object> set = new LinkedHashMap<>();
+                Map<String, Object> add = new LinkedHashMap<>();
+                for (ModificationStatement.Assignment a : statement.assignments()) {
+                    Object v = value(bound, a.value);
+                    if (v == UNSET_VALUE) continue;
+                    if (a.append) {
+                        if (v != null) add.put(a.column.name(), v); // appending null adds nothing, as in Cassandra
+                    } else {
+                        set.put(a.column.name(), v);
+                    }
+                }
+                if (set.isEmpty() && add.isEmpty()) return null;
+                if (!set.isEmpty()) op.put("set", set);
+                if (!add.isEmpty()) op.put("add", add);
+                return op;
+            }
+            case DELETE: {
+                op.put("key", key(bound));
+                Map<String, Object> range = new LinkedHashMap<>();
+                String rangeColumn = null;
+                for (Relation r : statement.where()) {
+                    if (r.operator == ModificationStatement.Operator.EQ) continue;
+                    rangeColumn = r.column.name();
+                    range.put(r.operator.symbol, keyValue(bound, r));
+                }
+                if (rangeColumn != null) op.put("range", Map.of(rangeColumn, range));
+                if (!statement.columns().isEmpty()) {
+                    List<Object> names = new ArrayList<>(statement.columns().size());
+                    for (ColumnMetadata c : statement.columns()) names.add(c.name());
+                    op.put("columns", names);
+                }
+                return op;
+            }
+            default:
+                throw new AssertionError(statement.kind());
+        }
+    }
+
+    private Object timestamp(Object[] bound, long nowMicros) {
+        Term t = statement.timestamp();
+        if (t == null) return BigDecimal.valueOf(nowMicros);
+        Object v = value(bound, t);
+        if (v == null) throw new ValueException("marker " + ModificationStatement.TIMESTAMP_MARKER_NAME + " (bigint): the timestamp may not be null");
+        if (v == UNSET_VALUE) return BigDecimal.valueOf(nowMicros);
+        return v instanceof String ? new BigDecimal((String) v) : v;
+    }
+
+    private Map<String, Object> key(Object[] bound) {
+        Map<String, Object> key = new LinkedHashMap<>();
+        for (Relation r : statement.where()) {
+            if (r.operator == ModificationStatement.Operator.EQ) key.put(r.column.name(), keyValue(bound, r));
+        }
+        return key;
+    }
+
+    private Object keyValue(Object[] bound, Relation r) {
+        Object v = value(bound, r.value);
+        if (v == UNSET_VALUE) {
+            throw new ValueException("column '" + r.column.name() + "' (" + r.column.type() + "): a primary key value may not be unset");
+        }
+        if (v == null) {
+            throw new ValueException("column '" + r.column.name() + "' (" + r.column.type() + "): null is not allowed in a primary key column");
+        }
+        return v;
+    }
+
+    private static boolean isKey(ColumnMetadata c) {
+        return c.role() == ColumnMetadata.Role.PARTITION_KEY
+                || c.role() == ColumnMetadata.Role.CLUSTERING;
+    }
+
+    /** The Data.db files published so far (all of them once {@link #close()} returned), in publish order. */
+    public List<Path> dataFiles() {
+        synchronized (written) {
+            return List.copyOf(written);
+        }
+    }
+
+    /** Rows added so far (refused rows not counted). */
+    public long rowCount() {
+        return rows;
+    }
+
+    /** Flushes what is buffered, waits for every sstable to be published, and stops the flush thread. */
+    @Override
+    public void close() throws IOException {
+        if (closed) return;
+        closed = true;
+        try {
+            flusher.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while flushing on close");
+        }
+    }
+
+    /**
+     * Builds a {@link FlushlineSSTableWriter}; the names follow CQLSSTableWriter.Builder. Not
+     * thread-safe.
+     */
+    public static final class Builder {
+        private Path directory;
+        private String schemaCql;
+        private String statementCql;
+        private long maxSSTableSizeMiB = -1;
+        private long bufferSizeMiB = -1;
+        private boolean sorted;
+        private String version = "oa";
+        private Long nowMillis;
+        private AllocationMode allocationMode = AllocationMode.HEAP_BUFFERS;
+
+        private Builder() {}
+
+        /** The directory the sstables are written into (not a subdirectory of it); it must exist and be writable. */
+        public Builder inDirectory(String directory) {
+            return inDirectory(Paths.get(directory));
+        }
+
+        public Builder inDirectory(File directory) {
+            return inDirectory(directory.toPath());
+        }
+
+        public Builder inDirectory(Path directory) {
+            if (!Files.isDirectory(directory)) throw new IllegalArgumentException(directory + " doesn't exist or is not a directory");
+            if (!Files.isWritable(directory)) throw new IllegalArgumentException(directory + " exists but is not writable");
+            this.directory = directory;
+            return this;
+        }
+
+        /** The table's {@code CREATE TABLE} statement (with its keyspace). Parsed at once. */
+        public Builder forTable(String createTableStatement) {
+            CqlParser.parse(createTableStatement); // refuse it here, naming line and column, as CQLSSTableWriter does
+            this.schemaCql = createTableStatement;
+            return this;
+        }
+
+        /** The INSERT, UPDATE or DELETE applied per row; checked against the table at {@link #build()}. */
+        public Builder using(String modificationStatement) {
+            this.statementCql = modificationStatement;
+            return this;
+        }
+
+        /**
+         * Splits the output into sstables of about this many MiB of (uncompressed) Data.db, at a
+         * partition boundary; 0 or less: no limit (each flush writes one sstable).
+         */
+        public Builder withMaxSSTableSizeInMiB(int size) {
+            this.maxSSTableSizeMiB = size;
+            return this;
+        }
+
+        /**
+         * The memory the rows may take in a memtable before it is flushed in the background
+         * (default 128 MiB, CQLSSTableWriter's default buffer); up to twice this is held while one
+         * memtable flushes and the next fills.
+         */
+        public Builder withBufferSizeInMiB(int size) {
+            if (size <= 0) throw new IllegalArgumentException("buffer size must be at least 1 MiB: " + size);
+            this.bufferSizeMiB = size;
+            return this;
+        }
+
+        /**
+         * Declares that rows come in partition-key token order, as CQLSSTableWriter's sorted mode.
+         * Accepted for compatibility; the rows still go through a memtable, so the output is the
+         * same whether or not they are sorted.
+         */
+        public Builder sorted() {
+            this.sorted = true;
+            return this;
+        }
+
+        /** The sstable version to write; only {@code "oa"} (Cassandra 5.0's BIG format) for now. */
+        public Builder withSSTableVersion(String version) {
+            if (!SUPPORTED_VERSIONS.contains(version)) {
+                throw new IllegalArgumentException("sstable version '" + version + "' is not supported; this writer writes "
+                        + SUPPORTED_VERSIONS + " (Cassandra 5.0 BIG)");
+            }
+            this.version = version;
+            return this;
+        }
+
+        /** A fixed "now": write timestamps default to {@code nowMillis * 1000}, tombstones get {@code nowMillis / 1000}. */
+        public Builder withNowMillis(long nowMillis) {
+            if (nowMillis < 0) throw new IllegalArgumentException("now must be 0 or later: " + nowMillis);
+            this.nowMillis = nowMillis;
+            return this;
+        }
+
+        /** How memtables hold the rows (default heap_buffers, Cassandra's default). */
+        public Builder withAllocationMode(AllocationMode mode) {
+            this.allocationMode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        public boolean isSorted() {
+            return sorted;
+        }
+
+        public String sstableVersion() {
+            return version;
+        }
+
+        /**
+         * @throws IllegalStateException if the directory, table or statement is missing
+         * @throws dev.flushline.schema.SchemaException if the statement is refused (line and column)
+         */
+        public FlushlineSSTableWriter build() {
+            if (directory == null) throw new IllegalStateException("No output directory specified, you should provide a directory with inDirectory()");
+            if (schemaCql == null) throw new IllegalStateException("Missing schema, you should provide the schema for the SSTable to create with forTable()");
+            if (statementCql == null) {
+                throw new IllegalStateException("No modification (INSERT/UPDATE/DELETE) statement specified, you should provide a modification statement through using()");
+            }
+            TableSchema schema = CqlParser.parse(schemaCql);
+            ModificationStatement st = ModificationStatement.parse(statementCql, schema);
+            return new FlushlineSSTableWriter(this, schema, st);
+        }
+    }
+}
