@@ -233,7 +233,7 @@ final class DumpCommand {
             this.schema = schema;
             this.o = o;
             this.j = new JsonOut(w, !o.jsonLines, System.lineSeparator());
-            this.header = StatisticsReader.read(files.path(Component.STATISTICS), files.readAll(Component.STATISTICS), schema).header;
+            this.header = StatisticsReader.read(files, schema, false).header;
         }
 
         void dump(List<byte[]> keys) throws IOException {
@@ -274,7 +274,7 @@ final class DumpCommand {
             sorted.sort((a, b) -> PartitionOrder.compare(Murmur3.token(a, 0, a.length), a, 0, a.length,
                     Murmur3.token(b, 0, b.length), b, 0, b.length));
             if (!files.has(Component.INDEX)) throw new IOException(files.path(Component.INDEX) + ": -k needs Index.db");
-            IndexReader index = new IndexReader(files.path(Component.INDEX), files.readAll(Component.INDEX), schema.clusteringColumns());
+            IndexReader index = IndexReader.open(files, schema.clusteringColumns());
             SummaryReader summary = files.has(Component.SUMMARY)
                     ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
             long[] out = new long[sorted.size()];

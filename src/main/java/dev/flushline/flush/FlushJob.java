@@ -6,6 +6,7 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.Leftovers;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.TableDirectory;
 
 import java.io.IOException;
@@ -48,6 +49,8 @@ public final class FlushJob {
         public final long[] splitTokens;
         /** A range estimated below this many bytes merges into its neighbour; 0 = never merge. */
         public final long minSSTableBytes;
+        /** The sstable version every flush with these options writes. */
+        public final SSTableVersion version;
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition) {
             this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, true);
@@ -60,6 +63,13 @@ public final class FlushJob {
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
                        boolean pipelined, long[] splitTokens, long minSSTableBytes) {
+            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens, minSSTableBytes,
+                    SSTableVersion.OA);
+        }
+
+        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
+                       boolean pipelined, long[] splitTokens, long minSSTableBytes, SSTableVersion version) {
+            if (version == null) throw new IllegalArgumentException("no sstable version");
             if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
             if (flushThreads < 1) throw new IllegalArgumentException("flush threads must be at least 1: " + flushThreads);
             this.outDir = outDir;
@@ -70,6 +80,13 @@ public final class FlushJob {
             this.pipelined = pipelined;
             this.splitTokens = splitTokens == null ? null : splitTokens.clone();
             this.minSSTableBytes = minSSTableBytes;
+            this.version = version;
+        }
+
+        /** These options, writing {@code v} sstables. */
+        public Options withVersion(SSTableVersion v) {
+            return new Options(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens,
+                    minSSTableBytes, v);
         }
 
         TokenRanges tokenRanges() {
@@ -121,7 +138,7 @@ public final class FlushJob {
     public static List<FlushOutcome> run(Memtable memtable, Options options, TableDirectory dir,
                                          FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
-        final FlushWriter writer = new FlushWriter(memtable);
+        final FlushWriter writer = new FlushWriter(memtable, options.version);
         final TableDirectory tableDir = dir;
         TokenRanges ranges = options.tokenRanges();
         if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1

@@ -34,11 +34,11 @@ public final class SSTableVerifier {
 
     public static void verify(SSTableFiles files, TableSchema schema, boolean extended) throws IOException {
         Path statsPath = files.path(Component.STATISTICS);
-        StatisticsReader.Metadata meta = StatisticsReader.read(statsPath, files.readAll(Component.STATISTICS), schema, true);
+        StatisticsReader.Metadata meta = StatisticsReader.read(statsPath, files.readAll(Component.STATISTICS), schema, true, files.version());
         if (files.has(Component.DIGEST)) checkDigest(files);
 
         IndexReader index = files.has(Component.INDEX)
-                ? new IndexReader(files.path(Component.INDEX), files.readAll(Component.INDEX), schema.clusteringColumns()) : null;
+                ? IndexReader.open(files, schema.clusteringColumns()) : null;
         SummaryReader summary = files.has(Component.SUMMARY) && index != null
                 ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
         Filter filter = files.has(Component.FILTER) ? Filter.read(files.path(Component.FILTER), files.readAll(Component.FILTER)) : null;
