@@ -42,7 +42,7 @@ final class DumpCommand {
     static final String HELP =
             "Usage: flushline dump --schema table.cql SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
           + "\n"
-          + "Prints the partitions of Cassandra 5.0 'oa' BIG sstables as JSON, in the same layout as Cassandra\n"
+          + "Prints the partitions of Cassandra 5.0 'oa' (or 4.x 'nb') BIG sstables as JSON, in the same layout as Cassandra\n"
           + "5.0.5's sstabledump: one array of partitions, each with its key, position in Data.db (uncompressed),\n"
           + "partition deletion, static row, rows (liveness, deletion, cells with timestamps, TTLs and local\n"
           + "deletion times, collection elements) and range tombstone bounds and boundaries.\n"

@@ -24,6 +24,7 @@ public final class IndexReader {
     private long headerLength;
     private long deletionTimestamp, deletionLdt;
     private int blockCount;
+    private int openMarkers;
     private long[] blockOffsets = new long[8], blockWidths = new long[8];
     /** oa (1- or 12-byte deletion times, mfda first) or nb (always 12 bytes, ldt first). */
     private final boolean unsignedDeletionTime;
@@ -74,6 +75,7 @@ public final class IndexReader {
         long sizeAt = in.fileOffset();
         promotedSize = in.length(in.unsignedVInt("promoted index size"), sizeAt, "promoted index");
         blockCount = 0;
+        openMarkers = 0;
         if (promotedSize == 0) return;
         int end = in.position() + promotedSize;
         headerLength = in.unsignedVInt("promoted header length");
@@ -117,7 +119,10 @@ public final class IndexReader {
             skipPrefix();
             blockOffsets[b] = in.unsignedVInt("index block offset");
             blockWidths[b] = VInt.unZigZag(in.unsignedVInt("index block width")) + IndexLayout.WIDTH_BASE;
-            if (in.u8("index block open marker flag") != 0) skipOpenMarker();
+            if (in.u8("index block open marker flag") != 0) {
+                openMarkers++;
+                skipOpenMarker();
+            }
             if (in.position() > offsetsStart) throw in.corrupt(infoAt, "index block " + b + " runs into the offset table");
             int stored = BoundedReader.getInt(in.array(), offsetsStart + IndexLayout.INFO_OFFSET_BYTES * b);
             if (stored != infoAt - infoStart) {
@@ -169,6 +174,9 @@ public final class IndexReader {
 
     /** 0 when the entry has no promoted index. */
     public int blockCount() { return blockCount; }
+
+    /** How many of the current entry's index blocks end inside a range tombstone (carry an open marker). */
+    public int openMarkerCount() { return openMarkers; }
 
     public long blockOffset(int b) { return blockOffsets[b]; }
 

@@ -154,7 +154,8 @@ public final class SSTableVerifier {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.totalRows + " rows and "
                     + meta.totalColumnsSet + " columns set; Data.db has " + rows + " and " + columnsSet);
         }
-        if (partitions > 0 && (!Arrays.equals(meta.firstKey, firstKey) || !Arrays.equals(meta.lastKey, lastKey))) {
+        // nb's STATS has no key range (meta.firstKey is null): the Summary check above covers it.
+        if (partitions > 0 && meta.firstKey != null && (!Arrays.equals(meta.firstKey, firstKey) || !Arrays.equals(meta.lastKey, lastKey))) {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db first/last key " + hex(meta.firstKey, 0, meta.firstKey.length)
                     + "/" + hex(meta.lastKey, 0, meta.lastKey.length) + " differ from Data.db's " + hex(firstKey, 0, firstKey.length)
                     + "/" + hex(lastKey, 0, lastKey.length));
