@@ -22,9 +22,10 @@ import dev.flushline.io.FixedBuffer;
  * <p>nb: the local deletion time is a signed int; Cassandra writes "none" (LIVE's) as
  * Integer.MAX_VALUE and caps any other value at Integer.MAX_VALUE - 1. A reader takes exactly
  * (Integer.MAX_VALUE, Long.MIN_VALUE) as LIVE. Every value Flushline writes in nb is at most
- * {@link SSTableVersion#maxLocalDeletionTime()}, so the cap never changes a value; a negative
- * markedForDeleteAt is readable in this form, but we refuse it as in oa, so that what a load
- * accepts does not depend on the version.
+ * {@link SSTableVersion#maxLocalDeletionTime()}, so the cap never changes a value. A negative
+ * markedForDeleteAt is readable in this form and is written (a compaction of nb inputs may carry
+ * one); the memtable still refuses it at the input, so that what a load accepts does not depend on
+ * the version.
  *
  * <p>The version is looked at once per partition or index entry, never per cell.
  */
@@ -63,7 +64,6 @@ public final class DeletionTimeLayout {
             out.putLong(Long.MIN_VALUE);
             return;
         }
-        checkWritable(d);
         out.putInt(legacyLocalDeletionTime(d.localDeletionTime()));
         out.putLong(d.markedForDeleteAt());
     }
@@ -74,7 +74,7 @@ public final class DeletionTimeLayout {
         return (int) Math.min(ldt, LEGACY_MAX_LOCAL_DELETION_TIME);
     }
 
-    /** Throws if {@code d} cannot be written in the standalone form and read back. */
+    /** Throws if {@code d} cannot be written in oa's standalone form and read back. */
     public static void checkWritable(DeletionTime d) {
         if (!d.isLive() && d.markedForDeleteAt() < 0) {
             throw new IllegalArgumentException("a partition deletion with negative timestamp " + d.markedForDeleteAt()

@@ -112,10 +112,11 @@ public final class SSTableFiles {
         }
         if (hasTransactionLog(dir)) {
             // A compaction is under way or was interrupted: show the side its log says is live
-            // (the inputs until it commits, the outputs after), never both.
+            // (the inputs until it commits, the outputs after), never both. Transactions involve
+            // oa sstables only, so an nb sstable is never one of their sides and stays listed.
             java.util.Set<Path> live = new java.util.HashSet<>();
             for (Path data : TransactionLog.liveSSTables(dir)) live.add(data.toAbsolutePath().normalize());
-            out.removeIf(f -> !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
+            out.removeIf(f -> f.version == SSTableVersion.OA && !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
         }
         return out;
     }
