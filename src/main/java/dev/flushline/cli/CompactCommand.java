@@ -9,6 +9,7 @@ import dev.flushline.sstable.CorruptSSTableException;
 import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.TableDirectory;
 import dev.flushline.sstable.TransactionLog;
 
@@ -40,8 +41,8 @@ final class CompactCommand {
             "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... (--out DIR | --in-place) [options]\n"
           + "\n"
           + "Major compaction: merges every complete sstable (one with a TOC.txt) of the table found under the\n"
-          + "inputs into new Cassandra 5.0 'oa' sstables under --out, in the layout the inputs use\n"
-          + "(DIR/<keyspace>/<table>-<table id>/), or in place. Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
+          + "inputs (oa or nb) into new Cassandra 5.0 'oa' (or, with --sstable-version nb, 'nb') sstables under\n"
+          + "--out, in the layout the inputs use (DIR/<keyspace>/<table>-<table id>/), or in place. Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
           + "timestamp, tombstones win ties, then expiry, then value bytes); whatever a partition, range, row or\n"
           + "complex deletion shadows is dropped; TTL cells that have expired become tombstones; tombstones whose\n"
           + "local deletion time is older than now - gc grace are purged (every sstable of the table takes part,\n"
@@ -67,6 +68,9 @@ final class CompactCommand {
           + "  --threads N                   compact N slices of the token ring on N threads (1..256, default 1);\n"
           + "                                slices start at output split tokens when there are enough of them,\n"
           + "                                else at N equal ranges, so there is at least one sstable per slice\n"
+          + EngineOptions.SSTABLE_VERSION_HELP
+          + "                                (nb: inputs with a later expiry or tombstone are refused; not with\n"
+          + "                                --in-place, whose transaction log records oa sstables only)\n"
           + "  --in-place                    replace the inputs in their own table directory instead of writing\n"
           + "                                to --out (then not given): one --input table directory; the outputs\n"
           + "                                and the removal of the inputs go through a transaction log in\n"
@@ -88,7 +92,7 @@ final class CompactCommand {
           + "is published.\n";
 
     static final Set<String> WITH_VALUE = Set.of("schema", "out", "now", "gc-grace", "compression", "ranges",
-            "split-tokens", "max-sstable-size-mb", "threads");
+            "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION);
     static final Set<String> FLAGS = Set.of("in-place");
 
     static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
@@ -157,6 +161,11 @@ final class CompactCommand {
                 : TokenSplits.even(args.intValue("ranges", 1, 1, 4096));
         long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
         int threads = args.intValue("threads", 1, 1, 256);
+        SSTableVersion version = EngineOptions.sstableVersion(args);
+        if (inPlace && version != SSTableVersion.OA) {
+            throw new UsageException("--in-place writes " + SSTableVersion.OA + " sstables only (its transaction log records oa "
+                    + "files); write --sstable-version " + version + " to --out instead");
+        }
 
         // Inputs: table directories, their complete sstables, and the leftovers we skip.
         List<Path> tableDirs = new ArrayList<>();
@@ -180,12 +189,21 @@ final class CompactCommand {
             sstables.addAll(SSTableFiles.inDirectory(dir));
         }
         if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
+        if (inPlace) {
+            for (SSTableFiles f : sstables) {
+                if (f.version() != SSTableVersion.OA) {
+                    throw new UsageException("--in-place replaces oa sstables only (its transaction log records oa files); "
+                            + f.path(Component.DATA) + " is " + f.version() + ": compact it to --out instead");
+                }
+            }
+        }
 
         Compactor.Options o = new Compactor.Options();
         o.nowSeconds = now;
         o.gcBefore = now - gcGrace;
         o.splitTokens = splits;
         o.maxSSTableBytes = maxMb * 1024 * 1024;
+        o.version = version;
 
         long t0 = System.nanoTime();
         long[] sliceStarts = sliceStarts(threads, splits);
@@ -244,6 +262,7 @@ final class CompactCommand {
             o.splitTokens = base.splitTokens;
             o.maxSSTableBytes = base.maxSSTableBytes;
             o.pipelined = base.pipelined;
+            o.version = base.version;
             o.tokenLo = i == 0 ? Long.MIN_VALUE : sliceStarts[i - 1];
             o.tokenHi = i == n - 1 ? Long.MAX_VALUE : sliceStarts[i] - 1;
             compactors[i] = new Compactor(schema, sstables, o);

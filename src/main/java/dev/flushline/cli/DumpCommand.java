@@ -42,10 +42,10 @@ final class DumpCommand {
     static final String HELP =
             "Usage: flushline dump --schema table.cql SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
           + "\n"
-          + "Prints the partitions of Cassandra 5.0 'oa' BIG sstables as JSON, in the same layout as Cassandra\n"
-          + "5.0.5's sstabledump: one array of partitions, each with its key, position in Data.db (uncompressed),\n"
-          + "partition deletion, static row, rows (liveness, deletion, cells with timestamps, TTLs and local\n"
-          + "deletion times, collection elements) and range tombstone bounds and boundaries.\n"
+          + "Prints the partitions of Cassandra 5.0 'oa' (or 4.x 'nb') BIG sstables as JSON, in the same layout\n"
+          + "as Cassandra 5.0.5's sstabledump: one array of partitions, each with its key, position in Data.db\n"
+          + "(uncompressed), partition deletion, static row, rows (liveness, deletion, cells with timestamps, TTLs\n"
+          + "and local deletion times, collection elements) and range tombstone bounds and boundaries.\n"
           + "\n"
           + "Arguments:\n"
           + "  SSTABLE_OR_DIR     any component of one sstable, or a directory: every sstable in it that has a\n"
@@ -233,7 +233,7 @@ final class DumpCommand {
             this.schema = schema;
             this.o = o;
             this.j = new JsonOut(w, !o.jsonLines, System.lineSeparator());
-            this.header = StatisticsReader.read(files.path(Component.STATISTICS), files.readAll(Component.STATISTICS), schema).header;
+            this.header = StatisticsReader.read(files, schema, false).header;
         }
 
         void dump(List<byte[]> keys) throws IOException {
@@ -274,7 +274,7 @@ final class DumpCommand {
             sorted.sort((a, b) -> PartitionOrder.compare(Murmur3.token(a, 0, a.length), a, 0, a.length,
                     Murmur3.token(b, 0, b.length), b, 0, b.length));
             if (!files.has(Component.INDEX)) throw new IOException(files.path(Component.INDEX) + ": -k needs Index.db");
-            IndexReader index = new IndexReader(files.path(Component.INDEX), files.readAll(Component.INDEX), schema.clusteringColumns());
+            IndexReader index = IndexReader.open(files, schema.clusteringColumns());
             SummaryReader summary = files.has(Component.SUMMARY)
                     ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
             long[] out = new long[sorted.size()];

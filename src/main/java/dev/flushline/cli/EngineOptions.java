@@ -5,6 +5,7 @@ import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.ShardedSkipListMemtable;
 import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.SSTableVersion;
 
 import java.util.Set;
 
@@ -31,6 +32,14 @@ final class EngineOptions {
           + "                                sharded and --ranges 1, a value above 1 flushes the shards in\n"
           + "                                parallel, one sstable per shard\n";
 
+    /** {@code --sstable-version}: taken by the commands that write sstables for a cluster (load, compact). */
+    static final String SSTABLE_VERSION_OPTION = "sstable-version";
+    static final String SSTABLE_VERSION_HELP =
+            "  --sstable-version oa|nb       sstable version written (default oa, Cassandra 5.0); nb is for\n"
+          + "                                Cassandra 4.x and for 5.0 nodes in storage_compatibility_mode:\n"
+          + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
+          + "                                2038-01-19T03:14:06Z\n";
+
     final String memtable;
     final int shards;
     final AllocationMode allocation;
@@ -51,6 +60,11 @@ final class EngineOptions {
         compression = c == null ? null : c.equals("lz4") ? TableSchema.Compression.LZ4 : TableSchema.Compression.NONE;
         ranges = a.intValue("ranges", 1, 1, 4096);
         flushThreads = a.intValue("flush-threads", 1, 1, 256);
+    }
+
+    /** {@code --sstable-version oa|nb}, default oa. */
+    static SSTableVersion sstableVersion(Args a) throws UsageException {
+        return SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(), SSTableVersion.NB.id()));
     }
 
     TableSchema apply(TableSchema schema) {

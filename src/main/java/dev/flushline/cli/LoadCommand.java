@@ -10,7 +10,9 @@ import dev.flushline.flush.FlushLog;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.ops.BadInputException;
+import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.SchemaException;
 import dev.flushline.schema.TableSchema;
@@ -48,13 +50,15 @@ public final class LoadCommand {
             "Usage: flushline load --schema table.cql --input ops.jsonl|- --out DIR [options]\n"
           + "\n"
           + "Applies JSON Lines operations (insert, update, delete) to a memtable and flushes it into\n"
-          + "Cassandra 5.0 'oa' sstables under DIR/<keyspace>/<table>-<table id>/, the layout nodetool import\n"
-          + "expects: whenever the memtable passes --memtable-size-mb, and once more at the end.\n"
+          + "Cassandra 5.0 'oa' (or 'nb', see --sstable-version) sstables under DIR/<keyspace>/<table>-<table id>/,\n"
+          + "the layout nodetool import expects: whenever the memtable passes --memtable-size-mb, and once more\n"
+          + "at the end.\n"
           + "\n"
           + "  --schema FILE                 one CQL CREATE TABLE statement (required)\n"
           + "  --input FILE|-                operations, one JSON object per line ('-' = stdin) (required)\n"
           + "  --out DIR                     output directory (required)\n"
           + EngineOptions.HELP
+          + EngineOptions.SSTABLE_VERSION_HELP
           + "  --memtable-size-mb N          switch and flush the memtable when the bytes its data takes (on heap, or\n"
           + "                                off heap) pass N MiB (default: a quarter of the max heap, at least 16);\n"
           + "                                writers wait while the memtables being flushed and the current one hold 2N\n"
@@ -115,6 +119,7 @@ public final class LoadCommand {
         s.add("out");
         s.add("memtable-size-mb");
         s.add("now");
+        s.add(EngineOptions.SSTABLE_VERSION_OPTION);
         s.add("max-errors");
         s.add("commitlog");
         s.add("sync");
@@ -153,14 +158,16 @@ public final class LoadCommand {
         EngineOptions engine = new EngineOptions(a);
         long defaultSizeMb = Math.max(16, Runtime.getRuntime().maxMemory() / 4 / (1024 * 1024));
         long memtableLimitBytes = a.longValue("memtable-size-mb", defaultSizeMb, 1, 1L << 30) * 1024 * 1024;
-        long now = a.longValue("now", System.currentTimeMillis() / 1000, 0, Cell.MAX_DELETION_TIME);
+        SSTableVersion version = EngineOptions.sstableVersion(a);
+        // Tombstones carry --now as their local deletion time, so it must be storable in the version.
+        long now = a.longValue("now", System.currentTimeMillis() / 1000, 0, version.maxLocalDeletionTime());
         long maxErrors = a.longValue("max-errors", 0, 0, Long.MAX_VALUE);
 
         TableSchema schema = engine.apply(readSchema(schemaFile));
         if (!input.equals("-") && !Files.isRegularFile(Path.of(input))) {
             throw new UsageException("--input " + input + ": no such file");
         }
-        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
+        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0).withVersion(version);
 
         long start = System.nanoTime();
         long applied = 0, badLines = 0, durablePrinted = 0, durablePrintedNanos = 0;
@@ -211,7 +218,9 @@ public final class LoadCommand {
         // prefix of the input ends.
         java.util.IdentityHashMap<Memtable, Long> firstLineOf = new java.util.IdentityHashMap<>();
         OperationReader opened = null;
-        try (OperationReader reader = OperationReader.open(schema, input, stdin, now)) {
+        OperationDecoder decoder = new OperationDecoder(schema, now, version.maxLocalDeletionTime(),
+                version.maxLocalDeletionTimeText() + " for " + version + " sstables");
+        try (OperationReader reader = OperationReader.open(schema, input, stdin, decoder)) {
             opened = reader;
             try {
                 // With a commit log, operations go in groups: the group is appended, one fsync

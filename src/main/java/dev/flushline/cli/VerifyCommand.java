@@ -20,7 +20,7 @@ final class VerifyCommand {
     static final String HELP =
             "Usage: flushline verify --schema table.cql SSTABLE_OR_DIR... [--extended]\n"
           + "\n"
-          + "Checks Cassandra 5.0 'oa' BIG sstables (ours or Cassandra's) and prints one line per sstable:\n"
+          + "Checks Cassandra 5.0 'oa' or 4.x 'nb' BIG sstables (ours or Cassandra's) and prints one line per sstable:\n"
           + "  OK <Data.db>\n"
           + "  CORRUPT <file>: <reason> at byte offset N\n"
           + "  REFUSED <file>: <reason>          (another version or format than oa/big, or a schema mismatch)\n"

@@ -15,6 +15,7 @@ import dev.flushline.sstable.RowSerializer;
 import dev.flushline.sstable.SSTableWriteException;
 import dev.flushline.sstable.SSTableWriter;
 import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.StatisticsWriter;
 import dev.flushline.sstable.StatsCollector;
 import dev.flushline.sstable.TableDirectory;
@@ -49,12 +50,12 @@ final class CompactionOutput implements AutoCloseable {
 
     long partitions, rows, markers;
 
-    CompactionOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined)
-            throws IOException {
+    CompactionOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined,
+                     SSTableVersion version) throws IOException {
         this.schema = schema;
         this.header = header;
         try {
-            this.descriptor = dir.reserveNext();
+            this.descriptor = dir.reserveNext(version);
         } catch (IOException e) {
             throw new SSTableWriteException(dir.path(), SSTableWriteException.Phase.RESERVE, e);
         }
@@ -64,8 +65,8 @@ final class CompactionOutput implements AutoCloseable {
             throw new SSTableWriteException(descriptor.path(Component.DATA), SSTableWriteException.Phase.CREATE, e);
         }
         this.collector = new StatsCollector(new ClusteringComparator(schema));
-        this.rs = new RowSerializer(header, collector);
-        this.rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
+        this.rs = new RowSerializer(header, collector, version);
+        this.rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES, version);
         this.lastRow = new ClusteringBuffer(schema.clusteringColumns().length);
     }
 
@@ -83,7 +84,7 @@ final class CompactionOutput implements AutoCloseable {
     void beginPartition(byte[] key, int keyLength, DeletionTime pd, RowBuffer staticRow, RowBuffer emptyStatic) throws IOException {
         partitionStart = sst.dataPosition();
         partitionDeletion = pd;
-        int size = RowSerializer.partitionHeaderSize(keyLength, pd);
+        int size = rs.partitionHeaderSize(keyLength, pd);
         rs.writePartitionHeader(sst.reserve(size), key, 0, keyLength, pd, size);
         if (header.hasStatics()) {
             RowBuffer st = staticRow != null ? staticRow : emptyStatic;
@@ -176,7 +177,7 @@ final class CompactionOutput implements AutoCloseable {
             s.lastKey = sst.lastKey();
             s.cardinality = collector.cardinality();
             s.bloomFilterFpChance = sst.bloomFilterFpChance();
-            statistics = StatisticsWriter.serialize(s, header);
+            statistics = StatisticsWriter.serialize(s, header, descriptor.version());
             fileBytes = sst.dataFileBytes();
         } catch (IOException e) {
             throw wrap(e);

@@ -12,10 +12,12 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.DataChunks;
 import dev.flushline.sstable.EncodingStats;
+import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.IndexReader;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.StatisticsReader;
 import dev.flushline.sstable.TableDirectory;
 
@@ -73,6 +75,11 @@ public final class Compactor {
          * so that compactors of disjoint slices can run on parallel threads over the same inputs.
          */
         public long tokenLo = Long.MIN_VALUE, tokenHi = Long.MAX_VALUE;
+        /**
+         * The version of every output. An input whose Statistics.db records a local deletion time
+         * this version cannot store is refused before anything is written.
+         */
+        public SSTableVersion version = SSTableVersion.OA;
     }
 
     /** What a compaction did. */
@@ -142,7 +149,8 @@ public final class Compactor {
         try {
             for (int i = 0; i < in.length; i++) {
                 SSTableFiles f = files.get(i);
-                StatisticsReader.Metadata m = StatisticsReader.read(f.path(Component.STATISTICS), f.readAll(Component.STATISTICS), schema);
+                StatisticsReader.Metadata m = StatisticsReader.read(f, schema, false);
+                checkStorable(f, m, options.version);
                 SSTableCursor cursor = new SSTableCursor(DataChunks.open(f, true), m.header);
                 in[i] = new CompactionInput(i, f, cursor, m, schema);
                 if (options.tokenLo != Long.MIN_VALUE) cursor.seek(firstPositionAtOrAfter(f, options.tokenLo, cursor.length()));
@@ -154,6 +162,19 @@ public final class Compactor {
             throw e;
         }
         return in;
+    }
+
+    /**
+     * Refuses an input holding a local deletion time (expiry or tombstone) later than {@code version}
+     * stores: the input's Statistics.db maximum covers every cell, row, range and partition deletion.
+     */
+    static void checkStorable(SSTableFiles f, StatisticsReader.Metadata m, SSTableVersion version) {
+        long max = m.maxLocalDeletionTime;
+        if (max != Long.MAX_VALUE && max > version.maxLocalDeletionTime()) {
+            throw new IncompatibleSSTableException(f.path(Component.STATISTICS), "it records local deletion time " + max
+                    + " (an expiry or a tombstone), after the latest an " + version + " sstable stores ("
+                    + version.maxLocalDeletionTime() + ", " + version.maxLocalDeletionTimeText() + ")");
+        }
     }
 
     /**
@@ -186,7 +207,7 @@ public final class Compactor {
 
     /** Data.db position of the first partition whose token is at least {@code token} (from Index.db), or the data length. */
     private long firstPositionAtOrAfter(SSTableFiles f, long token, long dataLength) throws IOException {
-        IndexReader r = new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), schema.clusteringColumns());
+        IndexReader r = IndexReader.open(f, schema.clusteringColumns());
         while (r.hasNext()) {
             r.next();
             if (Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength()) >= token) return r.dataPosition();
@@ -206,7 +227,7 @@ public final class Compactor {
         boolean[] has = new boolean[k];
         for (int i = 0; i < k; i++) {
             SSTableFiles f = files.get(i);
-            idx[i] = new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), schema.clusteringColumns());
+            idx[i] = IndexReader.open(f, schema.clusteringColumns());
             has[i] = nextKey(idx[i], tokens, i);
         }
         long[] splits = options.splitTokens;
@@ -568,7 +589,7 @@ public final class Compactor {
             output = null;
         }
         if (output == null) {
-            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined);
+            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined, options.version);
             outputs.add(output);
         }
         try {

@@ -6,6 +6,7 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.Leftovers;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.TableDirectory;
 
 import java.io.IOException;
@@ -48,6 +49,8 @@ public final class FlushJob {
         public final long[] splitTokens;
         /** A range estimated below this many bytes merges into its neighbour; 0 = never merge. */
         public final long minSSTableBytes;
+        /** The sstable version every flush with these options writes. */
+        public final SSTableVersion version;
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition) {
             this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, true);
@@ -68,11 +71,13 @@ public final class FlushJob {
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
                        boolean pipelined, long[] splitTokens, long minSSTableBytes) {
-            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens, minSSTableBytes, 0);
+            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens, minSSTableBytes, 0,
+                    SSTableVersion.OA);
         }
 
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
-                       boolean pipelined, long[] splitTokens, long minSSTableBytes, long maxSSTableBytes) {
+                       boolean pipelined, long[] splitTokens, long minSSTableBytes, long maxSSTableBytes, SSTableVersion version) {
+            if (version == null) throw new IllegalArgumentException("no sstable version");
             if (maxSSTableBytes < 0) throw new IllegalArgumentException("max sstable size must be 0 (none) or more: " + maxSSTableBytes);
             this.maxSSTableBytes = maxSSTableBytes;
             if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
@@ -85,6 +90,13 @@ public final class FlushJob {
             this.pipelined = pipelined;
             this.splitTokens = splitTokens == null ? null : splitTokens.clone();
             this.minSSTableBytes = minSSTableBytes;
+            this.version = version;
+        }
+
+        /** These options, writing {@code v} sstables. */
+        public Options withVersion(SSTableVersion v) {
+            return new Options(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens,
+                    minSSTableBytes, maxSSTableBytes, v);
         }
 
         TokenRanges tokenRanges() {
@@ -136,7 +148,7 @@ public final class FlushJob {
     public static List<FlushOutcome> run(Memtable memtable, Options options, TableDirectory dir,
                                          FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
-        final FlushWriter writer = new FlushWriter(memtable);
+        final FlushWriter writer = new FlushWriter(memtable, options.version);
         final TableDirectory tableDir = dir;
         TokenRanges ranges = options.tokenRanges();
         if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1

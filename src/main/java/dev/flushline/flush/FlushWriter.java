@@ -25,6 +25,7 @@ import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.RowIndexBuilder;
 import dev.flushline.sstable.SSTableWriter;
 import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.StatisticsWriter;
 
 import java.io.IOException;
@@ -49,11 +50,28 @@ public final class FlushWriter {
     private final SerializationHeader header;
     private final ClusteringComparator comparator;
     private final Row emptyStaticRow;
+    private final SSTableVersion version;
 
+    /** Writes oa sstables. */
     public FlushWriter(Memtable memtable) {
+        this(memtable, SSTableVersion.OA);
+    }
+
+    /**
+     * Writes sstables of {@code version}. Throws IllegalArgumentException if the memtable holds a
+     * local deletion time (an expiry or a tombstone's) that {@code version} cannot store: callers
+     * refuse such values at the input (the load names the line), so this is the last line of defence.
+     */
+    public FlushWriter(Memtable memtable, SSTableVersion version) {
         if (!memtable.isSealed()) {
             throw new IllegalStateException("flushing a memtable that still takes writes");
         }
+        long maxLdt = memtable.maxLocalDeletionTime();
+        if (maxLdt != Cell.NO_DELETION_TIME && maxLdt > version.maxLocalDeletionTime()) {
+            throw new IllegalArgumentException("the memtable holds local deletion time " + maxLdt + ", after the latest an "
+                    + version + " sstable stores (" + version.maxLocalDeletionTime() + ", " + version.maxLocalDeletionTimeText() + ")");
+        }
+        this.version = version;
         this.memtable = memtable;
         this.schema = memtable.schema();
         this.comparator = memtable.comparator();
@@ -119,7 +137,7 @@ public final class FlushWriter {
                              FlushProgress progress, long maxDataBytes) throws IOException {
         Descriptor descriptor;
         try {
-            descriptor = tableDir.reserveNext();
+            descriptor = tableDir.reserveNext(version);
         } catch (IOException e) {
             throw new SSTableWriteException(tableDir.path(), SSTableWriteException.Phase.RESERVE, e);
         }
@@ -143,8 +161,8 @@ public final class FlushWriter {
     private FlushResult write(Iterator<MemtablePartition> partitions, SSTableWriter sst, Descriptor descriptor,
                               FlushProgress progress, long maxDataBytes) throws IOException {
         StatsCollector collector = new StatsCollector(comparator);
-        RowSerializer rs = new RowSerializer(header, collector);
-        RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
+        RowSerializer rs = new RowSerializer(header, collector, version);
+        RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES, version);
         final boolean hasStatics = header.hasStatics();
 
         long expectPartitions = 0, expectRows = 0, expectCells = 0, expectMarkers = 0;
@@ -171,7 +189,7 @@ public final class FlushWriter {
             final DeletionTime pd = p.partitionDeletion();
             final long partitionStart = sst.dataPosition();
 
-            int size = RowSerializer.partitionHeaderSize(key, pd);
+            int size = rs.partitionHeaderSize(key, pd);
             rs.writePartitionHeader(sst.reserve(size), key, pd, size);
             if (hasStatics) {
                 Row st = p.staticRow() != null ? p.staticRow() : emptyStaticRow;
@@ -271,7 +289,7 @@ public final class FlushWriter {
             s.commitLogIntervals = new long[] {lower.segmentId(), lower.position(), upper.segmentId(), upper.position()};
         }
         long fileBytes = sst.dataFileBytes();
-        Path published = sst.finish(StatisticsWriter.serialize(s, header));
+        Path published = sst.finish(StatisticsWriter.serialize(s, header, version));
         return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers,
                 sst.ioCpuNanos(), sst.ioAllocatedBytes());
     }

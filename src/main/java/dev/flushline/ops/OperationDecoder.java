@@ -52,6 +52,9 @@ public final class OperationDecoder {
     private final TableSchema schema;
     /** Local deletion time of tombstones and base of TTL expiry; only grows ({@link #advanceNow}). */
     private long nowSeconds;
+    /** The latest local deletion time the output stores, and how messages name that limit. */
+    private final long maxLocalDeletionTime;
+    private final String maxLocalDeletionTimeText;
     private final ColumnMetadata[] partitionKey;
     private final ColumnMetadata[] clustering;
     private final ColumnMetadata[] statics;
@@ -61,11 +64,28 @@ public final class OperationDecoder {
 
     /** REQUIRES: 0 <= nowSeconds <= Cell.MAX_DELETION_TIME (the CLI checks --now). */
     public OperationDecoder(TableSchema schema, long nowSeconds) {
-        if (nowSeconds < 0 || nowSeconds > Cell.MAX_DELETION_TIME) {
-            throw new IllegalArgumentException("now must be in 0.." + Cell.MAX_DELETION_TIME + " seconds: " + nowSeconds);
+        this(schema, nowSeconds, Cell.MAX_DELETION_TIME, "2106-02-07T06:28:13Z");
+    }
+
+    /**
+     * A decoder for an output that stores local deletion times up to {@code maxLocalDeletionTime}
+     * ({@code maxText} names it in messages, e.g. {@code 2038-01-19T03:14:06Z} for nb sstables):
+     * an operation whose TTL expires later is bad input, as Cassandra with that limit rejects it.
+     * Tombstones carry {@code nowSeconds}, so it must be within the limit too.
+     * REQUIRES: 0 <= nowSeconds <= maxLocalDeletionTime <= Cell.MAX_DELETION_TIME.
+     */
+    public OperationDecoder(TableSchema schema, long nowSeconds, long maxLocalDeletionTime, String maxText) {
+        if (maxLocalDeletionTime < 0 || maxLocalDeletionTime > Cell.MAX_DELETION_TIME) {
+            throw new IllegalArgumentException("latest local deletion time must be in 0.." + Cell.MAX_DELETION_TIME + ": "
+                    + maxLocalDeletionTime);
+        }
+        if (nowSeconds < 0 || nowSeconds > maxLocalDeletionTime) {
+            throw new IllegalArgumentException("now must be in 0.." + maxLocalDeletionTime + " seconds: " + nowSeconds);
         }
         this.schema = schema;
         this.nowSeconds = nowSeconds;
+        this.maxLocalDeletionTime = maxLocalDeletionTime;
+        this.maxLocalDeletionTimeText = maxText;
         this.partitionKey = schema.partitionKeyColumns();
         this.clustering = schema.clusteringColumns();
         this.statics = schema.staticColumns();
@@ -85,8 +105,8 @@ public final class OperationDecoder {
      */
     public void advanceNow(long nowSeconds) {
         if (nowSeconds <= this.nowSeconds) return;
-        if (nowSeconds > Cell.MAX_DELETION_TIME) {
-            throw new IllegalArgumentException("now must be in 0.." + Cell.MAX_DELETION_TIME + " seconds: " + nowSeconds);
+        if (nowSeconds > maxLocalDeletionTime) {
+            throw new IllegalArgumentException("now must be in 0.." + maxLocalDeletionTime + " seconds: " + nowSeconds);
         }
         this.nowSeconds = nowSeconds;
         this.nextListTicks = Math.max(nextListTicks, TimeUuids.firstTicks(nowSeconds));
@@ -688,9 +708,9 @@ public final class OperationDecoder {
         } else {
             ttl = schema.defaultTimeToLiveSeconds();
         }
-        if (ttl != Cell.NO_TTL && nowSeconds + ttl > Cell.MAX_DELETION_TIME) {
+        if (ttl != Cell.NO_TTL && nowSeconds + ttl > maxLocalDeletionTime) {
             throw new BadOperation("\"ttl\": " + ttl + " seconds from now (" + nowSeconds + ") expires after the latest expiration "
-                    + "Cassandra can store (" + Cell.MAX_DELETION_TIME + ", in 2106)");
+                    + "the output can store (" + maxLocalDeletionTime + ", " + maxLocalDeletionTimeText + ")");
         }
         return ttl;
     }

@@ -49,15 +49,25 @@ public final class OperationReader implements Closeable {
 
     /** {@code source} names the input in messages, e.g. {@code ops.jsonl} or {@code <stdin>}. */
     public OperationReader(TableSchema schema, InputStream in, String source, long nowSeconds) {
+        this(schema, in, source, new OperationDecoder(schema, nowSeconds));
+    }
+
+    /** Reads with {@code decoder} (its clock and expiry limit). */
+    public OperationReader(TableSchema schema, InputStream in, String source, OperationDecoder decoder) {
         this.in = in;
         this.source = source;
-        this.decoder = new OperationDecoder(schema, nowSeconds);
+        this.decoder = decoder;
     }
 
     /** Reads {@code input} ("-" = stdin); messages name it as given, stdin as {@code <stdin>}. */
     public static OperationReader open(TableSchema schema, String input, InputStream stdin, long nowSeconds) throws IOException {
+        return open(schema, input, stdin, new OperationDecoder(schema, nowSeconds));
+    }
+
+    /** As above, decoding with {@code decoder}. */
+    public static OperationReader open(TableSchema schema, String input, InputStream stdin, OperationDecoder decoder) throws IOException {
         InputStream s = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
-        return new OperationReader(schema, s, input.equals("-") ? "<stdin>" : input, nowSeconds);
+        return new OperationReader(schema, s, input.equals("-") ? "<stdin>" : input, decoder);
     }
 
     /** Test and API convenience: operations from a string. */

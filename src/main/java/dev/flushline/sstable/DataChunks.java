@@ -30,6 +30,8 @@ public final class DataChunks implements AutoCloseable {
     private static final String[] OTHER_COMPRESSORS = {"SnappyCompressor", "DeflateCompressor", "ZstdCompressor", "NoopCompressor"};
 
     private final Path dataPath;
+    /** The sstable's version: what its Data.db's partition deletions and local deletion times mean. */
+    private final SSTableVersion version;
     private final FileChannel channel;
     private final long fileLength;
     private final long uncompressedLength;
@@ -47,7 +49,8 @@ public final class DataChunks implements AutoCloseable {
 
     private DataChunks(Path dataPath, FileChannel channel, long fileLength, long uncompressedLength, int chunkLength,
                        int chunkCount, boolean compressed, long[] chunkOffsets, int maxCompressedLength, int[] chunkCrcs,
-                       boolean checkCrc) {
+                       boolean checkCrc, SSTableVersion version) {
+        this.version = version;
         this.dataPath = dataPath;
         this.channel = channel;
         this.fileLength = fileLength;
@@ -87,7 +90,7 @@ public final class DataChunks implements AutoCloseable {
                 for (int i = 0; i < crcs.length; i++) crcs[i] = in.i32("chunk CRC");
             }
             int count = (int) Math.max(1, (fileLength + chunk - 1) / chunk);
-            return new DataChunks(dataPath, ch, fileLength, fileLength, chunk, count, false, null, 0, crcs, checkCrc);
+            return new DataChunks(dataPath, ch, fileLength, fileLength, chunk, count, false, null, 0, crcs, checkCrc, files.version());
         } catch (IOException | RuntimeException | Error e) {
             ch.close();
             throw e;
@@ -147,10 +150,12 @@ public final class DataChunks implements AutoCloseable {
             }
             previous = offsets[i];
         }
-        return new DataChunks(dataPath, ch, fileLength, dataLength, chunkLength, count, true, offsets, maxCompressed, null, checkCrc);
+        return new DataChunks(dataPath, ch, fileLength, dataLength, chunkLength, count, true, offsets, maxCompressed, null, checkCrc, files.version());
     }
 
     public Path dataPath() { return dataPath; }
+
+    public SSTableVersion version() { return version; }
 
     public boolean isCompressed() { return compressed; }
 

@@ -1,8 +1,10 @@
 package dev.flushline.sstable;
 
 /**
- * Flag bytes of Data.db (oa), in one place, and the logical layout they mark. Data.db is the
- * partitions in token order, with no file header or footer.
+ * Flag bytes of Data.db (oa and nb), in one place, and the logical layout they mark. Data.db is the
+ * partitions in token order, with no file header or footer. The two versions differ only in the
+ * partition deletion ({@link DeletionTimeLayout}) and in what a local deletion time delta may hold:
+ * nb's are signed 32-bit seconds (at most 2147483646), oa's unsigned.
  *
  * <pre>
  * partition  := key_len:u16 key  partition_deletion  [static_row]  unfiltered*  END_OF_PARTITION

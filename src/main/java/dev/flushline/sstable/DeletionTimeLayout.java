@@ -1,30 +1,54 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.Cell;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.io.FixedBuffer;
 
 /**
- * The oa encoding of a standalone DeletionTime (new in oa; earlier versions always wrote 12
- * bytes), used for the partition deletion in Data.db and Index.db and for IndexInfo end-open
- * markers:
+ * The encoding of a standalone DeletionTime, used for the partition deletion in Data.db and
+ * Index.db and for IndexInfo end-open markers. It depends on the sstable version:
  *
  * <pre>
- * LIVE     := 0x80                                        (1 byte)
- * deleted  := markedForDeleteAt:i64  localDeletionTime:u32 (12 bytes; top bit of the first byte clear)
+ * oa:  LIVE    := 0x80                                           (1 byte)
+ *      deleted := markedForDeleteAt:i64  localDeletionTime:u32   (12 bytes; top bit of the first byte clear)
+ * nb:  any     := localDeletionTime:i32  markedForDeleteAt:i64   (12 bytes)
+ *      LIVE    := Integer.MAX_VALUE  Long.MIN_VALUE
  * </pre>
  *
- * A reader takes a first byte with the top bit set as LIVE (and requires it to be exactly 0x80),
- * so a negative markedForDeleteAt cannot be written readably; Cassandra 5.0.5 writes it anyway
- * and then fails to read the file. We refuse it.
+ * <p>oa: a reader takes a first byte with the top bit set as LIVE (and requires it to be exactly
+ * 0x80), so a negative markedForDeleteAt cannot be written readably; Cassandra 5.0.5 writes it
+ * anyway and then fails to read the file. We refuse it.
+ *
+ * <p>nb: the local deletion time is a signed int; Cassandra writes "none" (LIVE's) as
+ * Integer.MAX_VALUE and caps any other value at Integer.MAX_VALUE - 1. A reader takes exactly
+ * (Integer.MAX_VALUE, Long.MIN_VALUE) as LIVE. Every value Flushline writes in nb is at most
+ * {@link SSTableVersion#maxLocalDeletionTime()}, so the cap never changes a value. A negative
+ * markedForDeleteAt is readable in this form and is written (a compaction of nb inputs may carry
+ * one); the memtable still refuses it at the input, so that what a load accepts does not depend on
+ * the version.
+ *
+ * <p>The version is looked at once per partition or index entry, never per cell.
  */
 public final class DeletionTimeLayout {
     private DeletionTimeLayout() {}
 
-    public static int size(DeletionTime d) {
+    /** Every nb standalone deletion time: i32 local deletion time + i64 timestamp. */
+    public static final int LEGACY_BYTES = Integer.BYTES + Long.BYTES;
+    /** nb: the local deletion time of LIVE (Cassandra's "no deletion time" as a signed int). */
+    public static final int LEGACY_LIVE_LOCAL_DELETION_TIME = Integer.MAX_VALUE;
+    /** nb: the largest other local deletion time Cassandra writes (it caps larger values here). */
+    public static final int LEGACY_MAX_LOCAL_DELETION_TIME = Integer.MAX_VALUE - 1;
+
+    public static int size(SSTableVersion version, DeletionTime d) {
+        if (!version.hasUnsignedDeletionTime()) return LEGACY_BYTES;
         return d.isLive() ? 1 : DataLayout.PARTITION_DELETION_DELETED_BYTES;
     }
 
-    public static void put(FixedBuffer out, DeletionTime d) {
+    public static void put(SSTableVersion version, FixedBuffer out, DeletionTime d) {
+        if (!version.hasUnsignedDeletionTime()) {
+            putLegacy(out, d);
+            return;
+        }
         if (d.isLive()) {
             out.putByte(DataLayout.PARTITION_DELETION_LIVE_BYTE);
             return;
@@ -34,7 +58,23 @@ public final class DeletionTimeLayout {
         out.putInt((int) d.localDeletionTime());
     }
 
-    /** Throws if {@code d} cannot be written in the oa standalone form and read back. */
+    private static void putLegacy(FixedBuffer out, DeletionTime d) {
+        if (d.isLive()) {
+            out.putInt(LEGACY_LIVE_LOCAL_DELETION_TIME);
+            out.putLong(Long.MIN_VALUE);
+            return;
+        }
+        out.putInt(legacyLocalDeletionTime(d.localDeletionTime()));
+        out.putLong(d.markedForDeleteAt());
+    }
+
+    /** Cassandra's signed-int form of a local deletion time: "none" as Integer.MAX_VALUE, others capped below it. */
+    public static int legacyLocalDeletionTime(long ldt) {
+        if (ldt == Cell.NO_DELETION_TIME) return LEGACY_LIVE_LOCAL_DELETION_TIME;
+        return (int) Math.min(ldt, LEGACY_MAX_LOCAL_DELETION_TIME);
+    }
+
+    /** Throws if {@code d} cannot be written in oa's standalone form and read back. */
     public static void checkWritable(DeletionTime d) {
         if (!d.isLive() && d.markedForDeleteAt() < 0) {
             throw new IllegalArgumentException("a partition deletion with negative timestamp " + d.markedForDeleteAt()

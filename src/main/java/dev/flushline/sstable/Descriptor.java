@@ -9,13 +9,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where one sstable's files live: {@code <tableDir>/oa-<generation>-big-<Component>}, with
+ * Where one sstable's files live: {@code <tableDir>/<version>-<generation>-big-<Component>}
+ * (version {@code oa} or {@code nb}, see {@link SSTableVersion}), with
  * {@code tableDir = <out>/<keyspace>/<table>-<table id as 32 hex>/}, the layout Cassandra's
  * {@code Descriptor.fromFile} and {@code nodetool import} expect.
  *
  * <p>While being written, the files live in a staging directory {@code <tableDir>/.flushline-oa-<gen>}
  * under their final names; Cassandra lists sstables from the table directory's files only, so a
- * staging directory is invisible to it.
+ * staging directory is invisible to it. The staging and lock names are the same for every version
+ * (they carry "oa" from when it was the only one, so that leftovers of earlier runs are still
+ * recognized): generations are unique across versions, so the generation alone names them.
  *
  * <p>Reservation: a generation is taken by creating {@code .flushline-oa-<gen>.lock} with
  * CREATE_NEW (atomic across threads and processes) and holding an OS file lock on it until the
@@ -26,11 +29,11 @@ import java.util.regex.Pattern;
  * owned by the one writer that reserved it.
  */
 public final class Descriptor {
-    public static final String VERSION = "oa";
     public static final String FORMAT = "big";
-    static final String STAGING_PREFIX = ".flushline-" + VERSION + "-";
+    static final String STAGING_PREFIX = ".flushline-oa-";
     static final String LOCK_SUFFIX = ".lock";
-    private static final Pattern FILE_NAME = Pattern.compile("^" + VERSION + "-(\\d+)-" + FORMAT + "-(.+)$");
+    /** A published component of any version we know: group 1 the version, 2 the generation, 3 the component. */
+    static final Pattern FILE_NAME = Pattern.compile("^(" + SSTableVersion.choices() + ")-(\\d+)-" + FORMAT + "-(.+)$");
 
     /**
      * Lock files this JVM holds. On Linux a Java file lock is a POSIX record lock, and closing any
@@ -41,14 +44,16 @@ public final class Descriptor {
 
     private final Path tableDir;
     private final int generation;
+    private final SSTableVersion version;
     private java.nio.channels.FileChannel lockChannel;
     private java.nio.channels.FileLock lock;
     /** Held by a {@link TransactionLog} past the writer's release: see {@link #pin}. */
     private boolean pinned;
 
-    private Descriptor(Path tableDir, int generation) {
+    private Descriptor(Path tableDir, int generation, SSTableVersion version) {
         this.tableDir = tableDir;
         this.generation = generation;
+        this.version = version;
     }
 
     public static Path tableDir(Path outDir, String keyspace, String table, String tableIdHex) {
@@ -61,10 +66,15 @@ public final class Descriptor {
      * {@link TableDirectory} once instead.
      */
     public static Descriptor reserveNext(Path tableDir) throws IOException {
+        return reserveNext(tableDir, SSTableVersion.OA);
+    }
+
+    /** As {@link #reserveNext(Path)}, for an sstable of {@code version}. */
+    public static Descriptor reserveNext(Path tableDir, SSTableVersion version) throws IOException {
         Files.createDirectories(tableDir);
         int next = highestGeneration(tableDir) + 1;
         while (true) {
-            Descriptor d = tryReserve(tableDir, next);
+            Descriptor d = tryReserve(tableDir, next, version);
             if (d != null) return d;
             next++;
         }
@@ -72,12 +82,16 @@ public final class Descriptor {
 
     /**
      * Reserves {@code generation} if nobody holds it, or returns null: its lock file is created
-     * with CREATE_NEW and locked, none of its components may be published already (a writer that
+     * with CREATE_NEW and locked, none of its components may be published already in any version (a writer that
      * published it released its lock file only after its renames, so they are visible to whoever
      * wins the lock file next), and its staging directory must not exist (a crashed writer's).
      */
     static Descriptor tryReserve(Path tableDir, int generation) throws IOException {
-        Descriptor d = new Descriptor(tableDir, generation);
+        return tryReserve(tableDir, generation, SSTableVersion.OA);
+    }
+
+    static Descriptor tryReserve(Path tableDir, int generation, SSTableVersion version) throws IOException {
+        Descriptor d = new Descriptor(tableDir, generation, version);
         java.nio.channels.FileChannel ch;
         try {
             ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
@@ -100,10 +114,13 @@ public final class Descriptor {
                 return null;
             }
             Component[] all = Component.values();
-            for (int i = 0; i < all.length; i++) {
-                if (Files.exists(d.path(all[i]))) {
-                    d.releaseReservation(); // published by another writer since our counter was set
-                    return null;
+            SSTableVersion[] versions = SSTableVersion.values();
+            for (int v = 0; v < versions.length; v++) {
+                for (int i = 0; i < all.length; i++) {
+                    if (Files.exists(tableDir.resolve(fileName(versions[v], generation, all[i])))) {
+                        d.releaseReservation(); // published by another writer since our counter was set
+                        return null;
+                    }
                 }
             }
             Files.createDirectory(d.stagingDir());
@@ -188,7 +205,7 @@ public final class Descriptor {
         HELD_BY_THIS_JVM.remove(lockPath().toAbsolutePath());
     }
 
-    /** Highest generation used by a published file or a staging directory; 0 if none. */
+    /** Highest generation used by a published file (of any version) or a staging directory; 0 if none. */
     static int highestGeneration(Path tableDir) throws IOException {
         int max = 0;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(tableDir)) {
@@ -215,7 +232,7 @@ public final class Descriptor {
         Matcher m = FILE_NAME.matcher(fileName);
         if (!m.matches()) return -1;
         try {
-            return Integer.parseInt(m.group(1));
+            return Integer.parseInt(m.group(2));
         } catch (NumberFormatException e) {
             return -1;
         }
@@ -225,8 +242,14 @@ public final class Descriptor {
 
     public int generation() { return generation; }
 
+    public SSTableVersion version() { return version; }
+
     public String fileName(Component c) {
-        return VERSION + "-" + generation + "-" + FORMAT + "-" + c.fileSuffix();
+        return fileName(version, generation, c);
+    }
+
+    static String fileName(SSTableVersion version, int generation, Component c) {
+        return version.id() + "-" + generation + "-" + FORMAT + "-" + c.fileSuffix();
     }
 
     /** The published path of a component. */

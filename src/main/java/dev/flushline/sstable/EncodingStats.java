@@ -28,6 +28,10 @@ import dev.flushline.io.VInt;
  * base for which that holds for every value in the flush (any set of values in
  * 0..MAX_DELETION_TIME has one).
  *
+ * <p>The same encoding serves nb: every local deletion time an nb sstable holds is at most
+ * Integer.MAX_VALUE - 1 (see {@link SSTableVersion}), so the base and every delta fit a signed int,
+ * and nb's reader (which takes a negative decoded value as invalid) reads them back as written.
+ *
  * <p>Thread safety: immutable.
  */
 public final class EncodingStats {

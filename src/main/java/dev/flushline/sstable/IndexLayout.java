@@ -2,6 +2,8 @@ package dev.flushline.sstable;
 
 /**
  * Index.db, Summary.db and Filter.db byte layouts, in one place for their builders and readers.
+ * They are the same in oa and nb except for the deletion times in Index.db, which take the
+ * version's {@link DeletionTimeLayout} form (nb: always 12 bytes, local deletion time first).
  *
  * <pre>
  * Index.db   := entry*

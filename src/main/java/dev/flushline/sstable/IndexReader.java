@@ -24,12 +24,31 @@ public final class IndexReader {
     private long headerLength;
     private long deletionTimestamp, deletionLdt;
     private int blockCount;
+    private int openMarkers;
     private long[] blockOffsets = new long[8], blockWidths = new long[8];
+    /** oa (1- or 12-byte deletion times, mfda first) or nb (always 12 bytes, ldt first). */
+    private final boolean unsignedDeletionTime;
 
+    /** An oa Index.db. */
     public IndexReader(Path file, byte[] bytes, ColumnMetadata[] clustering) {
+        this(file, bytes, clustering, SSTableVersion.OA);
+    }
+
+    /** The Index.db of {@code f}, in its version's deletion time layout. */
+    public static IndexReader open(SSTableFiles f, ColumnMetadata[] clustering) throws java.io.IOException {
+        return new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), clustering, f.version());
+    }
+
+    public IndexReader(Path file, byte[] bytes, ColumnMetadata[] clustering, SSTableVersion version) {
+        this.unsignedDeletionTime = version.hasUnsignedDeletionTime();
         this.in = new BoundedReader(file, bytes);
         this.clusteringFixed = new int[clustering.length];
         for (int i = 0; i < clustering.length; i++) clusteringFixed[i] = clustering[i].type().fixedLength();
+    }
+
+    /** An IndexInfo's end-open marker: always 12 bytes when present (the oa LIVE form is never written there). */
+    private void skipOpenMarker() {
+        in.skip(unsignedDeletionTime ? DataLayout.PARTITION_DELETION_DELETED_BYTES : DeletionTimeLayout.LEGACY_BYTES, "open marker");
     }
 
     public Path file() { return in.file(); }
@@ -56,20 +75,31 @@ public final class IndexReader {
         long sizeAt = in.fileOffset();
         promotedSize = in.length(in.unsignedVInt("promoted index size"), sizeAt, "promoted index");
         blockCount = 0;
+        openMarkers = 0;
         if (promotedSize == 0) return;
         int end = in.position() + promotedSize;
         headerLength = in.unsignedVInt("promoted header length");
         long delAt = in.fileOffset();
-        int first = in.u8("promoted partition deletion");
-        if ((first & DataLayout.PARTITION_DELETION_LIVE_BYTE) != 0) {
-            if (first != DataLayout.PARTITION_DELETION_LIVE_BYTE) throw in.corrupt(delAt, "partition deletion flags 0x" + Integer.toHexString(first));
-            deletionTimestamp = Long.MIN_VALUE;
-            deletionLdt = Long.MAX_VALUE;
-        } else {
-            in.position(in.position() - 1);
-            deletionTimestamp = in.i64("promoted deletion timestamp");
+        if (!unsignedDeletionTime) {
             int ldt = in.i32("promoted deletion time");
-            deletionLdt = ldt == -1 ? Long.MAX_VALUE : ldt & 0xFFFFFFFFL;
+            deletionTimestamp = in.i64("promoted deletion timestamp");
+            if (ldt == DeletionTimeLayout.LEGACY_LIVE_LOCAL_DELETION_TIME && deletionTimestamp == Long.MIN_VALUE) {
+                deletionLdt = Long.MAX_VALUE;
+            } else {
+                deletionLdt = ldt < 0 ? SSTableCursor.INVALID_DELETION_TIME : ldt;
+            }
+        } else {
+            int first = in.u8("promoted partition deletion");
+            if ((first & DataLayout.PARTITION_DELETION_LIVE_BYTE) != 0) {
+                if (first != DataLayout.PARTITION_DELETION_LIVE_BYTE) throw in.corrupt(delAt, "partition deletion flags 0x" + Integer.toHexString(first));
+                deletionTimestamp = Long.MIN_VALUE;
+                deletionLdt = Long.MAX_VALUE;
+            } else {
+                in.position(in.position() - 1);
+                deletionTimestamp = in.i64("promoted deletion timestamp");
+                int ldt = in.i32("promoted deletion time");
+                deletionLdt = ldt == -1 ? Long.MAX_VALUE : ldt & 0xFFFFFFFFL;
+            }
         }
         long countAt = in.fileOffset();
         long count = in.unsignedVInt("index block count");
@@ -89,7 +119,10 @@ public final class IndexReader {
             skipPrefix();
             blockOffsets[b] = in.unsignedVInt("index block offset");
             blockWidths[b] = VInt.unZigZag(in.unsignedVInt("index block width")) + IndexLayout.WIDTH_BASE;
-            if (in.u8("index block open marker flag") != 0) in.skip(DataLayout.PARTITION_DELETION_DELETED_BYTES, "open marker");
+            if (in.u8("index block open marker flag") != 0) {
+                openMarkers++;
+                skipOpenMarker();
+            }
             if (in.position() > offsetsStart) throw in.corrupt(infoAt, "index block " + b + " runs into the offset table");
             int stored = BoundedReader.getInt(in.array(), offsetsStart + IndexLayout.INFO_OFFSET_BYTES * b);
             if (stored != infoAt - infoStart) {
@@ -141,6 +174,9 @@ public final class IndexReader {
 
     /** 0 when the entry has no promoted index. */
     public int blockCount() { return blockCount; }
+
+    /** How many of the current entry's index blocks end inside a range tombstone (carry an open marker). */
+    public int openMarkerCount() { return openMarkers; }
 
     public long blockOffset(int b) { return blockOffsets[b]; }
 

@@ -33,6 +33,7 @@ public final class RowIndexBuilder {
 
     private final int columnIndexSizeBytes;
     private final ClusteringLayout layout;
+    private final SSTableVersion version;
 
     private int count;
     private byte[] firstKinds = new byte[8];
@@ -51,7 +52,14 @@ public final class RowIndexBuilder {
     private byte[][] lastVals;
     private DeletionTime openMarker = DeletionTime.LIVE;
 
+    /** An oa index builder. */
     public RowIndexBuilder(ClusteringLayout layout, int columnIndexSizeBytes) {
+        this(layout, columnIndexSizeBytes, SSTableVersion.OA);
+    }
+
+    /** {@code version} picks the encoding of the deletion times (partition, open markers) only. */
+    public RowIndexBuilder(ClusteringLayout layout, int columnIndexSizeBytes, SSTableVersion version) {
+        this.version = version;
         this.layout = layout;
         this.columnIndexSizeBytes = columnIndexSizeBytes;
     }
@@ -176,20 +184,20 @@ public final class RowIndexBuilder {
     private int indexInfoSize(int i) {
         int size = namesSize(i)
                 + VInt.sizeOfUnsigned(offsets[i]) + VInt.sizeOfSigned(widths[i] - WIDTH_BASE) + 1;
-        if (!endOpen[i].isLive()) size += DeletionTimeLayout.size(endOpen[i]);
+        if (!endOpen[i].isLive()) size += DeletionTimeLayout.size(version, endOpen[i]);
         return size;
     }
 
     /** Bytes of the promoted index (what promoted_size counts). REQUIRES: {@link #isPromoted()}. */
     public int promotedSize(long headerLength, DeletionTime partitionDeletion) {
-        int size = VInt.sizeOfUnsigned(headerLength) + DeletionTimeLayout.size(partitionDeletion) + VInt.sizeOfUnsigned(count);
+        int size = VInt.sizeOfUnsigned(headerLength) + DeletionTimeLayout.size(version, partitionDeletion) + VInt.sizeOfUnsigned(count);
         for (int i = 0; i < count; i++) size += indexInfoSize(i) + Integer.BYTES;
         return size;
     }
 
     public void writePromoted(FixedBuffer out, long headerLength, DeletionTime partitionDeletion) {
         out.putUnsignedVInt(headerLength);
-        DeletionTimeLayout.put(out, partitionDeletion);
+        DeletionTimeLayout.put(version, out, partitionDeletion);
         out.putUnsignedVInt(count);
         int infoStart = out.position();
         for (int i = 0; i < count; i++) {
@@ -204,7 +212,7 @@ public final class RowIndexBuilder {
             out.putSignedVInt(widths[i] - WIDTH_BASE);
             boolean hasOpen = !endOpen[i].isLive();
             out.putBoolean(hasOpen);
-            if (hasOpen) DeletionTimeLayout.put(out, endOpen[i]);
+            if (hasOpen) DeletionTimeLayout.put(version, out, endOpen[i]);
         }
         // The offsets table: each IndexInfo's offset from the first, recomputed from the same sizes.
         int infoOffset = 0;

@@ -47,6 +47,7 @@ public final class RowSerializer {
     private final ClusteringLayout clusteringLayout;
     private final SerializationHeader header;
     private final StatsCollector collector;
+    private final SSTableVersion version;
 
     // Per kind (static / regular): table columns, header membership, value layout.
     private final int staticHeaderCount;
@@ -82,8 +83,18 @@ public final class RowSerializer {
     private int rowTtl;
     private long rowExpiration;
 
+    /** An oa serializer. */
     public RowSerializer(SerializationHeader header, StatsCollector collector) {
+        this(header, collector, SSTableVersion.OA);
+    }
+
+    /**
+     * {@code version} changes only the partition header's deletion time (see {@link SSTableVersion}):
+     * rows, cells and markers are written the same for every version.
+     */
+    public RowSerializer(SerializationHeader header, StatsCollector collector, SSTableVersion version) {
         TableSchema schema = header.schema();
+        this.version = version;
         this.header = header;
         this.stats = header.stats();
         this.collector = collector;
@@ -708,14 +719,18 @@ public final class RowSerializer {
         FixedBuffer.checkWritten("range tombstone marker", expectedSize, out.position() - start);
     }
 
-    // ---- partition header (key + oa partition deletion, DeletionTimeLayout) ---------------------
+    // ---- partition header (key + partition deletion in this version's DeletionTimeLayout) ---------
 
-    public static int partitionHeaderSize(byte[] key, DeletionTime d) {
+    public int partitionHeaderSize(byte[] key, DeletionTime d) {
         return partitionHeaderSize(key.length, d);
     }
 
-    public static int partitionHeaderSize(int keyLength, DeletionTime d) {
-        return 2 + keyLength + DeletionTimeLayout.size(d);
+    public int partitionHeaderSize(int keyLength, DeletionTime d) {
+        return 2 + keyLength + DeletionTimeLayout.size(version, d);
+    }
+
+    public SSTableVersion version() {
+        return version;
     }
 
     public void writePartitionHeader(FixedBuffer out, byte[] key, DeletionTime d, int expectedSize) {
@@ -729,7 +744,7 @@ public final class RowSerializer {
         }
         out.putShort(keyLength);
         out.putBytes(key, keyOffset, keyLength);
-        DeletionTimeLayout.put(out, d);
+        DeletionTimeLayout.put(version, out, d);
         collector.partitionDeletion(d);
         FixedBuffer.checkWritten("partition header", expectedSize, out.position() - start);
     }

@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * A forward cursor over one oa sstable's Data.db ({@link DataLayout}): a state machine that
+ * A forward cursor over one oa or nb sstable's Data.db ({@link DataLayout}): a state machine that
  * {@link #advance}s from a partition header to its static row, rows and range tombstone markers,
  * to the partition's end, to the next partition, and exposes the current item through reusable
  * flyweights ({@link #partition()}, {@link #row()}, {@link #marker()}, {@link Row#cell}).
@@ -17,7 +17,10 @@ import java.nio.file.Path;
  * timestamps, TTLs and local deletion times from the deltas against the serialization header's
  * EncodingStats: a deletion (row, complex, range tombstone) whose local deletion time falls
  * outside 0..{@link #MAX_DELETION_TIME} reads as {@link #INVALID_DELETION_TIME}; a cell's or
- * liveness' negative 32-bit local deletion time is reinterpreted as unsigned.
+ * liveness' negative 32-bit local deletion time is reinterpreted as unsigned in oa, and is
+ * invalid ({@link #INVALID_DELETION_TIME}) in nb, whose local deletion times are signed. The
+ * partition deletion is decoded in the version's {@link DeletionTimeLayout}; the version is
+ * {@link DataChunks#version()}, fixed for the cursor's life.
  *
  * <p>Memory: the uncompressed stream passes through one window buffer, refilled a chunk at a time
  * (CRCs checked per chunk by {@link DataChunks}); the current item's bytes stay in the window until
@@ -54,6 +57,8 @@ public final class SSTableCursor implements AutoCloseable {
     private final SerializationHeader header;
     private final long length;
     private final long minTimestamp;
+    /** oa: local deletion times are unsigned 32-bit; nb: signed. */
+    private final boolean unsignedDeletionTime;
     private final long minLocalDeletionTime;
     private final int minTtl;
     private final int clusteringCount;
@@ -79,7 +84,7 @@ public final class SSTableCursor implements AutoCloseable {
      * {@code schema} (see {@link StatisticsReader}); Data.db chunk CRCs are checked as chunks load.
      */
     public static SSTableCursor open(SSTableFiles files, TableSchema schema) throws IOException {
-        StatisticsReader.Metadata m = StatisticsReader.read(files.path(Component.STATISTICS), files.readAll(Component.STATISTICS), schema);
+        StatisticsReader.Metadata m = StatisticsReader.read(files, schema, false);
         return new SSTableCursor(DataChunks.open(files, true), m.header);
     }
 
@@ -88,6 +93,7 @@ public final class SSTableCursor implements AutoCloseable {
         this.dataPath = chunks.dataPath();
         this.header = header;
         this.length = chunks.length();
+        this.unsignedDeletionTime = chunks.version().hasUnsignedDeletionTime();
         EncodingStats s = header.stats();
         this.minTimestamp = s.minTimestamp();
         this.minLocalDeletionTime = s.minLocalDeletionTime();
@@ -330,9 +336,9 @@ public final class SSTableCursor implements AutoCloseable {
     }
 
     /** How a cell's or liveness' local deletion time is rebuilt (Cassandra's decodeLocalDeletionTime). */
-    private static long decodeLdt(long ldt, int ttl) {
+    private long decodeLdt(long ldt, int ttl) {
         if (ldt >= ttl) return ldt;
-        if (ldt < 0) return unsignedLdt((int) ldt);
+        if (ldt < 0) return unsignedDeletionTime ? unsignedLdt((int) ldt) : INVALID_DELETION_TIME;
         return ttl == EXPIRED_LIVENESS_TTL ? ldt : INVALID_DELETION_TIME;
     }
 
@@ -354,6 +360,17 @@ public final class SSTableCursor implements AutoCloseable {
         partition.keyLength = keyLength;
         pos += keyLength;
         long at = position();
+        if (unsignedDeletionTime) {
+            readPartitionDeletion(at);
+        } else {
+            readLegacyPartitionDeletion();
+        }
+        partition.headerLength = (int) (position() - start);
+        partition.endOffset = -1;
+    }
+
+    /** oa: 0x80 (LIVE) or mfda:i64 ldt:u32. */
+    private void readPartitionDeletion(long at) throws IOException {
         int first = u8("partition deletion");
         if ((first & DataLayout.PARTITION_DELETION_LIVE_BYTE) != 0) {
             if (first != DataLayout.PARTITION_DELETION_LIVE_BYTE) {
@@ -368,8 +385,21 @@ public final class SSTableCursor implements AutoCloseable {
             partition.deletionLdt = unsignedLdt(BoundedReader.getInt(buf, pos + Long.BYTES));
             pos += DataLayout.PARTITION_DELETION_DELETED_BYTES;
         }
-        partition.headerLength = (int) (position() - start);
-        partition.endOffset = -1;
+    }
+
+    /** nb: ldt:i32 mfda:i64; (Integer.MAX_VALUE, Long.MIN_VALUE) is LIVE, a negative ldt is invalid. */
+    private void readLegacyPartitionDeletion() throws IOException {
+        ensure(DeletionTimeLayout.LEGACY_BYTES, "partition deletion");
+        int ldt = BoundedReader.getInt(buf, pos);
+        long mfda = BoundedReader.getLong(buf, pos + Integer.BYTES);
+        pos += DeletionTimeLayout.LEGACY_BYTES;
+        if (ldt == DeletionTimeLayout.LEGACY_LIVE_LOCAL_DELETION_TIME && mfda == NO_TIMESTAMP) {
+            partition.deletionTimestamp = NO_TIMESTAMP;
+            partition.deletionLdt = NO_DELETION_TIME;
+        } else {
+            partition.deletionTimestamp = mfda;
+            partition.deletionLdt = deletionLdt(ldt);
+        }
     }
 
     // ---- clustering ----------------------------------------------------------------------------

@@ -14,8 +14,9 @@ import java.util.regex.Pattern;
 
 /**
  * The files of one published sstable found on disk: {@code <dir>/<version>-<id>-<format>-<Component>}.
- * Opening refuses anything that is not {@code oa-<id>-big} (naming the file and what it is), so no
- * other version is ever decoded with oa rules. A directory yields every sstable that has a
+ * Opening refuses anything that is not {@code oa-<id>-big} or {@code nb-<id>-big} (naming the file
+ * and what it is), so no other version is ever decoded with these rules; the version found is
+ * {@link #version()}, which the readers follow where the two differ ({@link SSTableVersion}). A directory yields every sstable that has a
  * TOC.txt (the last file a writer publishes), in generation order.
  *
  * <p>Thread safety: immutable.
@@ -25,11 +26,13 @@ public final class SSTableFiles {
     private static final Pattern ANY_NAME = Pattern.compile("^([a-z]{2})-([0-9a-z_]+)-([a-z]+)-(.+)$");
 
     private final Path dir;
+    private final SSTableVersion version;
     private final String id;
     private final Set<Component> toc;
 
-    private SSTableFiles(Path dir, String id, Set<Component> toc) {
+    private SSTableFiles(Path dir, SSTableVersion version, String id, Set<Component> toc) {
         this.dir = dir;
+        this.version = version;
         this.id = id;
         this.toc = toc;
     }
@@ -43,16 +46,18 @@ public final class SSTableFiles {
         String name = abs.getFileName().toString();
         Matcher m = ANY_NAME.matcher(name);
         if (!m.matches()) {
-            throw new IncompatibleSSTableException(componentPath, "not an sstable component name (expected oa-<id>-big-<Component>)");
+            throw new IncompatibleSSTableException(componentPath, "not an sstable component name (expected oa-<id>-big-<Component> or nb-<id>-big-<Component>)");
         }
-        String version = m.group(1), format = m.group(3);
-        if (!Descriptor.VERSION.equals(version) || !Descriptor.FORMAT.equals(format)) {
-            throw new IncompatibleSSTableException(componentPath, "sstable version '" + version + "' format '" + format
-                    + "' is not supported; only version '" + Descriptor.VERSION + "' format '" + Descriptor.FORMAT + "' (Cassandra 5.0 BIG) is read");
+        String versionId = m.group(1), format = m.group(3);
+        SSTableVersion version = SSTableVersion.fromId(versionId);
+        if (version == null || !Descriptor.FORMAT.equals(format)) {
+            throw new IncompatibleSSTableException(componentPath, "sstable version '" + versionId + "' format '" + format
+                    + "' is not supported; only versions 'oa' (Cassandra 5.0) and 'nb' (Cassandra 4.x) of format '"
+                    + Descriptor.FORMAT + "' (BIG) are read");
         }
         String id = m.group(2);
         Path dir = abs.getParent();
-        Path tocPath = dir.resolve(Descriptor.VERSION + "-" + id + "-" + Descriptor.FORMAT + "-" + Component.TOC.fileSuffix());
+        Path tocPath = dir.resolve(fileName(version, id, Component.TOC));
         Set<Component> toc = EnumSet.noneOf(Component.class);
         if (Files.exists(tocPath)) {
             List<String> lines = Files.readAllLines(tocPath, StandardCharsets.UTF_8);
@@ -67,10 +72,10 @@ public final class SSTableFiles {
             }
         } else {
             for (Component c : Component.values()) {
-                if (Files.exists(dir.resolve(Descriptor.VERSION + "-" + id + "-" + Descriptor.FORMAT + "-" + c.fileSuffix()))) toc.add(c);
+                if (Files.exists(dir.resolve(fileName(version, id, c)))) toc.add(c);
             }
         }
-        SSTableFiles f = new SSTableFiles(dir, id, toc);
+        SSTableFiles f = new SSTableFiles(dir, version, id, toc);
         if (!toc.contains(Component.DATA) || !toc.contains(Component.STATISTICS)) {
             throw new IncompatibleSSTableException(f.path(Component.DATA), "the sstable has no Data.db or Statistics.db");
         }
@@ -99,17 +104,19 @@ public final class SSTableFiles {
         List<SSTableFiles> out = new ArrayList<>();
         for (Path toc : tocs) {
             SSTableFiles f = of(toc);
-            if (!ids.contains(f.id)) {
-                ids.add(f.id);
+            String key = f.version.id() + "-" + f.id;
+            if (!ids.contains(key)) {
+                ids.add(key);
                 out.add(f);
             }
         }
         if (hasTransactionLog(dir)) {
             // A compaction is under way or was interrupted: show the side its log says is live
-            // (the inputs until it commits, the outputs after), never both.
+            // (the inputs until it commits, the outputs after), never both. Transactions involve
+            // oa sstables only, so an nb sstable is never one of their sides and stays listed.
             java.util.Set<Path> live = new java.util.HashSet<>();
             for (Path data : TransactionLog.liveSSTables(dir)) live.add(data.toAbsolutePath().normalize());
-            out.removeIf(f -> !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
+            out.removeIf(f -> f.version == SSTableVersion.OA && !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
         }
         return out;
     }
@@ -146,8 +153,14 @@ public final class SSTableFiles {
 
     public String id() { return id; }
 
+    public SSTableVersion version() { return version; }
+
     public Path path(Component c) {
-        return dir.resolve(Descriptor.VERSION + "-" + id + "-" + Descriptor.FORMAT + "-" + c.fileSuffix());
+        return dir.resolve(fileName(version, id, c));
+    }
+
+    private static String fileName(SSTableVersion version, String id, Component c) {
+        return version.id() + "-" + id + "-" + Descriptor.FORMAT + "-" + c.fileSuffix();
     }
 
     /** Whether TOC.txt lists the component (or, without a TOC, whether its file exists). */

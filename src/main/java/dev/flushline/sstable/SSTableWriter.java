@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /**
- * Writes one oa sstable transactionally: every component is written under its final name inside
+ * Writes one sstable (of its {@link Descriptor}'s version) transactionally: every component is written under its final name inside
  * a staging directory that Cassandra does not look at, fsynced, then renamed into the table
  * directory in {@link Component} order with TOC.txt last, and the directory is fsynced. Until
  * {@link #finish} returns, nothing of this sstable is visible; {@link #abort} removes it all.

@@ -23,6 +23,10 @@ package dev.flushline.sstable;
  *               first key, last key (bytes_v), token space coverage (f64), padding
  * HEADER     := {@link SerializationHeader}
  * </pre>
+ * That STATS is oa's. nb's differs in four places (see {@link StatisticsWriter}): min/max ldt as
+ * signed i32 (none = Integer.MAX_VALUE), the tombstone histogram as (f64, i64) per bin without
+ * padding, min/max clustering values (i32 count + (u16 length, bytes)* each) in place of the
+ * clustering types and covered slice, and no fields after the originating host id.
  * A component's length is the distance to the next component's offset (the last one's: to the
  * end of the file) minus its CRC; a reader ignores trailing bytes inside a component.
  */

@@ -43,6 +43,15 @@ public final class StatisticsReader {
 
     /** {@code allCrcs}: also check the COMPACTION component's CRC, as a verifier should. */
     public static Metadata read(Path file, byte[] bytes, TableSchema schema, boolean allCrcs) {
+        return read(file, bytes, schema, allCrcs, SSTableVersion.OA);
+    }
+
+    /** The Statistics.db of a {@code version} sstable (STATS differs, see {@link StatisticsWriter}). */
+    public static Metadata read(SSTableFiles f, TableSchema schema, boolean allCrcs) throws java.io.IOException {
+        return read(f.path(Component.STATISTICS), f.readAll(Component.STATISTICS), schema, allCrcs, f.version());
+    }
+
+    public static Metadata read(Path file, byte[] bytes, TableSchema schema, boolean allCrcs, SSTableVersion version) {
         BoundedReader in = new BoundedReader(file, bytes);
         int count = in.i32("component count");
         CRC32 crc = new CRC32();
@@ -95,7 +104,7 @@ public final class StatisticsReader {
         }
         m.header = readHeader(new BoundedReader(file, bytes, start[StatisticsLayout.HEADER], end[StatisticsLayout.HEADER], 0), schema, m);
         readStats(new BoundedReader(file, bytes, start[StatisticsLayout.STATS], end[StatisticsLayout.STATS], 0), m,
-                schema.clusteringColumns());
+                schema.clusteringColumns(), version);
         return m;
     }
 
@@ -115,31 +124,48 @@ public final class StatisticsReader {
         return unsigned == -1 ? Long.MAX_VALUE : unsigned & 0xFFFFFFFFL;
     }
 
-    private static void readStats(BoundedReader in, Metadata m, ColumnMetadata[] clustering) {
+    /** nb's signed local deletion time: Integer.MAX_VALUE is "none". */
+    private static long legacyLdt(int signed) {
+        return signed == DeletionTimeLayout.LEGACY_LIVE_LOCAL_DELETION_TIME ? Long.MAX_VALUE : signed;
+    }
+
+    private static void readStats(BoundedReader in, Metadata m, ColumnMetadata[] clustering, SSTableVersion version) {
+        boolean oa = version.hasUnsignedDeletionTime();
         m.partitionCount = histogramCount(in, "partition size histogram");
         histogramCount(in, "cells per partition histogram");
         in.i64("commit log upper bound segment");
         in.i32("commit log upper bound position");
         m.minTimestamp = in.i64("min timestamp");
         m.maxTimestamp = in.i64("max timestamp");
-        m.minLocalDeletionTime = ldt(in.i32("min local deletion time"));
-        m.maxLocalDeletionTime = ldt(in.i32("max local deletion time"));
+        if (oa) {
+            m.minLocalDeletionTime = ldt(in.i32("min local deletion time"));
+            m.maxLocalDeletionTime = ldt(in.i32("max local deletion time"));
+        } else {
+            m.minLocalDeletionTime = legacyLdt(in.i32("min local deletion time"));
+            m.maxLocalDeletionTime = legacyLdt(in.i32("max local deletion time"));
+        }
         m.minTtl = in.i32("min ttl");
         m.maxTtl = in.i32("max ttl");
         m.compressionRatio = Double.longBitsToDouble(in.i64("compression ratio"));
         long at = in.fileOffset();
         int bins = in.i32("tombstone histogram size");
         int bins2 = in.i32("tombstone histogram bins");
-        if (bins2 < 0 || (long) bins2 * 12 > in.remaining()) throw in.corrupt(at, "tombstone histogram of " + bins2 + " bins exceeds the component");
-        in.skip(bins2 * 12, "tombstone histogram");
+        int binBytes = oa ? 12 : 16;
+        if (bins2 < 0 || (long) bins2 * binBytes > in.remaining()) throw in.corrupt(at, "tombstone histogram of " + bins2 + " bins exceeds the component");
+        in.skip(bins2 * binBytes, "tombstone histogram");
         in.i32("sstable level");
         in.i64("repairedAt");
-        at = in.fileOffset();
-        int ck = in.unsignedVInt32("clustering type count");
-        if (ck != clustering.length) throw in.corrupt(at, "STATS has " + ck + " clustering types; the HEADER has " + clustering.length);
-        for (int i = 0; i < ck; i++) in.skipVIntBytes("clustering type");
-        skipBound(in, clustering);
-        skipBound(in, clustering);
+        if (oa) {
+            at = in.fileOffset();
+            int ck = in.unsignedVInt32("clustering type count");
+            if (ck != clustering.length) throw in.corrupt(at, "STATS has " + ck + " clustering types; the HEADER has " + clustering.length);
+            for (int i = 0; i < ck; i++) in.skipVIntBytes("clustering type");
+            skipBound(in, clustering);
+            skipBound(in, clustering);
+        } else {
+            skipLegacyValues(in, "min clustering", clustering.length);
+            skipLegacyValues(in, "max clustering", clustering.length);
+        }
         in.u8("has legacy counter shards");
         m.totalColumnsSet = in.i64("total columns set");
         m.totalRows = in.i64("total rows");
@@ -152,9 +178,18 @@ public final class StatisticsReader {
         if (in.u8("pending repair") != StatisticsLayout.OPTIONAL_ABSENT) in.skip(StatisticsLayout.UUID_BYTES, "pending repair id");
         in.u8("is transient");
         if (in.u8("originating host id") != StatisticsLayout.OPTIONAL_ABSENT) in.skip(StatisticsLayout.UUID_BYTES, "originating host id");
+        if (!oa) return; // nb ends here: no partition-deletion marker, key range or token space coverage
         m.hasPartitionLevelDeletions = in.u8("has partition level deletions") != 0;
         m.firstKey = in.vintBytes("first key");
         m.lastKey = in.vintBytes("last key");
+    }
+
+    /** nb's min/max clustering: count:i32 (value_len:u16 value)*. */
+    private static void skipLegacyValues(BoundedReader in, String what, int clusteringCount) {
+        long at = in.fileOffset();
+        int n = in.i32(what + " value count");
+        if (n < 0 || n > clusteringCount) throw in.corrupt(at, what + " has " + n + " values; the table has " + clusteringCount);
+        for (int i = 0; i < n; i++) in.skip(in.u16(what + " value length"), what + " value");
     }
 
     /** kind:u8 size:u16 [values], values walked with the schema's clustering types (checked against the HEADER). */

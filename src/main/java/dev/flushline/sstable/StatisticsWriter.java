@@ -63,11 +63,17 @@ public final class StatisticsWriter {
         public double bloomFilterFpChance;
     }
 
+    /** An oa Statistics.db. */
     public static byte[] serialize(Stats s, SerializationHeader header) throws IOException {
+        return serialize(s, header, SSTableVersion.OA);
+    }
+
+    /** Statistics.db of {@code version}: only STATS differs between versions (see {@link #stats}). */
+    public static byte[] serialize(Stats s, SerializationHeader header, SSTableVersion version) throws IOException {
         byte[][] components = new byte[COMPONENT_COUNT][];
         components[VALIDATION] = validation(s);
         components[COMPACTION] = compaction(s);
-        components[STATS] = stats(s, header);
+        components[STATS] = version == SSTableVersion.OA ? stats(s, header) : legacyStats(s);
         FixedBuffer hb = new FixedBuffer(header.serializedSize());
         header.serialize(hb);
         FixedBuffer.checkWritten("Statistics.db HEADER", hb.capacity(), hb.position());
@@ -178,6 +184,69 @@ public final class StatisticsWriter {
         for (int i = 0; i < s.tombstones.statsPaddingBytes(); i++) out.writeByte(0);
         out.flush();
         return bos.toByteArray();
+    }
+
+    /**
+     * nb's STATS, which differs from oa's in four places (and nowhere else):
+     * <pre>
+     * min/max ldt          i32 i32: signed, "none" (no deletion time at all) as Integer.MAX_VALUE,
+     *                      any other value capped at Integer.MAX_VALUE - 1 (never reached: nb values
+     *                      are at most that)
+     * tombstone histogram  i32 bins, i32 bins, then (point:f64 count:i64) per bin; no padding after
+     *                      STATS, since Cassandra's size function counts these 16 bytes per bin
+     * min/max clustering   where oa has the clustering types and the covered slice: the start
+     *                      bound's values, then the end bound's, each as count:i32 (value_len:u16 value)*
+     *                      (bound kinds are not stored; no rows or markers: two empty lists)
+     * the tail             ends after the originating host id: no partition-deletion marker, no
+     *                      first/last key, no token space coverage
+     * </pre>
+     */
+    private static byte[] legacyStats(Stats s) throws IOException {
+        ByteArrayOutputStream bos = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bos);
+        s.partitionSizes.serialize(out);
+        s.cellsPerPartition.serialize(out);
+        out.writeLong(s.commitLogUpperSegmentId);
+        out.writeInt(s.commitLogUpperPosition);
+        out.writeLong(s.minTimestamp);
+        out.writeLong(s.maxTimestamp);
+        out.writeInt(DeletionTimeLayout.legacyLocalDeletionTime(s.minLocalDeletionTime));
+        out.writeInt(DeletionTimeLayout.legacyLocalDeletionTime(s.maxLocalDeletionTime));
+        out.writeInt(s.minTtl);
+        out.writeInt(s.maxTtl);
+        out.writeDouble(s.compressionRatio);
+        s.tombstones.serializeLegacy(out);
+        out.writeInt(0); // sstable level
+        out.writeLong(0); // repairedAt
+        byte[][] none = new byte[0][];
+        writeShortLengthValues(out, s.minClustering == null ? none : s.minClustering);
+        writeShortLengthValues(out, s.minClustering == null ? none : s.maxClustering);
+        out.writeBoolean(false); // legacy counter shards
+        out.writeLong(s.totalColumnsSet);
+        out.writeLong(s.totalRows);
+        out.writeLong(s.commitLogLowerSegmentId);
+        out.writeInt(s.commitLogLowerPosition);
+        int intervals = s.commitLogIntervals.length / 4;
+        out.writeInt(intervals);
+        for (int i = 0; i < intervals; i++) {
+            out.writeLong(s.commitLogIntervals[4 * i]);
+            out.writeInt((int) s.commitLogIntervals[4 * i + 1]);
+            out.writeLong(s.commitLogIntervals[4 * i + 2]);
+            out.writeInt((int) s.commitLogIntervals[4 * i + 3]);
+        }
+        out.writeByte(0); // no pending repair
+        out.writeBoolean(false); // not transient
+        out.writeByte(0); // no originating host id
+        out.flush();
+        return bos.toByteArray();
+    }
+
+    private static void writeShortLengthValues(DataOutputStream out, byte[][] values) throws IOException {
+        out.writeInt(values.length);
+        for (byte[] v : values) {
+            out.writeShort(v.length);
+            out.write(v);
+        }
     }
 
     private static void writeVIntBytes(DataOutputStream out, byte[] b) throws IOException {

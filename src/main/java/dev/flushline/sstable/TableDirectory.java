@@ -91,10 +91,22 @@ public final class TableDirectory {
      * view, the generation is recorded as the transaction's output before this returns.
      */
     public Descriptor reserveNext() throws IOException {
+        return reserveNext(SSTableVersion.OA);
+    }
+
+    /**
+     * As {@link #reserveNext()}, for an sstable of {@code version}. A transaction's log records its
+     * sstables as oa files, so a transaction's view reserves oa only.
+     */
+    public Descriptor reserveNext(SSTableVersion version) throws IOException {
+        if (transaction != null && version != SSTableVersion.OA) {
+            throw new IllegalArgumentException("a transaction's outputs are " + SSTableVersion.OA + " sstables; "
+                    + version + " is not supported in a transaction");
+        }
         while (true) {
             int generation = lastGeneration.incrementAndGet();
             if (generation <= 0) throw new IOException("no sstable generation left in " + dir);
-            Descriptor d = Descriptor.tryReserve(dir, generation);
+            Descriptor d = Descriptor.tryReserve(dir, generation, version);
             if (d != null) {
                 if (transaction != null) transaction.track(d);
                 return d;

@@ -116,6 +116,20 @@ public final class TombstoneHistogram {
         }
     }
 
+    /**
+     * The nb (legacy) form: the same two i32 header words, then (f64 point, i64 count) per bin,
+     * which is the 16 bytes per bin Cassandra's size function counts, so STATS has no padding.
+     */
+    public void serializeLegacy(DataOutput out) throws IOException {
+        int bins = binCount();
+        out.writeInt(bins);
+        out.writeInt(bins);
+        for (int i = 0; i < bins; i++) {
+            out.writeDouble((double) binPoints[i]);
+            out.writeLong(binCounts[i]);
+        }
+    }
+
     public long binPoint(int bin) {
         return binPoints[bin];
     }

@@ -70,7 +70,7 @@ import java.util.regex.Pattern;
 public final class TransactionLog implements AutoCloseable {
     static final String LOCK_PREFIX = ".flushline-txn-";
     private static final Pattern COMPONENT_FILE =
-            Pattern.compile("^" + Descriptor.VERSION + "-(\\d+)-" + Descriptor.FORMAT + "-(.+)$");
+            Pattern.compile("^" + SSTableVersion.OA.id() + "-(\\d+)-" + Descriptor.FORMAT + "-(.+)$");
     private static final int VIEW_ATTEMPTS = 1000;
 
     /** Called at each step of the protocol; tests use it to kill a process at a chosen moment. */

@@ -69,7 +69,7 @@ final class TransactionLogLayout {
     }
 
     static String fileName(String operation, String timeUuid) {
-        return Descriptor.VERSION + SEPARATOR + TXN + SEPARATOR + operation + SEPARATOR + timeUuid + FILE_EXTENSION;
+        return SSTableVersion.OA.id() + SEPARATOR + TXN + SEPARATOR + operation + SEPARATOR + timeUuid + FILE_EXTENSION;
     }
 
     static boolean isLogFileName(String name) {
@@ -82,7 +82,7 @@ final class TransactionLogLayout {
     }
 
     static String fileNamePrefix(String generationDigits) {
-        return Descriptor.VERSION + '-' + generationDigits + '-' + Descriptor.FORMAT + '-';
+        return SSTableVersion.OA.id() + '-' + generationDigits + '-' + Descriptor.FORMAT + '-';
     }
 
     /** The record line without its '\n'. UPDATE_TIME and NUM_FILES are stored as Cassandra stores them. */

@@ -1,5 +1,7 @@
 package dev.flushline.writer;
 
+import dev.flushline.sstable.SSTableVersion;
+
 import dev.flushline.data.Mutation;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushOutcome;
@@ -80,7 +82,7 @@ public final class FlushlineSSTableWriter implements Closeable {
     public static final ByteBuffer UNSET_VALUE = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     /** The sstable versions this writer can write. */
-    public static final List<String> SUPPORTED_VERSIONS = List.of("oa");
+    public static final List<String> SUPPORTED_VERSIONS = List.of("oa", "nb");
 
     private static final long MIB = 1024L * 1024;
     private static final long DEFAULT_BUFFER_MIB = 128;
@@ -107,10 +109,12 @@ public final class FlushlineSSTableWriter implements Closeable {
         this.staticOnly = statement.kind() == ModificationStatement.Kind.INSERT && !namesClustering
                 && schema.clusteringColumns().length > 0;
         long now = nowMillis();
-        this.decoder = new OperationDecoder(schema, now / 1000);
+        SSTableVersion version = SSTableVersion.fromId(b.version);
+        this.decoder = new OperationDecoder(schema, now / 1000, version.maxLocalDeletionTime(),
+                version.maxLocalDeletionTimeText() + " for " + version + " sstables");
         long bufferBytes = (b.bufferSizeMiB > 0 ? b.bufferSizeMiB : DEFAULT_BUFFER_MIB) * MIB;
         long maxBytes = b.maxSSTableSizeMiB > 0 ? b.maxSSTableSizeMiB * MIB : 0;
-        FlushJob.Options flush = new FlushJob.Options(b.directory, 1, 1, -1, 0, true, null, 0, maxBytes);
+        FlushJob.Options flush = new FlushJob.Options(b.directory, 1, 1, -1, 0, true, null, 0, maxBytes, version);
         // Twice the buffer with a threshold of one half: a memtable is switched at the buffer size,
         // and rows fill the next one while it flushes.
         Flusher.Limits limits = new Flusher.Limits(2 * bufferBytes, 2 * bufferBytes, 0.5);
@@ -415,11 +419,14 @@ public final class FlushlineSSTableWriter implements Closeable {
             return this;
         }
 
-        /** The sstable version to write; only {@code "oa"} (Cassandra 5.0's BIG format) for now. */
+        /**
+         * The sstable version to write: {@code "oa"} (Cassandra 5.0's BIG format, the default) or
+         * {@code "nb"} (Cassandra 4.x, and 5.0 in storage_compatibility_mode CASSANDRA_4).
+         */
         public Builder withSSTableVersion(String version) {
             if (!SUPPORTED_VERSIONS.contains(version)) {
                 throw new IllegalArgumentException("sstable version '" + version + "' is not supported; this writer writes "
-                        + SUPPORTED_VERSIONS + " (Cassandra 5.0 BIG)");
+                        + SUPPORTED_VERSIONS + " (BIG format)");
             }
             this.version = version;
             return this;

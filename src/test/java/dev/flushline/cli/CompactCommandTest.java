@@ -280,12 +280,12 @@ class CompactCommandTest {
         Path old = tmp.resolve("old");
         Files.createDirectories(old);
         try (Stream<Path> files = Files.list(tableDir)) {
-            for (Path p : files.toList()) Files.copy(p, old.resolve(p.getFileName().toString().replaceFirst("^oa-", "nb-")));
+            for (Path p : files.toList()) Files.copy(p, old.resolve(p.getFileName().toString().replaceFirst("^oa-", "na-")));
         }
         out = tmp.resolve("out4");
         r = compact("--schema", schemaFile(CQL).toString(), "--input", old.toString(), "--out", out.toString());
         assertEquals(1, r.status(), r.err());
-        assertTrue(r.err().contains("nb-") && r.err().contains("version"), r.err());
+        assertTrue(r.err().contains("na-") && r.err().contains("version"), r.err());
         assertNoSSTables(out);
 
         // --out on an input table directory is refused.

@@ -412,10 +412,10 @@ class VerifyCommandTest {
         assertTrue(r.err.contains("no sstable"), r.err);
         Path dir = copy(manyNone);
         Path data = component(dir, "Data.db");
-        Path renamed = Files.move(data, data.resolveSibling(data.getFileName().toString().replace("oa-", "nb-")));
+        Path renamed = Files.move(data, data.resolveSibling(data.getFileName().toString().replace("oa-", "na-")));
         r = verify(schemaNone, renamed.toString());
         assertEquals(1, r.status);
-        assertTrue(r.out.startsWith("REFUSED ") && r.out.contains("'nb'"), r.out);
+        assertTrue(r.out.startsWith("REFUSED ") && r.out.contains("'na'"), r.out);
         Path otherSchema = Files.writeString(tmp.resolve("other.cql"), cql(false).replace("c bigint", "c int"));
         r = verify(otherSchema, manyNone.toString());
         assertEquals(1, r.status);

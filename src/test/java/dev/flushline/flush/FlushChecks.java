@@ -9,6 +9,7 @@ import dev.flushline.oracle.CassandraVerifier;
 import dev.flushline.oracle.Partition;
 import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.EncodingStats;
+import dev.flushline.sstable.SSTableVersion;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,11 +36,18 @@ final class FlushChecks {
 
     /** Flushes the sealed memtable into {@code outDir} and runs the checks; returns the table directory. */
     static Flushed flushAndCheck(Path outDir, String tableCql, Memtable m, boolean lz4, boolean compareBytes) throws IOException {
+        return flushAndCheck(outDir, tableCql, m, lz4, compareBytes, SSTableVersion.OA);
+    }
+
+    /** As above, writing (and comparing with Cassandra's writer of) sstable version {@code version}. */
+    static Flushed flushAndCheck(Path outDir, String tableCql, Memtable m, boolean lz4, boolean compareBytes,
+                                 SSTableVersion version) throws IOException {
         List<Partition> expected = MemtableModel.of(m);
-        FlushWriter writer = new FlushWriter(m);
+        FlushWriter writer = new FlushWriter(m, version);
         Path tableDir = Descriptor.tableDir(outDir.resolve("ours"), m.schema().keyspace(), m.schema().name(), m.schema().idHex());
         FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir));
         assertNotNull(result, "a memtable with data publishes an sstable");
+        assertEquals(version.id() + "-", result.dataPath.getFileName().toString().substring(0, 3), "file name version");
         assertEquals(expected.size(), result.partitions);
         List<Partition> actual = CassandraReader.readAll(tableDir, tableCql);
         assertEquals(expected.size(), actual.size(), "partition count");
@@ -51,7 +59,7 @@ final class FlushChecks {
         if (compareBytes) {
             Path refDir = Files.createDirectories(outDir.resolve("reference"));
             Path refData = CassandraReferenceWriter.write(refDir, tableCql, actual, stats.minTimestamp(),
-                    stats.minLocalDeletionTime(), stats.minTtl(), m.partitionCount(), lz4);
+                    stats.minLocalDeletionTime(), stats.minTtl(), m.partitionCount(), lz4, version.id());
             String ourPrefix = result.dataPath.getFileName().toString().replace("Data.db", "");
             String refPrefix = refData.getFileName().toString().replace("Data.db", "");
             for (String component : new String[] {"Data.db", "Index.db", "Summary.db", "Filter.db", "Statistics.db",

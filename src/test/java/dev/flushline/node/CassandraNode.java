@@ -49,11 +49,16 @@ final class CassandraNode implements AutoCloseable {
 
     /** Starts the node and waits (bounded) until its native transport accepts connections. */
     static CassandraNode start(Path home) throws IOException, InterruptedException {
+        return start(home, "NONE");
+    }
+
+    /** As {@link #start(Path)}, with {@code storage_compatibility_mode} (NONE, CASSANDRA_4, UPGRADING). */
+    static CassandraNode start(Path home, String storageCompatibilityMode) throws IOException, InterruptedException {
         int[] ports = freePorts(3);
         int nativePort = ports[0], storagePort = ports[1], jmxPort = ports[2];
         Files.createDirectories(home);
         Path yaml = home.resolve("cassandra.yaml");
-        Files.writeString(yaml, yaml(home, nativePort, storagePort));
+        Files.writeString(yaml, yaml(home, nativePort, storagePort, storageCompatibilityMode));
         Path logback = home.resolve("logback.xml");
         Files.writeString(logback, LOGBACK);
         Path log = home.resolve("node.log");
@@ -209,13 +214,13 @@ final class CassandraNode implements AutoCloseable {
      * NONE is what makes 5.0 write and accept the 'oa' format family natively (the default,
      * CASSANDRA_4, keeps the node on 'nb').
      */
-    static String yaml(Path home, int nativePort, int storagePort) {
+    static String yaml(Path home, int nativePort, int storagePort, String storageCompatibilityMode) {
         return String.join("\n",
                 "cluster_name: flushline-node-test",
                 "num_tokens: 1",
                 "initial_token: 0",
                 "partitioner: org.apache.cassandra.dht.Murmur3Partitioner",
-                "storage_compatibility_mode: NONE",
+                "storage_compatibility_mode: " + storageCompatibilityMode,
                 "data_file_directories: [" + home.resolve("data") + "]",
                 "local_system_data_file_directory: " + home.resolve("system"),
                 "commitlog_directory: " + home.resolve("commitlog"),

@@ -72,13 +72,25 @@ public final class CassandraReferenceWriter {
     public static Path write(Path dir, String createTableCql, List<Partition> partitions,
                              long minTimestamp, long minLocalDeletionTime, int minTtl,
                              long keyCount, boolean lz4) {
+        return write(dir, createTableCql, partitions, minTimestamp, minLocalDeletionTime, minTtl, keyCount, lz4, null);
+    }
+
+    /**
+     * As above, in BIG version {@code version} ("oa", "nb"; null = the format's latest, oa in a client JVM).
+     * Cassandra's writer follows the Descriptor's version everywhere (deletion times, STATS), which is what a
+     * node in storage_compatibility_mode CASSANDRA_4 does when its latest version is nb.
+     */
+    public static Path write(Path dir, String createTableCql, List<Partition> partitions,
+                             long minTimestamp, long minLocalDeletionTime, int minTtl,
+                             long keyCount, boolean lz4, String version) {
         TableMetadata table = withCompression(CassandraOracle.parseTable(createTableCql), lz4);
         RegularAndStaticColumns columns = headerColumns(table, partitions);
         List<PartitionUpdate> updates = new ArrayList<>();
         for (Partition p : partitions) {
             updates.add(toUpdate(table, columns, p));
         }
-        return writeFlush(dir, table, updates, columns, new EncodingStats(minTimestamp, minLocalDeletionTime, minTtl), keyCount);
+        return writeFlush(dir, table, updates, columns, new EncodingStats(minTimestamp, minLocalDeletionTime, minTtl), keyCount,
+                          version);
     }
 
     /**
@@ -103,6 +115,12 @@ public final class CassandraReferenceWriter {
      */
     public static Path writeFlush(Path dir, TableMetadata table, List<? extends AbstractBTreePartition> partitions,
                                   RegularAndStaticColumns columns, EncodingStats stats, long keyCount) {
+        return writeFlush(dir, table, partitions, columns, stats, keyCount, null);
+    }
+
+    /** As above, in BIG version {@code version} (null = the format's latest). */
+    public static Path writeFlush(Path dir, TableMetadata table, List<? extends AbstractBTreePartition> partitions,
+                                  RegularAndStaticColumns columns, EncodingStats stats, long keyCount, String version) {
         List<AbstractBTreePartition> sorted = new ArrayList<>(partitions);
         sorted.sort(Comparator.comparing(AbstractBTreePartition::partitionKey));
         for (int i = 1; i < sorted.size(); i++) {
@@ -116,8 +134,10 @@ public final class CassandraReferenceWriter {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Descriptor descriptor = new Descriptor(new File(dir.toAbsolutePath()), table.keyspace, table.name,
-                                               new SequenceBasedSSTableId(nextGeneration(dir)), BigFormat.getInstance());
+        SequenceBasedSSTableId id = new SequenceBasedSSTableId(nextGeneration(dir));
+        Descriptor descriptor = version == null
+                ? new Descriptor(new File(dir.toAbsolutePath()), table.keyspace, table.name, id, BigFormat.getInstance())
+                : new Descriptor(version, new File(dir.toAbsolutePath()), table.keyspace, table.name, id, BigFormat.getInstance());
         SerializationHeader header = new SerializationHeader(true, table, columns, stats);
         try (SSTableTxnWriter writer = SSTableTxnWriter.create(ref, descriptor, keyCount, 0, null, false, header,
                                                                Collections.emptyList(), null)) {

@@ -41,7 +41,8 @@ import org.apache.cassandra.utils.OutputHandler;
  * Stores are cached per CQL text (a store cannot be dropped in client mode: invalidate() touches system tables).
  *
  * <p>Options: extended verification on (every partition is deserialized even when Digest.crc32 matches),
- * checkVersion on (the file must be the latest version, i.e. {@code oa}), no token ownership check (there is
+ * checkVersion on for {@code oa} (the file must be the latest version); off for {@code nb}, which is the latest
+ * version only of a node in storage_compatibility_mode CASSANDRA_4, not of this client-mode JVM; no token ownership check (there is
  * no ring offline — sstableverify also only does it when given explicit ranges), repair status never mutated,
  * disk failure policy not invoked.
  */
@@ -104,7 +105,7 @@ public final class CassandraVerifier {
             IVerifier.Options options = IVerifier.options()
                                                  .invokeDiskFailurePolicy(false)
                                                  .extendedVerification(true)
-                                                 .checkVersion(true)
+                                                 .checkVersion(!descriptor.version.version.equals("nb"))
                                                  .mutateRepairStatus(false)
                                                  .checkOwnsTokens(false)
                                                  .quick(false)

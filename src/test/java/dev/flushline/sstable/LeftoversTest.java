@@ -35,11 +35,12 @@ class LeftoversTest {
         for (String c : ALL) if (!c.equals("TOC.txt")) touch("oa-2-big-" + c); // crash between renames: remove
         touch("oa-3-big-Statistics.db");                                   // crash after the first rename: remove
         touch("oa-3-big-Index.db");
+        touch("nb-8-big-Data.db");                                         // an nb writer's crash after a rename: remove
         Path staging = Files.createDirectories(dir.resolve(".flushline-oa-4")); // crash while writing: remove
         Files.write(staging.resolve("oa-4-big-Data.db"), new byte[10]);
         Files.createDirectories(dir.resolve(".flushline-oa-5"));           // crash right after reserving: remove
         // Not ours: other versions, unknown suffixes, foreign files and directories.
-        touch("nb-6-big-Data.db");
+        touch("na-6-big-Data.db");
         touch("oa-7-big-Data.db.bak");
         touch("oa-x-big-Data.db");
         touch("notes.txt");
@@ -50,12 +51,12 @@ class LeftoversTest {
 
         List<String> left = listing();
         for (String c : ALL) assertTrue(left.contains("oa-1-big-" + c), "complete sstable kept: " + c);
-        assertEquals(List.of(".flushline-other", "nb-6-big-Data.db", "notes.txt",
+        assertEquals(List.of(".flushline-other", "na-6-big-Data.db", "notes.txt",
                 "oa-1-big-CRC.db", "oa-1-big-Data.db", "oa-1-big-Digest.crc32", "oa-1-big-Filter.db", "oa-1-big-Index.db",
                 "oa-1-big-Statistics.db", "oa-1-big-Summary.db", "oa-1-big-TOC.txt",
                 "oa-7-big-Data.db.bak", "oa-x-big-Data.db", "snapshots"), left);
         List<String> names = removed.stream().map(p -> p.getFileName().toString()).sorted().toList();
-        assertEquals(List.of(".flushline-oa-4", ".flushline-oa-5",
+        assertEquals(List.of(".flushline-oa-4", ".flushline-oa-5", "nb-8-big-Data.db",
                 "oa-2-big-CRC.db", "oa-2-big-Data.db", "oa-2-big-Digest.crc32", "oa-2-big-Filter.db", "oa-2-big-Index.db",
                 "oa-2-big-Statistics.db", "oa-2-big-Summary.db",
                 "oa-3-big-Index.db", "oa-3-big-Statistics.db"), names, "the caller is told what went");

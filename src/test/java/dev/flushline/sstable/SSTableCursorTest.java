@@ -47,7 +47,7 @@ class SSTableCursorTest {
     @Test
     void refusesOtherVersionsAndFormatsByName() throws IOException {
         Path data = flush(tmp.resolve("t"), CQL, 3, 5, 20);
-        for (String name : new String[] {"nb-1-big-Data.db", "oa-1-bti-Data.db", "ma-1-big-Statistics.db"}) {
+        for (String name : new String[] {"na-1-big-Data.db", "oa-1-bti-Data.db", "ma-1-big-Statistics.db"}) {
             Path other = Files.copy(data, data.resolveSibling(name));
             IncompatibleSSTableException e = assertThrows(IncompatibleSSTableException.class, () -> SSTableFiles.of(other));
             String version = name.substring(0, 2), format = name.split("-")[2];
