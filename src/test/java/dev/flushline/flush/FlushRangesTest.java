@@ -173,7 +173,7 @@ class FlushRangesTest {
             long max = total / 7;
             for (int ranges : new int[] {1, 3}) {
                 Path cut = tmp.resolve("cut" + ranges);
-                List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(cut, ranges, 2, -1, 0, true, null, 0, max));
+                List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(cut, ranges, 2, -1, 0, true, null, 0, max, dev.flushline.sstable.SSTableVersion.OA));
                 assertTrue(parts.size() >= 7, parts.size() + " pieces for a limit of 1/7");
                 List<Partition> union = new ArrayList<>();
                 for (FlushOutcome o : parts) {
@@ -194,7 +194,7 @@ class FlushRangesTest {
                 assertTrue(full >= parts.size() - ranges, full + " of " + parts.size() + " pieces reach the limit");
             }
             Path big = tmp.resolve("big");
-            List<FlushOutcome> same = FlushJob.run(m, new FlushJob.Options(big, 1, 1, -1, 0, true, null, 0, total * 2));
+            List<FlushOutcome> same = FlushJob.run(m, new FlushJob.Options(big, 1, 1, -1, 0, true, null, 0, total * 2, dev.flushline.sstable.SSTableVersion.OA));
             assertEquals(1, same.size());
             assertTrue(java.util.Arrays.equals(java.nio.file.Files.readAllBytes(one.get(0).result.dataPath),
                     java.nio.file.Files.readAllBytes(same.get(0).result.dataPath)), "a limit above the flush changes no byte");
