@@ -3,6 +3,7 @@ package dev.flushline.jmh;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.sstable.DeletionTimeLayout;
+import dev.flushline.sstable.SSTableVersion;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -79,8 +80,8 @@ public class DeletionTimeBench {
         o.clear();
         for (int i = 0; i < d.length; i++) {
             int start = o.position();
-            int size = DeletionTimeLayout.size(d[i]);
-            DeletionTimeLayout.put(o, d[i]);
+            int size = DeletionTimeLayout.size(SSTableVersion.OA, d[i]);
+            DeletionTimeLayout.put(SSTableVersion.OA, o, d[i]);
             FixedBuffer.checkWritten("partition deletion", size, o.position() - start);
         }
         return o.position();
