@@ -55,8 +55,10 @@ import java.util.SplittableRandom;
  * warm-up round, {@code --seed S}, {@code --dir D} (default a temp directory, deleted). Prints each run, then
  * medians per writer and feed, and cassandra/flushline ratios.
  *
- * <p><b>Last result</b> (2026-12-01, 1,000,000 rows, warm-up + 3 rounds, medians, shared 2 vCPU VM): see
- * profiles/2026-12-01-bulk-writer/README.md in this repository.
+ * <p><b>Last result</b> (2026-12-01, {@code --rows 2590000 --rounds 3}, medians, 2 vCPU VM shared with another
+ * benchmark; profiles/2026-12-01-bulk-writer/README.md in this repository): Flushline's rows/s ×1.06 of
+ * CQLSSTableWriter's unsorted (191,741 vs 181,461) and ×0.61 sorted (196,911 vs 320,820); Flushline allocated
+ * ×1.19 / ×1.23 as much (5,994 MiB vs 5,051 / 4,893 MiB). The goals (≥ ×5 rows/s, ≤ 1/10 allocation) are missed.
  */
 public final class WriterAgainstMain {
     private WriterAgainstMain() {}
