@@ -18,7 +18,7 @@ public final class CommitLogCorruptionException extends IOException {
     public CommitLogCorruptionException(Path segment, long offset, long nextValidOffset, String what) {
         super("corrupt commit log entry in " + segment + " at byte offset " + offset + " (" + what + ")"
                 + (nextValidOffset >= 0 ? "; valid entries resume at offset " + nextValidOffset : "")
-                + "; replay with skipCorrupt to skip it");
+                + "; to skip it, replay with --skip-corrupt (load) or skipCorrupt (CommitLog.Options)");
         this.segment = segment;
         this.offset = offset;
         this.nextValidOffset = nextValidOffset;

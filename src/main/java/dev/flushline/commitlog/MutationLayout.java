@@ -42,7 +42,7 @@ import java.util.UUID;
  *
  * DeletionTime: u8 0 = LIVE | u8 1, svint ts delta, vint ldt (64-bit, any value)
  * Bound:        u8 kind, vint value count, Value ...
- * Value:        vint (length + 1), bytes; 0 = null, 1 = empty
+ * Value:        vint (length + 1), bytes; 1 = empty (0 would be null: refused, clustering values are never null)
  * Row:          u8 row flags (HAS_LIVENESS, LIVENESS_EXPIRING)
  *               [clustering: vint count, Value ...]          (not for the static row)
  *               [liveness: svint ts delta [vint ttl, vint expiration]]
@@ -100,6 +100,12 @@ public final class MutationLayout {
 
     /** Value length prefix: length + 1, so that 0 can mean null. */
     static final int NULL_VALUE = 0;
+
+    /**
+     * Longest partition key or clustering value (CQL's u16 limit). Appends never carry longer ones
+     * (the memtable refuses them first), so on replay a longer one is bytes that do not parse.
+     */
+    static final int MAX_KEY_VALUE_BYTES = 0xFFFF;
 
     private static final int BYTE = 1;
     private static final long UNSIGNED_INT_MASK = 0xFFFF_FFFFL;
@@ -489,13 +495,19 @@ public final class MutationLayout {
             if (!id.equals(table.id())) {
                 throw malformed("mutation of table id " + id + ", not " + table.keyspace() + "." + table.name() + " (" + table.id() + ")");
             }
-            PartitionKey key = PartitionKey.of(readBytes());
+            byte[] keyBytes = readBytes();
+            if (keyBytes.length > MAX_KEY_VALUE_BYTES) throw malformed("partition key of " + keyBytes.length + " bytes");
+            PartitionKey key = PartitionKey.of(keyBytes);
             DeletionTime pd = readDeletion();
+            if (!pd.isLive() && pd.markedForDeleteAt() < 0) {
+                throw malformed("partition deletion with negative timestamp " + pd.markedForDeleteAt());
+            }
+            final int clusteringCount = table.clusteringColumns().length;
             int rtCount = readCount();
             List<RangeTombstone> rts = rtCount == 0 ? List.of() : new ArrayList<>(rtCount);
             for (int i = 0; i < rtCount; i++) {
-                ClusteringBound s = readBound();
-                ClusteringBound e = readBound();
+                ClusteringBound s = readBound(clusteringCount);
+                ClusteringBound e = readBound(clusteringCount);
                 try {
                     rts.add(new RangeTombstone(s, e, readDeletion()));
                 } catch (IllegalArgumentException bad) {
@@ -503,19 +515,25 @@ public final class MutationLayout {
                 }
             }
             Row staticRow = (flags & HAS_STATIC_ROW) != 0
-                    ? readRow(true, table.staticComplexStart(), table.staticColumns().length - table.staticComplexStart())
+                    ? readRow(true, 0, table.staticComplexStart(), table.staticColumns().length - table.staticComplexStart())
                     : null;
             int rowCount = readCount();
             List<Row> rows = new ArrayList<>(rowCount);
             int simple = table.regularComplexStart(), complex = table.regularColumns().length - simple;
-            for (int i = 0; i < rowCount; i++) rows.add(readRow(false, simple, complex));
+            for (int i = 0; i < rowCount; i++) rows.add(readRow(false, clusteringCount, simple, complex));
             if (position != end) throw malformed((end - position) + " bytes left after the mutation");
             return new Mutation(table, new PartitionUpdate(key, pd, rts, staticRow, rows));
         }
 
-        private Row readRow(boolean isStatic, int simpleSlots, int complexSlots) {
+        private Row readRow(boolean isStatic, int clusteringCount, int simpleSlots, int complexSlots) {
             int flags = readByte();
-            byte[][] clustering = isStatic ? null : readValues();
+            byte[][] clustering = null;
+            if (!isStatic) {
+                clustering = readValues();
+                if (clustering.length != clusteringCount) {
+                    throw malformed("row has " + clustering.length + " clustering values, the table " + clusteringCount);
+                }
+            }
             long lts = Cell.NO_TIMESTAMP, lexp = Cell.NO_DELETION_TIME;
             int lttl = Cell.NO_TTL;
             if ((flags & ROW_HAS_LIVENESS) != 0) {
@@ -563,21 +581,31 @@ public final class MutationLayout {
             return new ArrayCell(ts, ttl, ldt, value, path);
         }
 
-        private ClusteringBound readBound() {
+        private ClusteringBound readBound(int clusteringCount) {
             byte kind = (byte) readByte();
             if (kind < ClusteringBound.EXCL_END_BOUND || kind > ClusteringBound.EXCL_START_BOUND) {
                 throw malformed("bound kind " + kind);
             }
-            return new ClusteringBound(kind, readValues());
+            byte[][] values = readValues();
+            if (values.length > clusteringCount) {
+                throw malformed("bound has " + values.length + " clustering values, the table " + clusteringCount);
+            }
+            return new ClusteringBound(kind, values);
         }
 
+        /**
+         * Clustering values (of a row or a bound). A null is never written for them: the reader
+         * refuses it, and a value longer than a clustering value can be, as bytes that do not parse.
+         */
         private byte[][] readValues() {
             int n = readCount();
             byte[][] values = new byte[n][];
             for (int i = 0; i < n; i++) {
                 long prefix = readUnsigned();
-                if (prefix == NULL_VALUE) continue;
-                values[i] = readRaw(checkLength(prefix - 1));
+                if (prefix == NULL_VALUE) throw malformed("null clustering value " + i);
+                int length = checkLength(prefix - 1);
+                if (length > MAX_KEY_VALUE_BYTES) throw malformed("clustering value of " + length + " bytes");
+                values[i] = readRaw(length);
             }
             return values;
         }

@@ -30,6 +30,9 @@ final class SegmentReader {
                 throws IOException;
     }
 
+    /** The largest byte[] a JVM allocates: segment sizes are ints, so no segment is larger. */
+    static final long MAX_SEGMENT_FILE_BYTES = Integer.MAX_VALUE - 8;
+
     private SegmentReader() {}
 
     /**
@@ -39,6 +42,13 @@ final class SegmentReader {
      */
     static int read(Path file, long expectedId, CommitLogPosition after, boolean skipCorrupt, EntryConsumer consumer,
                     List<String> warnings) throws IOException {
+        long size = Files.size(file);
+        if (size > MAX_SEGMENT_FILE_BYTES) {
+            // Not a segment this log wrote (their size is an int); reading it would fail with an
+            // OutOfMemoryError, or take gigabytes of heap.
+            throw new IOException("commit log segment " + file + " is " + size + " bytes, larger than any segment ("
+                    + MAX_SEGMENT_FILE_BYTES + "); refusing to read it");
+        }
         byte[] b = Files.readAllBytes(file);
         if (b.length < SegmentLayout.HEADER_BYTES
                 || SegmentLayout.getInt(b, SegmentLayout.MAGIC_OFFSET) != SegmentLayout.MAGIC

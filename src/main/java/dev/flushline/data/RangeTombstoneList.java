@@ -4,14 +4,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The range deletions of one partition, normalised as Cassandra keeps them: disjoint ranges in
- * clustering order, where an overlap keeps the superseding deletion. Also precomputes the
- * range-tombstone markers that Data.db needs, so that a flush walks them without allocating: each
- * range gives a start and an end bound, except where one range ends exactly where the next starts,
- * which gives a single boundary marker carrying both deletions.
+ * The range deletions of one partition, normalised as Cassandra's memtable keeps them: disjoint
+ * ranges in clustering order. Where a new range overlaps a stored one, the new one wins only with a
+ * strictly higher timestamp; on equal timestamps the stored one stays, whatever the local deletion
+ * times (Cassandra's RangeTombstoneList compares timestamps only, so with equal timestamps and
+ * different local deletion times the result depends on write order, as it does in Cassandra).
+ *
+ * <p>Also precomputes the range-tombstone markers that Data.db needs, so that a flush walks them
+ * without allocating: each range gives a start and an end bound, except where one range ends
+ * exactly where the next starts, which gives a single boundary marker carrying both deletions.
+ * Ranges that the partition deletion ({@link #applyPartitionDeletion}) makes invisible give no markers, as
+ * Cassandra's flush skips them; those with the partition deletion's timestamp are still stored,
+ * because on a tie they keep a later range out just as they do in Cassandra.
  *
  * <p>Thread safety: not thread-safe. The memtable mutates it under its partition lock and reads it
- * under the lock or after the memtable is sealed. {@link #EMPTY} is shared and never mutated.
+ * under the lock or after the memtable is sealed.
  */
 public final class RangeTombstoneList {
     private static final RangeTombstone[] NO_RANGES = new RangeTombstone[0];
@@ -19,6 +26,8 @@ public final class RangeTombstoneList {
     private static final DeletionTime[] NO_DELETIONS = new DeletionTime[0];
 
     private final ClusteringComparator comparator;
+    /** The partition deletion: a range that does not supersede it gives no markers. */
+    private DeletionTime partitionDeletion = DeletionTime.LIVE;
     private RangeTombstone[] ranges = NO_RANGES;
     private ClusteringBound[] markerBounds = NO_BOUNDS;
     /** For a boundary or end bound: the deletion that ends there; LIVE for a start bound. */
@@ -30,10 +39,12 @@ public final class RangeTombstoneList {
         this.comparator = comparator;
     }
 
+    /** No range that a flush writes (stored ranges the partition deletion hides do not count). */
     public boolean isEmpty() {
-        return ranges.length == 0;
+        return markerBounds.length == 0;
     }
 
+    /** Stored ranges, including those the partition deletion hides. */
     public int rangeCount() {
         return ranges.length;
     }
@@ -58,7 +69,10 @@ public final class RangeTombstoneList {
         return markerStartDeletions[i];
     }
 
-    /** The range deletion covering this row clustering, or LIVE. */
+    /**
+     * The stored range deletion covering this row clustering, or LIVE. It may be one the partition
+     * deletion hides: callers take the larger of the two.
+     */
     public DeletionTime deletionAt(byte[][] clustering) {
         RangeTombstone[] rs = ranges;
         int lo = 0, hi = rs.length - 1;
@@ -76,16 +90,25 @@ public final class RangeTombstoneList {
         return DeletionTime.LIVE;
     }
 
-    /** Drops ranges that {@code partitionDeletion} makes redundant. */
-    public void purge(DeletionTime partitionDeletion) {
+    /**
+     * Records a new, superseding partition deletion: ranges with an older timestamp are dropped
+     * (nothing they cover can show again, and a later range that would tie with them is itself
+     * older than the partition deletion); ranges it supersedes only by local deletion time, or not
+     * at all, stay stored but give no markers.
+     */
+    public void applyPartitionDeletion(DeletionTime partitionDeletion) {
+        this.partitionDeletion = partitionDeletion;
         List<RangeTombstone> kept = new ArrayList<>(ranges.length);
         for (RangeTombstone r : ranges) {
-            if (r.deletion().supersedes(partitionDeletion)) kept.add(r);
+            if (r.deletion().markedForDeleteAt() >= partitionDeletion.markedForDeleteAt()) kept.add(r);
         }
-        if (kept.size() != ranges.length) {
-            ranges = kept.toArray(NO_RANGES);
-            rebuildMarkers();
-        }
+        ranges = kept.toArray(NO_RANGES);
+        rebuildMarkers();
+    }
+
+    /** Whether {@link #add} would keep anything of this range: its timestamp is not older than the partition deletion's. */
+    public static boolean mayMatter(RangeTombstone range, DeletionTime partitionDeletion) {
+        return range.deletion().markedForDeleteAt() >= partitionDeletion.markedForDeleteAt();
     }
 
     public void add(RangeTombstone n) {
@@ -105,7 +128,7 @@ public final class RangeTombstoneList {
             }
             ClusteringBound os = comparator.compare(r.start(), n.start()) >= 0 ? r.start() : n.start();
             ClusteringBound oe = comparator.compare(r.end(), n.end()) <= 0 ? r.end() : n.end();
-            addIfNonEmpty(out, os, oe, DeletionTime.max(r.deletion(), n.deletion()));
+            addIfNonEmpty(out, os, oe, overlapWinner(r.deletion(), n.deletion()));
             if (comparator.compare(r.end(), n.end()) > 0) {
                 addIfNonEmpty(out, n.end().invert(), r.end(), r.deletion());
             }
@@ -140,6 +163,11 @@ public final class RangeTombstoneList {
         rebuildMarkers();
     }
 
+    /** Cassandra's rule for an overlap: the newer range only with a strictly higher timestamp. */
+    private static DeletionTime overlapWinner(DeletionTime stored, DeletionTime added) {
+        return added.markedForDeleteAt() > stored.markedForDeleteAt() ? added : stored;
+    }
+
     private void addIfNonEmpty(List<RangeTombstone> out, ClusteringBound s, ClusteringBound e, DeletionTime d) {
         if (comparator.compare(s, e) < 0) {
             out.add(new RangeTombstone(s, e, d));
@@ -162,6 +190,7 @@ public final class RangeTombstoneList {
         List<DeletionTime> starts = new ArrayList<>();
         for (int i = 0; i < ranges.length; i++) {
             RangeTombstone r = ranges[i];
+            if (!r.deletion().supersedes(partitionDeletion)) continue; // hidden: Cassandra's flush skips it
             int last = bounds.size() - 1;
             if (last >= 0 && touches(bounds.get(last), r.start())) {
                 ClusteringBound e = bounds.get(last);

@@ -98,7 +98,11 @@ public final class Rows {
         if (a == null && b == null) return null;
         DeletionTime cd = a == null ? b.complexDeletion()
                 : b == null ? a.complexDeletion() : DeletionTime.max(a.complexDeletion(), b.complexDeletion());
-        if (!cd.supersedes(shadow)) {
+        // Dropped only when the row, range or partition deletion strictly supersedes it. One equal to
+        // that deletion means the same but stays, as Cassandra's memtable keeps it (its row merge and
+        // its flush-time filter both drop a complex deletion only when superseded): otherwise the
+        // flushed row, and so Data.db, would differ from what Cassandra writes for the same writes.
+        if (shadow.supersedes(cd)) {
             cd = DeletionTime.LIVE;
         }
         DeletionTime cellShadow = DeletionTime.max(cd, shadow);

@@ -73,14 +73,19 @@ public final class MemtablePartition {
         if (updateDeletion.supersedes(partitionDeletion)) {
             partitionDeletion = updateDeletion;
             reapply(partitionDeletion, null, schema, comparator);
-            if (rangeTombstones != null) rangeTombstones.purge(partitionDeletion);
+            if (rangeTombstones != null) rangeTombstones.applyPartitionDeletion(partitionDeletion);
         }
         for (int i = 0; i < updateRanges.size(); i++) {
             RangeTombstone rt = updateRanges.get(i);
-            if (!rt.deletion().supersedes(partitionDeletion)) continue;
-            if (rangeTombstones == null) rangeTombstones = new RangeTombstoneList(comparator);
+            if (!RangeTombstoneList.mayMatter(rt, partitionDeletion)) continue;
+            if (rangeTombstones == null) {
+                rangeTombstones = new RangeTombstoneList(comparator);
+                rangeTombstones.applyPartitionDeletion(partitionDeletion);
+            }
             rangeTombstones.add(rt);
-            reapply(rt.deletion(), rt, schema, comparator);
+            // A range the partition deletion supersedes can shadow rows; one it does not is only
+            // stored (it can still win a timestamp tie against a later range).
+            if (rt.deletion().supersedes(partitionDeletion)) reapply(rt.deletion(), rt, schema, comparator);
         }
         if (updateStatic != null) {
             Row old = staticRow;
@@ -102,7 +107,12 @@ public final class MemtablePartition {
         return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
     }
 
-    /** Drops what {@code deletion} shadows: everywhere, or inside {@code range} only. */
+    /**
+     * Drops what a new deletion shadows: the partition deletion everywhere, or a new range inside
+     * its bounds only. Inside a range each row is merged under the deletion that now covers it,
+     * which is the stored range's (the new one did not win where a stored range has its
+     * timestamp) or the partition deletion if that is larger.
+     */
     private void reapply(DeletionTime deletion, RangeTombstone range, TableSchema schema, ClusteringComparator comparator) {
         if (range == null && staticRow != null) {
             Row old = staticRow;
@@ -114,8 +124,10 @@ public final class MemtablePartition {
             Row old = n.row();
             if (range == null || (comparator.compare(old.clustering(), range.start()) > 0
                     && comparator.compare(old.clustering(), range.end()) < 0)) {
+                DeletionTime active = range == null ? deletion
+                        : DeletionTime.max(partitionDeletion, rangeTombstones.deletionAt(old.clustering()));
                 // A new row without what the deletion shadows, or null (removed) if nothing is left.
-                Row kept = Rows.merge(old, null, schema.regularColumns(), schema.regularComplexStart(), deletion);
+                Row kept = Rows.merge(old, null, schema.regularColumns(), schema.regularComplexStart(), active);
                 rows.put(old.clustering(), kept, comparator);
                 cellCount += cells(kept) - cells(old);
             }

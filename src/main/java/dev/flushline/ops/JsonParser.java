@@ -1,5 +1,7 @@
 package dev.flushline.ops;
 
+import dev.flushline.schema.ValueCodec;
+
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +17,9 @@ import java.util.Map;
  * <p>Refused, with the 1-based column of the offending character: anything outside the grammar
  * (single quotes, trailing commas, comments, NaN, leading zeros, unescaped control characters,
  * lone surrogate escapes), a duplicate key in an object (Cassandra's Jackson would keep the last
- * one silently; a load tool should not guess), nesting deeper than {@link #MAX_DEPTH}, and
+ * one silently; a load tool should not guess), nesting deeper than {@link #MAX_DEPTH}, a number
+ * longer than {@link ValueCodec#MAX_NUMBER_CHARS} (BigDecimal parses in quadratic time: a
+ * million digits would take half a minute), and
  * anything but whitespace after the value.
  *
  * <p>Thread safety: not thread-safe; one instance per reader, reused line after line.
@@ -81,7 +85,7 @@ public final class JsonParser {
             skipWhitespace();
             Object v = value();
             if (m.containsKey(key)) {
-                throw new JsonSyntaxException(keyColumn, "duplicate key " + OpsText.quote(key));
+                throw new JsonSyntaxException(keyColumn, "duplicate key " + OpsText.display(key));
             }
             m.put(key, v);
             skipWhitespace();
@@ -239,15 +243,19 @@ public final class JsonParser {
             if (!isDigit(peek())) throw error("unexpected " + describe(pos) + ", expected a digit in the exponent");
             while (isDigit(peek())) pos++;
         }
+        if (pos - start > ValueCodec.MAX_NUMBER_CHARS) {
+            throw new JsonSyntaxException(start + 1, "number of " + (pos - start) + " chars, longer than the "
+                    + ValueCodec.MAX_NUMBER_CHARS + " this reader takes");
+        }
         try {
             BigDecimal d = new BigDecimal(s.substring(start, pos));
             if (d.signum() == 0 && s.charAt(start) == '-' && fractionOrExponent(start, pos)) {
-                return new dev.flushline.schema.ValueCodec.NegativeZero(d.scale()); // -0.0 keeps its sign for float/double
+                return new ValueCodec.NegativeZero(d.scale()); // -0.0 keeps its sign for float/double
             }
             return d;
         } catch (NumberFormatException | ArithmeticException e) {
             // only an exponent beyond int range gets here
-            throw new JsonSyntaxException(start + 1, "number out of range: " + s.substring(start, pos));
+            throw new JsonSyntaxException(start + 1, "number out of range: " + OpsText.cut(s.substring(start, pos)));
         }
     }
 

@@ -345,7 +345,7 @@ public final class OperationDecoder {
         ColumnMetadata c = schema.column(name);
         ColumnMetadata expected = clustering[k.clusteringGiven];
         if (c != expected) {
-            throw new BadOperation("\"range\" column '" + name + "' must be the next clustering column after the key, '"
+            throw new BadOperation("\"range\" column '" + OpsText.cut(name) + "' must be the next clustering column after the key, '"
                     + expected.name() + "' (" + expected.type() + ")");
         }
         if (!(e.getValue() instanceof Map) || ((Map<?, ?>) e.getValue()).isEmpty()) {
@@ -359,7 +359,7 @@ public final class OperationDecoder {
             boolean lower = operator.equals(">") || operator.equals(">=");
             boolean upper = operator.equals("<") || operator.equals("<=");
             if (!lower && !upper) {
-                throw new BadOperation("\"range\" of '" + name + "': unknown operator " + OpsText.quote(operator)
+                throw new BadOperation("\"range\" of '" + name + "': unknown operator " + OpsText.display(operator)
                         + " (expected >, >=, < or <=)");
             }
             if ((lower && low != null) || (upper && high != null)) {
@@ -509,7 +509,7 @@ public final class OperationDecoder {
     private ColumnMetadata column(String name, Object v, String field) throws BadOperation {
         ColumnMetadata c = schema.column(name);
         if (c == null) {
-            throw new BadOperation("unknown column '" + name + "' in \"" + field + "\" (value " + OpsText.display(v)
+            throw new BadOperation("unknown column '" + OpsText.cut(name) + "' in \"" + field + "\" (value " + OpsText.display(v)
                     + "); table " + schema + " has no such column");
         }
         return c;
@@ -518,7 +518,7 @@ public final class OperationDecoder {
     private ColumnMetadata nonKeyColumn(String name, Object v, String field) throws BadOperation {
         ColumnMetadata c = schema.column(name);
         if (c == null) {
-            throw new BadOperation("unknown column '" + name + "' in \"" + field + "\""
+            throw new BadOperation("unknown column '" + OpsText.cut(name) + "' in \"" + field + "\""
                     + (field.equals("columns") ? "" : " (value " + OpsText.display(v) + ")")
                     + "; table " + schema + " has no such column");
         }
@@ -641,7 +641,7 @@ public final class OperationDecoder {
                 }
             }
             if (!ok && !(opName.equals("delete") && f.equals("ttl"))) {
-                throw new BadOperation("unknown field " + OpsText.quote(f) + " for " + opName + " (value "
+                throw new BadOperation("unknown field " + OpsText.display(f) + " for " + opName + " (value "
                         + OpsText.display(op.get(f)) + "); expected " + String.join(", ", allowed));
             }
         }

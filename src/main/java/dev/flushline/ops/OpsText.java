@@ -38,6 +38,12 @@ public final class OpsText {
         sb.append('"');
     }
 
+    /** A name from the input (a column or field that the table lacks), cut as {@link #display} cuts. */
+    public static String cut(String name) {
+        if (name.length() <= MAX_DISPLAY_CHARS) return name;
+        return name.substring(0, MAX_DISPLAY_CHARS) + "... (" + name.length() + " chars)";
+    }
+
     /** The value as JSON, cut to {@link #MAX_DISPLAY_CHARS} with its full length noted. */
     public static String display(Object v) {
         StringBuilder sb = new StringBuilder();

@@ -42,6 +42,10 @@ import java.util.UUID;
  *       {@code incremental_backups}, {@code memtable}.
  *   <li>Refused: {@code COMPACT STORAGE}, unknown options, an option given twice.
  * </ul>
+ * Keyspace and table names name directories, so they are word characters only (ASCII letters,
+ * digits, '_'), as Cassandra requires: a keyspace name up to 48 of them, a table name up to 222,
+ * so that the table folder {@code <table>-<id>} fits a 255-byte file name. Names and literals
+ * repeated in a message are cut to {@value #MAX_SHOWN_CHARS} chars.
  *
  * <p>Thread safety: stateless; each call parses with its own state.
  */
@@ -83,11 +87,26 @@ public final class CqlParser {
         String describe() {
             switch (type) {
                 case EOF: return "end of statement";
-                case QUOTED: return "\"" + text + "\"";
-                case STRING: return "'" + text + "'";
-                default: return "'" + text + "'";
+                case QUOTED: return "\"" + shown(text) + "\"";
+                case STRING: return "'" + shown(text) + "'";
+                default: return "'" + shown(text) + "'";
             }
         }
+    }
+
+    /** Longest keyspace name, as Cassandra's. */
+    static final int MAX_KEYSPACE_NAME_LENGTH = 48;
+    /**
+     * Longest table name: Cassandra sets no limit, but the table folder {@code <table>-<32 hex id>}
+     * must fit a file name of 255 bytes.
+     */
+    static final int MAX_TABLE_NAME_LENGTH = 255 - 33;
+
+    /** Longest name or literal repeated in a message, in chars, before it is cut: a 100 KB identifier must not flood it. */
+    static final int MAX_SHOWN_CHARS = 80;
+
+    private static String shown(String s) {
+        return s.length() <= MAX_SHOWN_CHARS ? s : s.substring(0, MAX_SHOWN_CHARS) + "... (" + s.length() + " chars)";
     }
 
     private static SchemaException error(int line, int column, String message) {
@@ -352,6 +371,8 @@ public final class CqlParser {
             }
             next();
             Token tableToken = identifier("table name");
+            checkName(ksToken, "keyspace", MAX_KEYSPACE_NAME_LENGTH);
+            checkName(tableToken, "table", MAX_TABLE_NAME_LENGTH);
 
             expectSymbol("(");
             Map<String, ColumnDef> columns = new LinkedHashMap<>();
@@ -371,7 +392,7 @@ public final class CqlParser {
                 } else {
                     Token nameToken = identifier("a column name");
                     if (columns.containsKey(nameToken.text)) {
-                        throw error(nameToken, "column '" + nameToken.text + "' is defined twice");
+                        throw error(nameToken, "column '" + shown(nameToken.text) + "' is defined twice");
                     }
                     Token typeToken = peek();
                     CqlType type = parseType(false);
@@ -428,10 +449,28 @@ public final class CqlParser {
             expectSymbol(")");
         }
 
+        /**
+         * Keyspace and table names become directory names under the output directory, so a quoted
+         * name such as "../x" or "a/b" must not get through. Cassandra's rule: word characters
+         * only (ASCII letters, digits and '_'), at least one.
+         */
+        private static void checkName(Token t, String what, int maxLength) {
+            String n = t.text;
+            boolean ok = !n.isEmpty() && n.length() <= maxLength;
+            for (int k = 0; ok && k < n.length(); k++) {
+                char c = n.charAt(k);
+                ok = Lexer.isLetter(c) || Lexer.isDigit(c) || c == '_';
+            }
+            if (!ok) {
+                throw error(t, what + " name must be 1 to " + maxLength + " letters, digits or underscores, not \""
+                        + shown(n) + "\"");
+            }
+        }
+
         /** A type; {@code inCollection} when it is a collection's element, key or value. */
         private CqlType parseType(boolean inCollection) {
             Token t = next();
-            if (t.type == T.STRING) throw error(t, "custom types ('" + t.text + "') are not supported");
+            if (t.type == T.STRING) throw error(t, "custom types ('" + shown(t.text) + "') are not supported");
             if (t.type != T.IDENT && t.type != T.QUOTED) throw error(t, "expected a type but found " + t.describe());
             String name = t.text;
             if (t.type == T.IDENT) {
@@ -445,6 +484,8 @@ public final class CqlParser {
                     case "frozen": {
                         expectSymbol("<");
                         Token inner = peek();
+                        // Refused before recursing: frozen<frozen<... nested 100k deep must not overflow the stack.
+                        if (inner.isKeyword("frozen")) throw error(inner, "frozen<frozen<...>> is not allowed: freeze a collection once");
                         if (!(inner.isKeyword("list") || inner.isKeyword("set") || inner.isKeyword("map"))) {
                             CqlType x = parseType(inCollection); // refuses unsupported types with their own message
                             throw error(inner, "frozen<" + x + "> is not allowed: only collections can be frozen");
@@ -464,7 +505,7 @@ public final class CqlParser {
                         break;
                 }
             }
-            throw error(t, "user-defined or unknown type '" + name + "' is not supported");
+            throw error(t, "user-defined or unknown type '" + shown(name) + "' is not supported");
         }
 
         /** After the collection keyword: {@code <T>} or {@code <K, V>}. */
@@ -505,7 +546,7 @@ public final class CqlParser {
                     else if (dir.isKeyword("desc")) asc = false;
                     else throw error(dir, "expected ASC or DESC but found " + dir.describe());
                     if (clusteringOrder.put(col.text, asc) != null) {
-                        throw error(col, "column '" + col.text + "' appears twice in CLUSTERING ORDER");
+                        throw error(col, "column '" + shown(col.text) + "' appears twice in CLUSTERING ORDER");
                     }
                     clusteringOrderTokens.put(col.text, col);
                 } while (acceptSymbol(","));
@@ -514,7 +555,7 @@ public final class CqlParser {
             }
             Token name = next();
             if (name.type != T.IDENT) throw error(name, "expected a table option but found " + name.describe());
-            if (options.containsKey(name.text)) throw error(name, "table option '" + name.text + "' is given twice");
+            if (options.containsKey(name.text)) throw error(name, "table option '" + shown(name.text) + "' is given twice");
             expectSymbol("=");
             Token v = peek();
             OptionValue value;
@@ -527,7 +568,7 @@ public final class CqlParser {
                         expectSymbol(":");
                         Token val = constant();
                         if (map.put(k.text, val.text) != null) {
-                            throw error(k, "'" + k.text + "' is given twice in option '" + name.text + "'");
+                            throw error(k, "'" + shown(k.text) + "' is given twice in option '" + shown(name.text) + "'");
                         }
                     } while (acceptSymbol(","));
                     expectSymbol("}");
@@ -540,7 +581,7 @@ public final class CqlParser {
             if (!name.text.equals("compression") && !name.text.equals("id")
                     && !name.text.equals("bloom_filter_fp_chance") && !name.text.equals("min_index_interval")
                     && !name.text.equals("default_time_to_live") && !IGNORED_OPTIONS.contains(name.text)) {
-                throw error(name, "unknown table option '" + name.text + "'");
+                throw error(name, "unknown table option '" + shown(name.text) + "'");
             }
         }
 
@@ -563,14 +604,14 @@ public final class CqlParser {
             for (int pass = 0; pass < 2; pass++) {
                 for (Token t : pass == 0 ? pkTokens : ckTokens) {
                     ColumnDef c = columns.get(t.text);
-                    if (c == null) throw error(t, "unknown column '" + t.text + "' in PRIMARY KEY");
-                    if (!inKey.add(t.text)) throw error(t, "column '" + t.text + "' appears twice in PRIMARY KEY");
+                    if (c == null) throw error(t, "unknown column '" + shown(t.text) + "' in PRIMARY KEY");
+                    if (!inKey.add(t.text)) throw error(t, "column '" + shown(t.text) + "' appears twice in PRIMARY KEY");
                     if (c.type.isMultiCell()) {
                         throw error(c.typeToken, "a non-frozen collection (" + c.type + ") cannot be part of the PRIMARY KEY;"
                                 + " use frozen<" + c.type + ">");
                     }
                     if (c.staticToken != null) {
-                        throw error(c.staticToken, "static column '" + c.name + "' cannot be part of the PRIMARY KEY");
+                        throw error(c.staticToken, "static column '" + shown(c.name) + "' cannot be part of the PRIMARY KEY");
                     }
                     (pass == 0 ? pkNames : ckNames).add(c.name);
                     (pass == 0 ? pkTypes : ckTypes).add(c.type);
@@ -581,11 +622,11 @@ public final class CqlParser {
             for (Map.Entry<String, Boolean> e : clusteringOrder.entrySet()) {
                 Token at = clusteringOrderTokens.get(e.getKey());
                 if (!ckNames.contains(e.getKey())) {
-                    throw error(at, "CLUSTERING ORDER names '" + e.getKey() + "', which is not a clustering column");
+                    throw error(at, "CLUSTERING ORDER names '" + shown(e.getKey()) + "', which is not a clustering column");
                 }
                 if (!ckNames.get(n).equals(e.getKey())) {
                     throw error(at, "CLUSTERING ORDER must list the clustering columns in their order: '"
-                            + ckNames.get(n) + "' comes before '" + e.getKey() + "'");
+                            + shown(ckNames.get(n)) + "' comes before '" + shown(e.getKey()) + "'");
                 }
                 n++;
             }
@@ -695,7 +736,7 @@ public final class CqlParser {
             String cls = m.remove("class");
             if (cls == null) throw error(v.at, "compression: missing sub-option 'class'");
             if (!cls.equals("LZ4Compressor") && !cls.equals("org.apache.cassandra.io.compress.LZ4Compressor")) {
-                throw error(v.at, "compression class '" + cls + "' is not supported; use 'LZ4Compressor' or 'enabled': false");
+                throw error(v.at, "compression class '" + shown(cls) + "' is not supported; use 'LZ4Compressor' or 'enabled': false");
             }
             String chunk = m.remove("chunk_length_in_kb");
             if (chunk != null) {
@@ -722,10 +763,10 @@ public final class CqlParser {
             }
             String lz4Type = m.remove("lz4_compressor_type");
             if (lz4Type != null && !lz4Type.equalsIgnoreCase("fast")) {
-                throw error(v.at, "compression: lz4_compressor_type '" + lz4Type + "' is not supported, only 'fast'");
+                throw error(v.at, "compression: lz4_compressor_type '" + shown(lz4Type) + "' is not supported, only 'fast'");
             }
             if (!m.isEmpty()) {
-                throw error(v.at, "compression: unknown sub-option '" + m.keySet().iterator().next() + "'");
+                throw error(v.at, "compression: unknown sub-option '" + shown(m.keySet().iterator().next()) + "'");
             }
             return TableSchema.Compression.LZ4;
         }

@@ -323,14 +323,22 @@ public final class ValueCodec {
         return x;
     }
 
+    /** What new BigInteger(s) accepts, checked in linear time (parsing a million digits is quadratic). */
     private static boolean isIntegerLiteral(String s) {
-        try {
-            new BigInteger(s);
-            return true;
-        } catch (NumberFormatException e) {
-            return false;
+        int i = !s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+') ? 1 : 0;
+        if (i == s.length()) return false;
+        for (; i < s.length(); i++) {
+            if (Character.digit(s.charAt(i), 10) < 0) return false;
         }
+        return true;
     }
+
+    /**
+     * Longest number text taken, in chars: BigInteger and BigDecimal parse in quadratic time, so a
+     * million digits would take half a minute (10,000 take a millisecond or two). No real varint
+     * or decimal comes near it.
+     */
+    public static final int MAX_NUMBER_CHARS = 10_000;
 
     private static byte[] varint(CqlType t, Object v) {
         BigInteger bi;
@@ -341,6 +349,7 @@ public final class ValueCodec {
         } else if (v instanceof String) {
             String s = (String) v;
             // IntegerType.fromJSONObject bypasses fromString, so "" is refused here, unlike decimal
+            if (s.length() > MAX_NUMBER_CHARS) throw bad(v, t, "longer than " + MAX_NUMBER_CHARS + " chars");
             try {
                 bi = new BigInteger(s);
             } catch (NumberFormatException e) {
@@ -365,6 +374,7 @@ public final class ValueCodec {
         } else if (v instanceof String) {
             String s = (String) v;
             if (s.isEmpty()) return EMPTY;
+            if (s.length() > MAX_NUMBER_CHARS) throw bad(v, t, "longer than " + MAX_NUMBER_CHARS + " chars");
             try {
                 d = new BigDecimal(s);
             } catch (NumberFormatException e) {
@@ -747,28 +757,50 @@ public final class ValueCodec {
     // ---------------------------------------------------------------------------------------
     // Display
 
-    /** A JSON-ish rendering of a parsed JSON value, for messages. */
+    /**
+     * Longest rendering of a value in a message, in chars, before it is cut with "...": a value
+     * of 60 KB (a long string, a number of thousands of digits) must not flood the terminal.
+     */
+    static final int MAX_DISPLAY_CHARS = 80;
+
+    /** A JSON-ish rendering of a parsed JSON value, for messages, cut to {@link #MAX_DISPLAY_CHARS}. */
     static String display(Object v) {
-        if (v == null) return "null";
-        if (v instanceof String) return quote((String) v);
-        if (v instanceof BigDecimal) return ((BigDecimal) v).toString();
-        if (v instanceof List) {
-            StringBuilder sb = new StringBuilder("[");
+        StringBuilder sb = new StringBuilder();
+        appendDisplay(sb, v);
+        if (sb.length() <= MAX_DISPLAY_CHARS) return sb.toString();
+        return sb.substring(0, MAX_DISPLAY_CHARS) + "... (" + sb.length() + " chars)";
+    }
+
+    private static void appendDisplay(StringBuilder sb, Object v) {
+        if (v == null) {
+            sb.append("null");
+        } else if (v instanceof String) {
+            sb.append(quote((String) v));
+        } else if (v instanceof BigDecimal) {
+            sb.append(((BigDecimal) v).toString());
+        } else if (v instanceof List) {
+            sb.append('[');
+            boolean first = true;
             for (Object e : (List<?>) v) {
-                if (sb.length() > 1) sb.append(',');
-                sb.append(display(e));
+                if (!first) sb.append(',');
+                first = false;
+                appendDisplay(sb, e);
             }
-            return sb.append(']').toString();
-        }
-        if (v instanceof Map) {
-            StringBuilder sb = new StringBuilder("{");
+            sb.append(']');
+        } else if (v instanceof Map) {
+            sb.append('{');
+            boolean first = true;
             for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                if (sb.length() > 1) sb.append(',');
-                sb.append(display(e.getKey())).append(':').append(display(e.getValue()));
+                if (!first) sb.append(',');
+                first = false;
+                appendDisplay(sb, e.getKey());
+                sb.append(':');
+                appendDisplay(sb, e.getValue());
             }
-            return sb.append('}').toString();
+            sb.append('}');
+        } else {
+            sb.append(v);
         }
-        return String.valueOf(v);
     }
 
     private static String quote(String s) {

@@ -423,7 +423,7 @@ public final class SSTableCursor implements AutoCloseable {
         }
         // Bound the decode by what a marker body can hold: prev size + two deletions of two vints.
         int maxBody = (int) Math.min(length - bodyStart, 5L * VInt.MAX_SIZE_BYTES);
-        ensure(Math.min(maxBody, (int) Math.min(Integer.MAX_VALUE, length - bodyStart)), "marker");
+        ensure(maxBody, "marker");
         bodyEnd = pos + maxBody;
         bodyVInt("marker previous size");
         boolean boundary = kind == 2 || kind == 5;

@@ -104,7 +104,20 @@ public final class SSTableFiles {
                 out.add(f);
             }
         }
+        if (hasTransactionLog(dir)) {
+            // A compaction is under way or was interrupted: show the side its log says is live
+            // (the inputs until it commits, the outputs after), never both.
+            java.util.Set<Path> live = new java.util.HashSet<>();
+            for (Path data : TransactionLog.liveSSTables(dir)) live.add(data.toAbsolutePath().normalize());
+            out.removeIf(f -> !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
+        }
         return out;
+    }
+
+    private static boolean hasTransactionLog(Path dir) throws IOException {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*_txn_*.log")) {
+            return ds.iterator().hasNext();
+        }
     }
 
     private static String idOf(Path p) {

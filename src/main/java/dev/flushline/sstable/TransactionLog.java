@@ -120,9 +120,10 @@ public final class TransactionLog implements AutoCloseable {
 
     /**
      * Begins a transaction: takes its lock, creates its empty log and makes both durable.
-     * {@code operation} is Cassandra's file name of the operation type (lower case, no spaces).
+     * {@code operation} is Cassandra's file name of the operation type (lower case, no spaces);
+     * it must be one Cassandra knows (its lister refuses a log named otherwise), hence not public.
      */
-    public static TransactionLog begin(TableDirectory directory, String operation) throws IOException {
+    static TransactionLog begin(TableDirectory directory, String operation) throws IOException {
         if (!operation.matches("[a-z]+")) throw new IllegalArgumentException("operation must be lower-case letters: " + operation);
         Path dir = directory.path();
         String canonical = dir.toRealPath().toString();
@@ -207,6 +208,11 @@ public final class TransactionLog implements AutoCloseable {
 
     public Path logFile() {
         return logPath;
+    }
+
+    /** The operation named in the log's file name, e.g. "compaction". */
+    public String operation() {
+        return operation;
     }
 
     /**

@@ -49,17 +49,19 @@ class DumpCommandTest {
 
     @TempDir
     Path tmp;
+    String lastExpected;
 
     static String withCompression(String cql, boolean lz4) {
         return cql + (cql.contains(" WITH ") ? " AND " : " WITH ")
                 + (lz4 ? "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}" : "compression = {'enabled': 'false'}");
     }
 
-    Path flush(String cql, long seed, int keys, int clusterings, int updates) throws IOException {
+    Path flush(String cql, long seed, int keys, int clusterings, int updates, PartitionUpdate... extra) throws IOException {
         TableSchema schema = CqlParser.parse(cql);
         Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
         RandomUpdates gen = new RandomUpdates(schema, seed, NOW, keys, clusterings);
         for (PartitionUpdate u : gen.next(updates)) m.apply(u);
+        for (PartitionUpdate u : extra) m.apply(u);
         m.seal();
         Path dir = Descriptor.tableDir(tmp.resolve("out" + seed), schema.keyspace(), schema.name(), schema.idHex());
         try {
@@ -79,6 +81,24 @@ class DumpCommandTest {
         return out.toString(StandardCharsets.UTF_8);
     }
 
+    /** Two range deletions that touch at 'c' with different timestamps: a bound, a boundary and a bound. */
+    static PartitionUpdate touchingRanges(int key) {
+        byte[][] a = {"a".getBytes(StandardCharsets.UTF_8)}, c = {"c".getBytes(StandardCharsets.UTF_8)},
+                e = {"e".getBytes(StandardCharsets.UTF_8)};
+        return new PartitionUpdate(dev.flushline.data.PartitionKey.of(java.nio.ByteBuffer.allocate(4).putInt(key).array()),
+                dev.flushline.data.DeletionTime.LIVE,
+                List.of(new dev.flushline.data.RangeTombstone(dev.flushline.data.ClusteringBound.start(true, a),
+                                dev.flushline.data.ClusteringBound.end(true, c), dev.flushline.data.DeletionTime.of(1_700_000_000_000_100L, NOW)),
+                        new dev.flushline.data.RangeTombstone(dev.flushline.data.ClusteringBound.start(false, c),
+                                dev.flushline.data.ClusteringBound.end(false, e), dev.flushline.data.DeletionTime.of(1_700_000_000_000_200L, NOW))),
+                null, List.of());
+    }
+
+    /** The dump exercised what the class comment promises. */
+    static void assertCovers(String dump, String... features) {
+        for (String f : features) assertTrue(dump.contains(f), "the dump has no " + f);
+    }
+
     void compare(String cql, Path data, String... options) throws IOException {
         Path schemaFile = Files.writeString(tmp.resolve("schema.cql"), cql);
         String[] args = new String[options.length + 1];
@@ -87,6 +107,7 @@ class DumpCommandTest {
         SSTableDumpOracle.Output expected = SSTableDumpOracle.run(tmp.resolve("dump"), args);
         assertEquals(0, expected.status(), expected.stderr());
         assertTrue(expected.stdout().length() > 10, expected.stdout() + expected.stderr());
+        lastExpected = expected.stdout();
         String actual = ours(schemaFile, args);
         if (!expected.stdout().equals(actual)) {
             int i = 0;
@@ -103,6 +124,8 @@ class DumpCommandTest {
         String cql = withCompression(TYPES, false);
         Path data = flush(cql, 1, 6, 8, 120);
         compare(cql, data);
+        assertCovers(lastExpected, "\"static_block\"", "\"liveness_info\"", "\"ttl\"", "\"expired\"", "\"path\"",
+                "\"range_tombstone_bound\"", "\"deletion_info\" : { \"local_delete_time\"", "\"marked_deleted\"");
         compare(cql, data, "-t");
         compare(cql, data, "-d");
     }
@@ -111,8 +134,11 @@ class DumpCommandTest {
     void jsonLinesAndKeysCompressed() throws IOException {
         CassandraOracle.init();
         String cql = withCompression(SIMPLE, true);
-        Path data = flush(cql, 2, 300, 6, 2000);
+        Path data = flush(cql, 2, 300, 6, 2000, touchingRanges(7_000_001));
         compare(cql, data, "-l");
+        assertCovers(lastExpected, "\"range_tombstone_boundary\"", "\"range_tombstone_bound\"", "\"static_block\"");
+        // a partition deletion (partition-level deletion_info)
+        assertTrue(lastExpected.matches("(?s).*\"position\":\\d+,\"deletion_info\".*"), "no partition deletion in the dump");
         List<Partition> partitions = CassandraReader.readAll(data, cql);
         // Keys from the start, the middle and the end (Summary.db samples every 128th), and one that is absent.
         String k1 = Integer.toString(java.nio.ByteBuffer.wrap(partitions.get(0).key().toArray()).getInt());

@@ -14,10 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedWriter;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,13 +52,8 @@ class LoadFailureModesTest {
         CassandraOracle.init();
     }
 
-    record Result(int status, String out, String err) {}
-
-    static Result main(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        int status = Main.run(args, new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static LoadCommandTest.Result main(String... args) {
+        return LoadCommandTest.main(args);
     }
 
     /** Operation i inserts row (i / 10, i % 10) at timestamp 1000 + i, with incompressible values. */
@@ -118,7 +110,7 @@ class LoadFailureModesTest {
         try (Tmpfs disk = Tmpfs.mount(tmp.resolve("disk"), 3 * 1024)) {
             Assumptions.assumeTrue(disk != null, "mounting a tmpfs needs root: the injected ENOSPC/EIO cases of FlusherTest cover this");
             Path out = disk.dir().resolve("out");
-            Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input", ops.toString(),
+            LoadCommandTest.Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input", ops.toString(),
                     "--out", out.toString(), "--memtable-size-mb", "1"));
             assertEquals(2, r.status(), r.err());
             assertTrue(r.err().contains("No space left on device"), r.err());
@@ -142,7 +134,7 @@ class LoadFailureModesTest {
             try (Stream<String> lines = Files.lines(ops)) {
                 Files.write(rest, (Iterable<String>) lines.skip(resumeLine - 1)::iterator);
             }
-            Result again = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input",
+            LoadCommandTest.Result again = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input",
                     rest.toString(), "--out", out.toString(), "--memtable-size-mb", "1"));
             assertEquals(0, again.status(), again.err());
             Set<Integer> all = opsReadBack(tableDir(out));
@@ -161,7 +153,7 @@ class LoadFailureModesTest {
         try (Tmpfs disk = Tmpfs.mount(tmp.resolve("logdisk"), 1024)) {
             Assumptions.assumeTrue(disk != null, "mounting a tmpfs needs root: CommitLogTest's injected channel failures cover this");
             Path log = disk.dir().resolve("commitlog");
-            Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input",
+            LoadCommandTest.Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input",
                     ops.toString(), "--out", out.toString(), "--commitlog", log.toString(), "--sync", "batch"));
             assertEquals(2, r.status(), r.err());
             assertTrue(r.err().contains("No space left on device"), r.err());
@@ -176,7 +168,7 @@ class LoadFailureModesTest {
             disk.resize(64 * 1024);
             Path empty = tmp.resolve("empty.jsonl");
             Files.writeString(empty, "");
-            Result replay = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input",
+            LoadCommandTest.Result replay = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input",
                     empty.toString(), "--out", out.toString(), "--commitlog", log.toString(), "--sync", "batch"));
             assertEquals(0, replay.status(), replay.err());
             Set<Integer> got = opsReadBack(tableDir(out));
@@ -199,7 +191,7 @@ class LoadFailureModesTest {
         Files.writeString(schema, CQL);
         for (String mode : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
             Path out = tmp.resolve("out-" + mode);
-            Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input", ops.toString(),
+            LoadCommandTest.Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input", ops.toString(),
                     "--out", out.toString(), "--memtable", "sharded", "--shards", "4", "--ranges", "4", "--flush-threads", "2",
                     "--memtable-size-mb", "1", "--allocation", mode));
             assertEquals(0, r.status(), r.err());

@@ -347,6 +347,51 @@ class VerifyCommandTest {
         assertCorrupt(verify(schema, dir.toString()), "Statistics offset 2^31-1");
     }
 
+    /** Two rows' clusterings swapped (checksums made to agree): a decodable file whose rows are out of order. */
+    @Test
+    void rowsOutOfClusteringOrder() throws IOException {
+        String cql = "CREATE TABLE ks.o (pk int, ck int, v int, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
+        Path schema = Files.writeString(tmp.resolve("o.cql"), cql);
+        TableSchema ts = CqlParser.parse(cql);
+        Memtable m = new SkipListMemtable(ts, AllocationMode.UNSLABBED_HEAP);
+        RandomUpdates gen = new RandomUpdates(ts, 5, 1_750_000_000L, 1, 20);
+        gen.partitionDeleteChance = 0;
+        gen.rangeDeleteChance = 0;
+        gen.rowDeleteChance = 0;
+        for (PartitionUpdate u : gen.next(60)) m.apply(u);
+        m.seal();
+        Path dir = tmp.resolve("o");
+        try {
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+        } finally {
+            m.discard();
+        }
+        assertEquals(0, verify(schema, dir.toString()).status);
+        Path data = component(dir, "Data.db");
+        long first = -1, second = -1;
+        try (dev.flushline.sstable.SSTableCursor c = dev.flushline.sstable.SSTableCursor.open(
+                dev.flushline.sstable.SSTableFiles.of(data), ts)) {
+            int kind;
+            while ((kind = c.advance()) != dev.flushline.sstable.SSTableCursor.END) {
+                if (kind != dev.flushline.sstable.SSTableCursor.ROW) continue;
+                if (first < 0) first = c.row().offset();
+                else if (second < 0) second = c.row().offset();
+            }
+        }
+        byte[] d = Files.readAllBytes(data);
+        // flags (0x24 or similar, no extension), clustering block header (1 byte), then the 4-byte int.
+        for (int i = 0; i < 4; i++) {
+            byte t = d[(int) first + 2 + i];
+            d[(int) first + 2 + i] = d[(int) second + 2 + i];
+            d[(int) second + 2 + i] = t;
+        }
+        Files.write(data, d);
+        rechecksum(dir);
+        Result r = verify(schema, dir.toString());
+        assertCorrupt(r, "swapped clusterings");
+        assertTrue(r.out.contains("clustering order") && r.out.contains("at byte offset " + second), r.out);
+    }
+
     @Test
     void lz4ChunkCountClaimingBillions() throws IOException {
         Path dir = copy(manyLz4);

@@ -222,6 +222,49 @@ class CommitLogTest {
         assertTrue(ex.getMessage().contains("length CRC mismatch"), ex.getMessage());
     }
 
+    /**
+     * Found by SegmentFuzzTest: the table gained a clustering column between the run that wrote
+     * the log and the one replaying it (same name, so the same id, and the same column counts).
+     * The entries' CRCs match, but their rows no longer fit the table: replay used to hand them to
+     * the memtable, which failed with ArrayIndexOutOfBoundsException.
+     */
+    @Test
+    void entriesThatNoLongerFitTheTableAreCorruptionNamingFileAndOffset() throws Exception {
+        List<Mutation> ms = mutations(8, 30);
+        List<CommitLog.Entry> entries = write(ms);
+        TableSchema changed = CqlParser.parse("CREATE TABLE ks.a (pk int, ck text, ck2 int, v text, n bigint, s text static, "
+                + "tags set<text>, m map<int, text>, l list<int>, PRIMARY KEY (pk, ck, ck2))");
+        assertEquals(schema.id(), changed.id());
+        int first = -1;
+        for (int i = 0; i < ms.size() && first < 0; i++) if (!ms.get(i).update().rows().isEmpty()) first = i;
+        assertTrue(first >= 0);
+        CommitLog.Entry e = entries.get(first);
+        int off = offset(e, MutationLayout.bytes(ms.get(first)));
+        List<Mutation> applied = new ArrayList<>();
+        try (CommitLog log = CommitLog.open(options(CommitLog.SyncMode.BATCH, false))) {
+            CommitLogCorruptionException ex = assertThrows(CommitLogCorruptionException.class,
+                    () -> log.replay(changed, (m, p) -> applied.add(m)));
+            assertEquals(segmentOf(e), ex.segment());
+            assertEquals(off, ex.offset());
+            assertTrue(ex.getMessage().contains("row has 1 clustering values, the table 2"), ex.getMessage());
+        }
+        assertEquals(first, applied.size(), "the entries before it (static rows and deletions only) replayed");
+    }
+
+    /** A segment-named file over 2 GiB (sparse here) is refused by name, not read into an OutOfMemoryError. */
+    @Test
+    void aSegmentFileLargerThanAnySegmentIsRefusedByName() throws Exception {
+        Path huge = dir.resolve(SegmentLayout.fileName(7));
+        try (RandomAccessFile f = new RandomAccessFile(huge.toFile(), "rw")) {
+            f.write(SegmentLayout.header(7));
+            f.setLength(3L << 30);
+        }
+        try (CommitLog log = CommitLog.open(options(CommitLog.SyncMode.BATCH, true))) {
+            IOException e = assertThrows(IOException.class, () -> log.replay(schema, (m, p) -> { }));
+            assertTrue(e.getMessage().contains(huge.toString()) && e.getMessage().contains("is 3221225472 bytes"), e.getMessage());
+        }
+    }
+
     @Test
     void batchGroupCommitSharesFsyncsAcrossWriters() throws Exception {
         int threads = 4, perThread = 1500;

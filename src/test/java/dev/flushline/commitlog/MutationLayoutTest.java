@@ -165,4 +165,51 @@ class MutationLayoutTest {
         assertTrue(e.getMessage().contains("table id"), e.getMessage());
         assertEquals(schema.id(), MutationLayout.tableId(b, 0, b.length));
     }
+
+    /**
+     * Found by SegmentFuzzTest: bytes with matching CRCs that decoded into mutations the memtable
+     * then failed on (IndexOutOfBounds, NullPointerException, IllegalArgumentException). Each is
+     * refused as malformed, so replay reports it as corruption naming file and offset.
+     */
+    @Test
+    void mutationsTheMemtableCannotTakeAreRefusedAsMalformed() {
+        TableSchema schema = CqlParser.parse(SCHEMAS[0]);
+        int simple = schema.regularComplexStart(), complex = schema.regularColumns().length - simple;
+        PartitionKey key = PartitionKey.of(new byte[] {0, 0, 0, 7});
+        Row row = row(schema, new byte[][] {"c".getBytes()}, 5, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                new Cell[simple], new ComplexColumn[complex]);
+        byte[] one = MutationLayout.serialize(new Mutation(schema, new PartitionUpdate(key, DeletionTime.LIVE, List.of(), null, List.of(row))));
+        // The same table name (so the same id) and column counts, but a second clustering column:
+        // the table was changed between the run that wrote the log and the one that replays it.
+        TableSchema twoClustering = CqlParser.parse("CREATE TABLE ks.a (pk int, ck text, ck2 int, v text, n bigint, s text static, "
+                + "tags set<text>, m map<int, text>, l list<int>, PRIMARY KEY (pk, ck, ck2))");
+        assertEquals(schema.id(), twoClustering.id());
+        assertMalformed("row has 1 clustering values, the table 2", one, twoClustering);
+        Row nullClustering = row(schema, new byte[][] {null}, 5, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                new Cell[simple], new ComplexColumn[complex]);
+        assertMalformed("null clustering value 0", MutationLayout.serialize(
+                new Mutation(schema, new PartitionUpdate(key, DeletionTime.LIVE, List.of(), null, List.of(nullClustering)))), schema);
+        RangeTombstone wide = new RangeTombstone(ClusteringBound.start(true, new byte[][] {"a".getBytes(), "b".getBytes()}),
+                ClusteringBound.TOP, DeletionTime.of(1, NOW));
+        assertMalformed("bound has 2 clustering values, the table 1", MutationLayout.serialize(
+                new Mutation(schema, new PartitionUpdate(key, DeletionTime.LIVE, List.of(wide), null, List.of()))), schema);
+        assertMalformed("partition deletion with negative timestamp -5", MutationLayout.serialize(
+                new Mutation(schema, new PartitionUpdate(key, DeletionTime.of(-5, NOW), List.of(), null, List.of()))), schema);
+        Row longClustering = row(schema, new byte[][] {new byte[0x10000]}, 5, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                new Cell[simple], new ComplexColumn[complex]);
+        assertMalformed("clustering value of 65536 bytes", MutationLayout.serialize(
+                new Mutation(schema, new PartitionUpdate(key, DeletionTime.LIVE, List.of(), null, List.of(longClustering)))), schema);
+        assertMalformed("partition key of 65536 bytes", MutationLayout.serialize(new Mutation(schema,
+                new PartitionUpdate(PartitionKey.of(new byte[0x10000]), DeletionTime.of(1, NOW), List.of(), null, List.of()))), schema);
+        // the limits themselves are fine
+        roundTrip(new Mutation(schema, new PartitionUpdate(PartitionKey.of(new byte[0xFFFF]), DeletionTime.of(0, NOW), List.of(), null,
+                List.of(row(schema, new byte[][] {new byte[0xFFFF]}, 5, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                        new Cell[simple], new ComplexColumn[complex])))));
+    }
+
+    private static void assertMalformed(String what, byte[] b, TableSchema table) {
+        MutationLayout.MalformedMutationException e = assertThrows(MutationLayout.MalformedMutationException.class,
+                () -> MutationLayout.deserialize(b, 0, b.length, table));
+        assertTrue(e.getMessage().startsWith("malformed mutation at byte ") && e.getMessage().endsWith(": " + what), e.getMessage());
+    }
 }

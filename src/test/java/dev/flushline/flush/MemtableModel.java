@@ -37,17 +37,15 @@ public final class MemtableModel {
 
     public static List<Partition> of(Memtable m) {
         List<Partition> out = new ArrayList<>();
-        boolean hasStatics = false;
-        for (int i = 0; i < m.schema().staticColumns().length; i++) hasStatics |= m.staticColumnWritten(i);
         for (Iterator<MemtablePartition> it = m.partitionIterator(); it.hasNext(); ) {
             MemtablePartition p = it.next();
             if (p.isEmpty()) continue;
-            out.add(partition(m.schema(), p, hasStatics));
+            out.add(partition(m.schema(), p));
         }
         return out;
     }
 
-    static Partition partition(TableSchema schema, MemtablePartition p, boolean hasStatics) {
+    public static Partition partition(TableSchema schema, MemtablePartition p) {
         dev.flushline.oracle.Row st = p.staticRow() == null
                 ? dev.flushline.oracle.Row.EMPTY_STATIC
                 : row(schema.staticColumns(), schema.staticComplexStart(), p.staticRow());

@@ -215,6 +215,110 @@ class MemtableDeletionTest {
         finish(m);
     }
 
+    static Row rowDeletion(byte[][] ck, DeletionTime d) {
+        return new Row(false, ck, Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, d, new Cell[schema.regularComplexStart()], noComplex());
+    }
+
+    static ComplexColumn tagsAt(Memtable m, byte[][] ck) {
+        return row(m, ck).complex()[pos("tags") - schema.regularComplexStart()];
+    }
+
+    /**
+     * A complex deletion equal to the row, range or partition deletion above it means nothing more,
+     * but Cassandra's memtable keeps it (it drops one only when superseded) and so writes it to
+     * Data.db; ours used to drop it, which made the flushed row differ from Cassandra's.
+     */
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void complexDeletionEqualToTheCoveringDeletionStays(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(rows(withTags(42, tags(DeletionTime.of(41, NOW), 42, "c"))));
+        m.apply(rows(rowDeletion(ck("k", 1), DeletionTime.of(41, NOW))));
+        assertEquals(DeletionTime.of(41, NOW), row(m, ck("k", 1)).deletion());
+        assertEquals(DeletionTime.of(41, NOW), tagsAt(m, ck("k", 1)).complexDeletion(), "equal to the row deletion: kept");
+        m.apply(new PartitionUpdate(key, DeletionTime.of(41, NOW), List.of(), null, List.of()));
+        assertTrue(row(m, ck("k", 1)).deletion().isLive(), "a row deletion equal to the partition deletion is dropped, as Cassandra's flush does");
+        assertEquals(DeletionTime.of(41, NOW), tagsAt(m, ck("k", 1)).complexDeletion(), "equal to the partition deletion: kept");
+        assertEquals(List.of("c@42"), tagsOf(m));
+        // tags = {} at 51 (a complex deletion at 50 alone), then a range deletion at 50 over it: the
+        // row holds nothing but that complex deletion, and stays.
+        ComplexColumn[] complex = noComplex();
+        complex[pos("tags") - schema.regularComplexStart()] = new ComplexColumn(DeletionTime.of(50, NOW), new Cell[0]);
+        m.apply(rows(new Row(false, ck("j", 1), Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                new Cell[schema.regularComplexStart()], complex)));
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("j", "j", DeletionTime.of(50, NOW))), null, List.of()));
+        assertEquals(DeletionTime.of(50, NOW), tagsAt(m, ck("j", 1)).complexDeletion());
+        // One the covering deletion supersedes, by local deletion time alone, goes.
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("j", "j", DeletionTime.of(51, NOW))), null, List.of()));
+        assertNull(row(m, ck("j", 1)));
+        finish(m);
+    }
+
+    /** A range over ck values {@code a} and {@code b} (both inclusive), bounds in clustering order. */
+    static RangeTombstone range(String a, String b, DeletionTime d) {
+        ClusteringBound lo = ClusteringBound.start(true, new byte[][] {a.getBytes(StandardCharsets.UTF_8)});
+        ClusteringBound hi = ClusteringBound.end(true, new byte[][] {b.getBytes(StandardCharsets.UTF_8)});
+        ClusteringBound hiAsStart = ClusteringBound.start(true, hi.values());
+        if (new dev.flushline.data.ClusteringComparator(schema).compare(lo, hiAsStart) > 0) {
+            return new RangeTombstone(hiAsStart, ClusteringBound.end(true, lo.values()), d);
+        }
+        return new RangeTombstone(lo, hi, d);
+    }
+
+    /**
+     * Cassandra's range tombstone list lets a new range win an overlap only with a strictly higher
+     * timestamp: with equal timestamps the stored range stays even when the new one has the later
+     * local deletion time (which DeletionTime.supersedes would prefer). Rows inside keep what the
+     * stored range does not supersede.
+     */
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void anOverlappingRangeWithTheSameTimestampLeavesTheStoredOne(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(20, NOW))), null, List.of()));
+        // Same timestamp, later clock: supersedes the range, so it stays.
+        m.apply(rows(rowDeletion(ck("c", 1), DeletionTime.of(20, NOW + 2))));
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("c", "e", DeletionTime.of(20, NOW + 5))), null, List.of()));
+        dev.flushline.data.RangeTombstoneList rts = m.get(key).rangeTombstones();
+        // ck is DESC: e, d, c, b. [e, d) is the new range's own part; [d, b] keeps the stored deletion.
+        assertEquals(3, rts.markerCount(), rts.toString());
+        assertEquals(DeletionTime.of(20, NOW + 5), rts.markerStartDeletion(0));
+        assertEquals(ClusteringBound.EXCL_END_INCL_START_BOUNDARY, rts.markerBound(1).kind());
+        assertEquals(DeletionTime.of(20, NOW), rts.markerStartDeletion(1));
+        assertEquals(DeletionTime.of(20, NOW), rts.markerEndDeletion(2));
+        assertEquals(DeletionTime.of(20, NOW + 2), row(m, ck("c", 1)).deletion(), "still above the range that covers it");
+        // A strictly newer range does take the overlap.
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(21, NOW - 5))), null, List.of()));
+        assertEquals(3, rts.markerCount(), rts.toString());
+        assertEquals(DeletionTime.of(21, NOW - 5), rts.markerStartDeletion(1));
+        assertEquals(DeletionTime.of(21, NOW - 5), rts.markerEndDeletion(2));
+        assertNull(row(m, ck("c", 1)));
+        finish(m);
+    }
+
+    /**
+     * A range the partition deletion supersedes only by local deletion time is not flushed, but
+     * Cassandra still holds it, and on a timestamp tie it keeps a later range out.
+     */
+    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @MethodSource("cases")
+    void aRangeHiddenByThePartitionDeletionStillWinsATie(boolean sharded, AllocationMode mode) {
+        Memtable m = fresh(sharded, mode);
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(30, NOW))), null, List.of()));
+        m.apply(new PartitionUpdate(key, DeletionTime.of(30, NOW + 1), List.of(), null, List.of()));
+        MemtablePartition p = m.get(key);
+        assertEquals(0, p.rangeTombstones().markerCount());
+        assertTrue(!p.hasRangeTombstones());
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(30, NOW + 3))), null, List.of()));
+        assertEquals(0, p.rangeTombstones().markerCount(), "the hidden range keeps the tie");
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("f", "f", DeletionTime.of(30, NOW + 3))), null, List.of()));
+        assertEquals(2, p.rangeTombstones().markerCount(), "where nothing was stored, the range shows");
+        // An older range than the partition deletion is not kept at all.
+        m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("g", "g", DeletionTime.of(29, NOW + 9))), null, List.of()));
+        assertEquals(2, p.rangeTombstones().rangeCount());
+        finish(m);
+    }
+
     static void finish(Memtable m) {
         m.seal();
         m.discard();

@@ -450,6 +450,54 @@ class OperationReaderTest {
                 error(c, NOW, "{\"op\":\"delete\",\"timestamp\":1,\"key\":{\"a\":\"" + half + "\",\"b\":\"" + half + "\"}}"));
     }
 
+    /** Found by OpsFuzzTest: these messages used to repeat the whole value or name, thousands of chars. */
+    @Test
+    void longValuesAndNamesAreCutInMessages() {
+        String digits = "1" + "0".repeat(5000);
+        String cutDigits = digits.substring(0, 80) + "... (5001 chars)";
+        assertEquals("ops.jsonl:1: column 'v1' (int): " + cutDigits + " is not an int (out of range)",
+                error("{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"a\",\"ck2\":2,\"v1\":" + digits + "}}"));
+        String text = "x".repeat(70_000);
+        assertEquals("ops.jsonl:1: column 'v1' (int): \"" + "x".repeat(79) + "... (70002 chars) is not an int",
+                error("{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"a\",\"ck2\":2,\"v1\":\"" + text + "\"}}"));
+        String name = "k".repeat(5000);
+        String cutName = "k".repeat(80) + "... (5000 chars)";
+        assertEquals("ops.jsonl:1: unknown column '" + cutName + "' in \"values\" (value 1); table ks.t has no such column",
+                error("{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"" + name + "\":1}}"));
+        assertEquals("ops.jsonl:1: unknown field \"" + "k".repeat(79) + "... (5002 chars) for delete (value 1); "
+                + "expected op, timestamp, key, range, columns", error("{\"op\":\"delete\",\"" + name + "\":1}"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 5007: duplicate key \"" + "k".repeat(79) + "... (5002 chars)",
+                error("{\"" + name + "\":1,\"" + name + "\":2}"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 14: number out of range: 1e" + "9".repeat(78) + "... (5002 chars)",
+                error("{\"timestamp\":1e" + "9".repeat(5000) + "}"));
+        assertEquals("ops.jsonl:1: \"range\" of 'ck': unknown operator \"" + "=".repeat(79) + "... (5002 chars) (expected >, >=, < or <=)",
+                error("{\"op\":\"delete\",\"timestamp\":1,\"key\":{\"pk\":1},\"range\":{\"ck\":{\"" + "=".repeat(5000) + "\":1}}}"));
+    }
+
+    /**
+     * Found by OpsFuzzTest: BigDecimal and BigInteger parse in quadratic time, so a line holding a
+     * number of a million digits took half a minute. Number text is refused past 10,000 chars.
+     */
+    @Test
+    void numbersOfMoreThanTenThousandCharsAreRefused() throws Exception {
+        TableSchema v = CqlParser.parse("CREATE TABLE ks.v (pk int PRIMARY KEY, vi varint, de decimal, n int)");
+        String million = "7".repeat(1_000_000);
+        assertEquals("ops.jsonl:1: malformed JSON at column 52: number of 1000000 chars, longer than the 10000 this reader takes",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"vi\":" + million + "}}"));
+        String shown = "\"" + "7".repeat(79) + "... (1000002 chars)";
+        assertEquals("ops.jsonl:1: column 'vi' (varint): " + shown + " is not a varint (longer than 10000 chars)",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"vi\":\"" + million + "\"}}"));
+        assertEquals("ops.jsonl:1: column 'de' (decimal): " + shown + " is not a decimal (longer than 10000 chars)",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"de\":\"" + million + "\"}}"));
+        // an int column tells a number that is too large from one that is not a number, without parsing it whole
+        assertEquals("ops.jsonl:1: column 'n' (int): " + shown + " is not an int (out of range)",
+                error(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"n\":\"" + million + "\"}}"));
+        // 10,000 chars are taken
+        String tenThousand = "7".repeat(10_000);
+        assertEquals(1, readAll(v, NOW, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"vi\":" + tenThousand
+                + ",\"de\":\"" + tenThousand + "\"}}").size());
+    }
+
     private static int assertDoesNotThrowCount(TableSchema s, String text) {
         try {
             return readAll(s, NOW, text).size();

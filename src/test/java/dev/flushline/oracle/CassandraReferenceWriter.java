@@ -25,11 +25,13 @@ import org.apache.cassandra.db.RangeTombstone;
 import org.apache.cassandra.db.RegularAndStaticColumns;
 import org.apache.cassandra.db.SerializationHeader;
 import org.apache.cassandra.db.Slice;
+import org.apache.cassandra.db.partitions.AbstractBTreePartition;
 import org.apache.cassandra.db.partitions.PartitionUpdate;
 import org.apache.cassandra.db.rows.BTreeRow;
 import org.apache.cassandra.db.rows.BufferCell;
 import org.apache.cassandra.db.rows.CellPath;
 import org.apache.cassandra.db.rows.EncodingStats;
+import org.apache.cassandra.db.rows.UnfilteredRowIterator;
 import org.apache.cassandra.cql3.ColumnIdentifier;
 import org.apache.cassandra.io.sstable.Descriptor;
 import org.apache.cassandra.io.sstable.SSTableTxnWriter;
@@ -70,25 +72,45 @@ public final class CassandraReferenceWriter {
     public static Path write(Path dir, String createTableCql, List<Partition> partitions,
                              long minTimestamp, long minLocalDeletionTime, int minTtl,
                              long keyCount, boolean lz4) {
-        CompressionParams compression = lz4
-                ? CompressionParams.fromMap(Map.of("class", "org.apache.cassandra.io.compress.LZ4Compressor",
-                                                   "chunk_length_in_kb", "16"))
-                : CompressionParams.noCompression();
-        TableMetadata table = CassandraOracle.parseTable(createTableCql).unbuild().compression(compression).build();
-        TableMetadataRef ref = TableMetadataRef.forOfflineTools(table);
-
+        TableMetadata table = withCompression(CassandraOracle.parseTable(createTableCql), lz4);
         RegularAndStaticColumns columns = headerColumns(table, partitions);
         List<PartitionUpdate> updates = new ArrayList<>();
         for (Partition p : partitions) {
             updates.add(toUpdate(table, columns, p));
         }
-        updates.sort(Comparator.comparing(PartitionUpdate::partitionKey));
-        for (int i = 1; i < updates.size(); i++) {
-            if (updates.get(i - 1).partitionKey().equals(updates.get(i).partitionKey())) {
-                throw new IllegalArgumentException("duplicate partition key " + updates.get(i).partitionKey());
+        return writeFlush(dir, table, updates, columns, new EncodingStats(minTimestamp, minLocalDeletionTime, minTtl), keyCount);
+    }
+
+    /**
+     * The table with the compression a reference write uses: LZ4 with 16 KiB chunks (the 5.0 table default,
+     * min_compress_ratio 0), or none (CRC.db instead of CompressionInfo.db).
+     */
+    public static TableMetadata withCompression(TableMetadata table, boolean lz4) {
+        CompressionParams compression = lz4
+                ? CompressionParams.fromMap(Map.of("class", "org.apache.cassandra.io.compress.LZ4Compressor",
+                                                   "chunk_length_in_kb", "16"))
+                : CompressionParams.noCompression();
+        return table.unbuild().compression(compression).build();
+    }
+
+    /**
+     * What a node's memtable flush does with its partitions: each one's {@code unfilteredIterator()}, in token
+     * order, appended to an SSTableTxnWriter whose header has the given columns and EncodingStats and whose bloom
+     * filter is sized for {@code keyCount}. {@code partitions} may be PartitionUpdates or a memtable's own
+     * partitions; empty ones are skipped, as Flushing does.
+     *
+     * @return the Data.db path written
+     */
+    public static Path writeFlush(Path dir, TableMetadata table, List<? extends AbstractBTreePartition> partitions,
+                                  RegularAndStaticColumns columns, EncodingStats stats, long keyCount) {
+        List<AbstractBTreePartition> sorted = new ArrayList<>(partitions);
+        sorted.sort(Comparator.comparing(AbstractBTreePartition::partitionKey));
+        for (int i = 1; i < sorted.size(); i++) {
+            if (sorted.get(i - 1).partitionKey().equals(sorted.get(i).partitionKey())) {
+                throw new IllegalArgumentException("duplicate partition key " + sorted.get(i).partitionKey());
             }
         }
-
+        TableMetadataRef ref = TableMetadataRef.forOfflineTools(table);
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -96,12 +118,16 @@ public final class CassandraReferenceWriter {
         }
         Descriptor descriptor = new Descriptor(new File(dir.toAbsolutePath()), table.keyspace, table.name,
                                                new SequenceBasedSSTableId(nextGeneration(dir)), BigFormat.getInstance());
-        SerializationHeader header = new SerializationHeader(true, table, columns,
-                                                             new EncodingStats(minTimestamp, minLocalDeletionTime, minTtl));
+        SerializationHeader header = new SerializationHeader(true, table, columns, stats);
         try (SSTableTxnWriter writer = SSTableTxnWriter.create(ref, descriptor, keyCount, 0, null, false, header,
                                                                Collections.emptyList(), null)) {
-            for (PartitionUpdate update : updates) {
-                writer.append(update.unfilteredIterator());
+            for (AbstractBTreePartition partition : sorted) {
+                if (partition.isEmpty()) {
+                    continue;
+                }
+                try (UnfilteredRowIterator iterator = partition.unfilteredIterator()) {
+                    writer.append(iterator);
+                }
             }
             // finish(false) does not open readers (the collection holds nulls); release any that were opened anyway.
             Collection<SSTableReader> finished = writer.finish(false);

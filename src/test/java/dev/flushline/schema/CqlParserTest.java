@@ -173,6 +173,15 @@ class CqlParserTest {
             {"CREATE TABLE ks.t (k int PRIMARY KEY, v int^", "expected ')'"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY, ^\"v int)", "unterminated quoted identifier"},
             {"CREATE TABLE ks.t (\r\n\tk int PRIMARY KEY,\n\t/* multi\nline */ v ^counter)", "counter columns are not supported"},
+            // found by CqlParserFuzzTest: these names would be directories outside the output directory
+            {"CREATE TABLE ^\"..\".t (k int PRIMARY KEY)", "keyspace name must be 1 to 48 letters, digits or underscores, not \"..\""},
+            {"CREATE TABLE ks.^\"a/b\" (k int PRIMARY KEY)", "table name must be 1 to 222 letters, digits or underscores, not \"a/b\""},
+            {"CREATE TABLE ks.^\"\" (k int PRIMARY KEY)", "table name must be"},
+            {"CREATE TABLE ^" + "k".repeat(49) + ".t (k int PRIMARY KEY)", "keyspace name must be 1 to 48"},
+            {"CREATE TABLE ks.^" + "t".repeat(223) + " (k int PRIMARY KEY)", "table name must be 1 to 222"},
+            {"CREATE TABLE ^\"k\u00e9\".t (k int PRIMARY KEY)", "keyspace name must be"},
+            // found by CqlParserFuzzTest: 100k of these overflowed the stack
+            {"CREATE TABLE ks.t (k int PRIMARY KEY, v frozen<^frozen<list<int>>>)", "freeze a collection once"},
     };
 
     @Test
@@ -193,6 +202,47 @@ class CqlParserTest {
             assertTrue(e.getMessage().startsWith(prefix), cql + " -> " + e.getMessage() + " (wanted " + prefix + ")");
             assertTrue(e.getMessage().contains(r[1]), cql + " -> " + e.getMessage());
         }
+    }
+
+    @Test
+    void namesAreCheckedAsCassandraChecksThem() {
+        // the longest names are fine
+        String longest = "t".repeat(222);
+        TableSchema s = CqlParser.parse("CREATE TABLE \"K_1" + "k".repeat(45) + "\"." + longest + " (k int PRIMARY KEY)");
+        assertEquals(longest, s.name());
+        assertEquals(48, s.keyspace().length());
+        // {keyspace, table} as CQL spells them, and the keyspace as it resolves (the oracle takes it apart)
+        String[][] bad = {{"\"..\"", "t", ".."}, {"ks", "\"a/b\"", "ks"}, {"ks", "\"\"", "ks"}, {"k".repeat(49), "t", "k".repeat(49)},
+                {"\"k\u00e9\"", "t", "k\u00e9"}};
+        for (String[] b : bad) {
+            String cql = "CREATE TABLE " + b[0] + "." + b[1] + " (k int PRIMARY KEY)";
+            assertThrows(SchemaException.class, () -> CqlParser.parse(cql), cql);
+            // Cassandra checks the keyspace name when the keyspace is created, the table's with the table
+            boolean cassandraRefuses = !org.apache.cassandra.schema.SchemaConstants.isValidName(b[2]);
+            try {
+                CreateTableStatement.parse(cql, b[2]).build().validate();
+            } catch (RuntimeException e) {
+                cassandraRefuses = true;
+            }
+            assertTrue(cassandraRefuses, cql);
+        }
+    }
+
+    /** Found by CqlParserFuzzTest: a StackOverflowError, and messages that repeated a 100 KB identifier. */
+    @Test
+    void deepNestingAndLongIdentifiersAreRefusedBriefly() {
+        String deep = "CREATE TABLE ks.t (k int PRIMARY KEY, v " + "frozen<".repeat(100_000) + "list<int>" + ">".repeat(100_000) + ")";
+        assertEquals("line 1, column 48: frozen<frozen<...>> is not allowed: freeze a collection once",
+                assertThrows(SchemaException.class, () -> CqlParser.parse(deep)).getMessage());
+        String name = "x".repeat(100_000);
+        String shown = "x".repeat(80) + "... (100000 chars)";
+        assertEquals("line 1, column 22: user-defined or unknown type '" + shown + "' is not supported",
+                assertThrows(SchemaException.class, () -> CqlParser.parse("CREATE TABLE ks.t (v " + name + ", k int PRIMARY KEY)")).getMessage());
+        assertEquals("line 1, column 100038: column '" + shown + "' is defined twice",
+                assertThrows(SchemaException.class, () -> CqlParser.parse("CREATE TABLE ks.t (" + name + " int PRIMARY KEY, " + name + " int)"))
+                        .getMessage());
+        assertEquals("line 1, column 19: expected '(' but found \"" + shown + "\"",
+                assertThrows(SchemaException.class, () -> CqlParser.parse("CREATE TABLE ks.t \"" + name + "\"")).getMessage());
     }
 
     @Test

@@ -25,8 +25,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A soak of the write path, bounded by operation count: four writer threads against a small
@@ -69,38 +69,15 @@ class FlusherSoakTest {
         Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, mode), new FlushJob.Options(out, 2, 1, -1, 0),
                 new Flusher.Limits(limitBytes, limitBytes, 0.5), null, flaky, new Flusher.FailurePolicy(3, 1, 8), log::add);
 
-        List<List<PartitionUpdate>> acknowledged = new ArrayList<>();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < WRITERS; w++) {
-            List<PartitionUpdate> mine = new ArrayList<>();
-            acknowledged.add(mine);
-            final int first = w;
-            Thread t = new Thread(() -> {
-                try {
-                    for (int i = first; i < updates.size(); i += WRITERS) {
-                        flusher.apply(updates.get(i));
-                        mine.add(updates.get(i));
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "soak-writer-" + w);
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join(300_000); // a bound against deadlock, not a speed check
-            assertFalse(t.isAlive(), t.getName() + " is stuck: " + java.util.Arrays.toString(t.getStackTrace()));
-        }
-        assertEquals(List.of(), failures, "no writer failed: every injected failure was retried");
+        FlusherTest.Writers run = FlusherTest.runWriters(flusher, updates, WRITERS);
+        for (Thread t : run.stuck()) fail(t.getName() + " is stuck: " + java.util.Arrays.toString(t.getStackTrace()));
+        assertEquals(List.of(), run.failures(), "no writer failed: every injected failure was retried");
         flusher.close();
         assertTrue(injectedBefore.get() > 0 && injectedAfter.get() > 0, "failures were injected: " + attempts.get() + " attempts");
         assertEquals(injectedBefore.get() + injectedAfter.get(), flusher.failedAttempts());
         assertEquals(flusher.failedAttempts(), log.size(), "each failed attempt is logged");
 
-        List<PartitionUpdate> acked = new ArrayList<>();
-        for (List<PartitionUpdate> l : acknowledged) acked.addAll(l);
+        List<PartitionUpdate> acked = run.acknowledged();
         assertEquals(updates.size(), acked.size());
         // Keys are distinct, so each partition comes from one update; a flush retried after it had
         // published wrote some partitions twice, identically.

@@ -80,6 +80,44 @@ class FlusherTest {
         }
     }
 
+    /** What {@link #runWriters} saw: each writer's acknowledged updates, and what stopped writers. */
+    record Writers(List<PartitionUpdate> acknowledged, List<Throwable> failures, List<Thread> stuck) {}
+
+    /**
+     * {@code writers} threads apply {@code updates} round-robin until done or until apply throws;
+     * each is joined with a bound that only guards against a hang.
+     */
+    static Writers runWriters(Flusher flusher, List<PartitionUpdate> updates, int writers) throws InterruptedException {
+        List<List<PartitionUpdate>> acknowledged = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            List<PartitionUpdate> mine = new ArrayList<>();
+            acknowledged.add(mine);
+            final int first = w;
+            Thread t = new Thread(() -> {
+                try {
+                    for (int i = first; i < updates.size(); i += writers) {
+                        flusher.apply(updates.get(i));
+                        mine.add(updates.get(i));
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "test-writer-" + w);
+            threads.add(t);
+            t.start();
+        }
+        List<Thread> stuck = new ArrayList<>();
+        for (Thread t : threads) {
+            t.join(300_000);
+            if (t.isAlive()) stuck.add(t);
+        }
+        List<PartitionUpdate> acked = new ArrayList<>();
+        for (List<PartitionUpdate> l : acknowledged) acked.addAll(l);
+        return new Writers(acked, failures, stuck);
+    }
+
     @Test
     void drainFlushesEverythingAcrossSeveralMemtables() throws Exception {
         CassandraOracle.init();
@@ -195,30 +233,9 @@ class FlusherTest {
         Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP),
                 FlushJob.Options.simple(out), new Flusher.Limits(64 * 1024, 64 * 1024, 0.5), null, runner, QUICK, log::add);
         int writers = 3;
-        List<List<PartitionUpdate>> acknowledged = new ArrayList<>();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < writers; w++) {
-            List<PartitionUpdate> mine = new ArrayList<>();
-            acknowledged.add(mine);
-            final int first = w;
-            Thread t = new Thread(() -> {
-                try {
-                    for (int i = first; i < updates.size(); i += writers) {
-                        flusher.apply(updates.get(i));
-                        mine.add(updates.get(i));
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            });
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join(60_000); // a bound against hangs, not a speed check
-            assertFalse(t.isAlive(), "a writer still waits after the flusher failed");
-        }
+        Writers run = runWriters(flusher, updates, writers);
+        assertEquals(List.of(), run.stuck(), "a writer still waits after the flusher failed");
+        List<Throwable> failures = run.failures();
         assertEquals(writers, failures.size(), "every writer is stopped: " + failures);
         for (Throwable f : failures) {
             assertTrue(f instanceof FlusherFailedException, "writers get the failed state: " + f);
@@ -236,8 +253,7 @@ class FlusherTest {
         flusher.forceFlush();
         assertNull(flusher.failedState());
         flusher.close();
-        List<PartitionUpdate> acked = new ArrayList<>();
-        for (List<PartitionUpdate> l : acknowledged) acked.addAll(l);
+        List<PartitionUpdate> acked = run.acknowledged();
         assertTrue(acked.size() < updates.size(), "the writers were stopped part way");
         assertEquals(expected(schema, acked), readBack(out, schema), "every acknowledged write, and only those");
     }
