@@ -32,6 +32,7 @@ import java.nio.file.Path;
  */
 final class CompactionOutput implements AutoCloseable {
     private final TableSchema schema;
+    private final int level;
     private final SerializationHeader header;
     private final Descriptor descriptor;
     private final SSTableWriter sst;
@@ -49,9 +50,10 @@ final class CompactionOutput implements AutoCloseable {
 
     long partitions, rows, markers;
 
-    CompactionOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined)
+    CompactionOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined, int level)
             throws IOException {
         this.schema = schema;
+        this.level = level;
         this.header = header;
         try {
             this.descriptor = dir.reserveNext();
@@ -176,6 +178,7 @@ final class CompactionOutput implements AutoCloseable {
             s.lastKey = sst.lastKey();
             s.cardinality = collector.cardinality();
             s.bloomFilterFpChance = sst.bloomFilterFpChance();
+            s.sstableLevel = level;
             statistics = StatisticsWriter.serialize(s, header);
             fileBytes = sst.dataFileBytes();
         } catch (IOException e) {
