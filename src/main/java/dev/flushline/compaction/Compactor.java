@@ -287,7 +287,7 @@ public final class Compactor {
     private final ClusteringBuffer markerBound = new ClusteringBuffer(4);
     /** Uncompressed bytes of the outputs sealed so far, and the part of all output bytes charged to the throttle. */
     private long writtenBefore, charged;
-    private static final long THROTTLE_CHUNK_BYTES = 256 * 1024;
+    private static final long THROTTLE_CHUNK_BYTES = 64 * 1024;
 
     /** Runs the compaction into {@code outDir} and publishes. On any failure nothing is published. */
     public Result run(TableDirectory outDir) throws IOException {
@@ -332,6 +332,12 @@ public final class Compactor {
 
         long t0 = System.nanoTime();
         mergeAll();
+        if (options.throttle != null) {
+            // The rest below one chunk, before anything is published: a small compaction is paced too.
+            long written = writtenBefore + (output != null ? output.dataPosition() : 0);
+            options.throttle.acquire(written - charged);
+            charged = written;
+        }
         result.mergeNanos = System.nanoTime() - t0;
 
         // Conservation, before anything is published.
