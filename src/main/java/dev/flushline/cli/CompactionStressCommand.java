@@ -88,10 +88,10 @@ public final class CompactionStressCommand {
           + "\n"
           + "Exit status: 0 ok; 1 bad input or usage; 2 internal or I/O failure (or a compaction failed).\n";
 
-    private static final Set<String> WRITE_OPTIONS = Set.of("dir", "size-gb", "seed", "flush-mb", "overwrite-ratio");
-    private static final Set<String> COMPACT_OPTIONS = Set.of("dir", "strategy", "sstable-size-mb", "min-sstable-size-mb",
+    static final Set<String> WRITE_OPTIONS = Set.of("dir", "size-gb", "seed", "flush-mb", "overwrite-ratio");
+    static final Set<String> COMPACT_OPTIONS = Set.of("dir", "strategy", "sstable-size-mb", "min-sstable-size-mb",
             "vnodes", "vnode-seed", "ranges", "min-range-sstable-size-mb", "compaction-threads", "throughput-mib-s");
-    private static final Set<String> COMPACT_FLAGS = Set.of("range-aware");
+    static final Set<String> COMPACT_FLAGS = Set.of("range-aware");
 
     private CompactionStressCommand() {
     }
