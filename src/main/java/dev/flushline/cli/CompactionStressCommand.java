@@ -71,7 +71,7 @@ public final class CompactionStressCommand {
           + "printing each compaction's line (Cassandra's 'Compacted ...' line, then 'Picked:' and the\n"
           + "strategy's reason). Then one table row: strategy and settings, size before, size after (live\n"
           + "Data.db bytes), compaction bytes written (Data.db bytes of every output), write amplification\n"
-          + "(bytes written / size before), time, compactions, sstables left. It replaces the written\n"
+          + "(bytes written / size before), time, compactions, sstables left, at rest or not. It replaces the written\n"
           + "sstables: copy DIR first to run several strategies over the same data.\n"
           + "  --dir DIR                         the directory 'write' filled (required)\n"
           + "  --strategy stcs|lcs               size-tiered or leveled (required)\n"
@@ -85,12 +85,14 @@ public final class CompactionStressCommand {
           + "                                    may be fractional (default 10)\n"
           + "  --compaction-threads N            compactions run at once (default 1)\n"
           + "  --throughput-mib-s N              limit on compaction writes, MiB/s (default 0: unthrottled)\n"
+          + "  --time-limit-s N                  start no compaction after N seconds: the running ones finish,\n"
+          + "                                    the row then says 'no' under 'at rest' (default 0: no limit)\n"
           + "\n"
           + "Exit status: 0 ok; 1 bad input or usage; 2 internal or I/O failure (or a compaction failed).\n";
 
     static final Set<String> WRITE_OPTIONS = Set.of("dir", "size-gb", "seed", "flush-mb", "overwrite-ratio");
     static final Set<String> COMPACT_OPTIONS = Set.of("dir", "strategy", "sstable-size-mb", "min-sstable-size-mb",
-            "vnodes", "vnode-seed", "ranges", "min-range-sstable-size-mb", "compaction-threads", "throughput-mib-s");
+            "vnodes", "vnode-seed", "ranges", "min-range-sstable-size-mb", "compaction-threads", "throughput-mib-s", "time-limit-s");
     static final Set<String> COMPACT_FLAGS = Set.of("range-aware");
 
     private CompactionStressCommand() {
@@ -319,7 +321,14 @@ public final class CompactionStressCommand {
                 out.println(line);
             }
         });
-        c.awaitQuiescent();
+        long limit = args.longValue("time-limit-s", 0, 0, Long.MAX_VALUE / 1000);
+        boolean atRest;
+        if (limit == 0) {
+            c.awaitQuiescent();
+            atRest = true;
+        } else {
+            atRest = c.awaitQuiescent(limit * 1000);
+        }
         c.close();
         long seconds100 = (System.nanoTime() - t0) / 10_000_000;
         Version v = c.version();
@@ -327,12 +336,13 @@ public final class CompactionStressCommand {
         long written = c.bytesWritten();
         int maxLevel = 0;
         for (SSTableInfo i : v.sstables()) maxLevel = Math.max(maxLevel, i.level());
-        out.println("| strategy | settings | size before | size after | compaction bytes written | write amplification | time | compactions | sstables after |");
-        out.println("|---|---|---|---|---|---|---|---|---|");
-        out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %.2f | %.1f s | %,d | %d (max level %d) |%n",
+        out.println("| strategy | settings | size before | size after | compaction bytes written | write amplification | time | compactions | sstables after | at rest |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|");
+        out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %.2f | %.1f s | %,d | %d (max level %d) | %s |%n",
                 s.strategy.rangeAware() ? "RangeAware(" + s.strategy.kind().className + ")" : s.strategy.kind().className,
                 describe(s), mib(before), mib(after), mib(written), before == 0 ? 0 : written / (double) before,
-                seconds100 / 100.0, c.compactionsDone(), v.size(), maxLevel);
+                seconds100 / 100.0, c.compactionsDone(), v.size(), maxLevel,
+                atRest ? "yes" : "no (" + c.pendingCompactions() + " pending)");
         if (c.failedCompactions() > 0) {
             err.println("flushline compaction-stress: " + c.failedCompactions() + " compaction(s) failed: " + c.failure());
             return 2;

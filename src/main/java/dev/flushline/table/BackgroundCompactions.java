@@ -268,6 +268,17 @@ public final class BackgroundCompactions implements AutoCloseable {
         while (running > 0) wait();
     }
 
+    /** As {@link #awaitQuiescent()}, waiting at most {@code millis}; returns whether it got there. */
+    public synchronized boolean awaitQuiescent(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        while (running > 0) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) return false;
+            wait(left);
+        }
+        return true;
+    }
+
     /** Leaves the stopped state after a failed compaction and looks for work again. */
     public void resume() {
         synchronized (this) {
