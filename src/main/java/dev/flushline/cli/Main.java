@@ -20,6 +20,7 @@ public final class Main {
           + "  ratios  flush wall-time ratios: 2 threads vs 1, pipelined flush vs a plain FileChannel loop\n"
           + "  dump    print 'oa' sstables as JSON, in the layout of Cassandra 5.0.5's sstabledump\n"
           + "  compact major compaction: merge a table's sstables into new ones (reconcile, purge, split)\n"
+          + "  compaction-stress  write a benchmark table, then run a compaction strategy over it to rest\n"
           + "  verify  check 'oa' sstables (ours or Cassandra's): checksums, order, index, summary, filter, values\n"
           + "\n"
           + "flushline <command> --help describes a command's options.\n"
@@ -50,6 +51,8 @@ public final class Main {
                 return DumpCommand.run(rest, stdin, out, err);
             case "compact":
                 return CompactCommand.run(rest, stdin, out, err);
+            case "compaction-stress":
+                return CompactionStressCommand.run(rest, stdin, out, err);
             case "verify":
                 return VerifyCommand.run(rest, stdin, out, err);
             case "help":

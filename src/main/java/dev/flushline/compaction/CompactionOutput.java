@@ -33,6 +33,7 @@ import java.nio.file.Path;
  */
 final class CompactionOutput implements AutoCloseable {
     private final TableSchema schema;
+    private final int level;
     private final SerializationHeader header;
     private final Descriptor descriptor;
     private final SSTableWriter sst;
@@ -51,8 +52,9 @@ final class CompactionOutput implements AutoCloseable {
     long partitions, rows, markers;
 
     CompactionOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined,
-                     SSTableVersion version) throws IOException {
+                     SSTableVersion version, int level) throws IOException {
         this.schema = schema;
+        this.level = level;
         this.header = header;
         try {
             this.descriptor = dir.reserveNext(version);
@@ -177,6 +179,7 @@ final class CompactionOutput implements AutoCloseable {
             s.lastKey = sst.lastKey();
             s.cardinality = collector.cardinality();
             s.bloomFilterFpChance = sst.bloomFilterFpChance();
+            s.sstableLevel = level;
             statistics = StatisticsWriter.serialize(s, header, descriptor.version());
             fileBytes = sst.dataFileBytes();
         } catch (IOException e) {

@@ -72,15 +72,15 @@ public final class CompactionStrategyOptions {
     private final double bucketLow;
     private final double bucketHigh;
     private final long minSSTableSizeBytes;
-    private final int sstableSizeMb;
+    private final long sstableSizeBytes;
     private final int fanoutSize;
     private final boolean rangeAware;
-    private final int minRangeSSTableSizeMb;
+    private final long minRangeSSTableSizeBytes;
     private final Map<String, String> source;
 
     private CompactionStrategyOptions(Kind kind, boolean enabled, int minThreshold, int maxThreshold, double bucketLow,
-                                      double bucketHigh, long minSSTableSizeBytes, int sstableSizeMb, int fanoutSize,
-                                      boolean rangeAware, int minRangeSSTableSizeMb, Map<String, String> source) {
+                                      double bucketHigh, long minSSTableSizeBytes, long sstableSizeBytes, int fanoutSize,
+                                      boolean rangeAware, long minRangeSSTableSizeBytes, Map<String, String> source) {
         this.kind = kind;
         this.enabled = enabled;
         this.minThreshold = minThreshold;
@@ -88,10 +88,10 @@ public final class CompactionStrategyOptions {
         this.bucketLow = bucketLow;
         this.bucketHigh = bucketHigh;
         this.minSSTableSizeBytes = minSSTableSizeBytes;
-        this.sstableSizeMb = sstableSizeMb;
+        this.sstableSizeBytes = sstableSizeBytes;
         this.fanoutSize = fanoutSize;
         this.rangeAware = rangeAware;
-        this.minRangeSSTableSizeMb = minRangeSSTableSizeMb;
+        this.minRangeSSTableSizeBytes = minRangeSSTableSizeBytes;
         this.source = source;
     }
 
@@ -175,7 +175,7 @@ public final class CompactionStrategyOptions {
         }
         Map<String, String> source = Collections.unmodifiableMap(new LinkedHashMap<>(options));
         return new CompactionStrategyOptions(kind, enabled, minThreshold, maxThreshold, bucketLow, bucketHigh, minSSTableSize,
-                sstableSizeMb, fanout, rangeAware, minRangeMb, source);
+                sstableSizeMb * MIB, fanout, rangeAware, minRangeMb * MIB, source);
     }
 
     private static Kind kindOf(String className) {
@@ -270,14 +270,30 @@ public final class CompactionStrategyOptions {
     public long minSSTableSizeBytes() { return minSSTableSizeBytes; }
 
     /** The leveled strategy's target sstable size ({@code sstable_size_in_mb}), in bytes. */
-    public long maxSSTableSizeBytes() { return sstableSizeMb * MIB; }
+    public long maxSSTableSizeBytes() { return sstableSizeBytes; }
 
     public int fanoutSize() { return fanoutSize; }
 
     public boolean rangeAware() { return rangeAware; }
 
     /** {@code min_range_sstable_size_in_mb}, in bytes. */
-    public long minRangeSSTableSizeBytes() { return minRangeSSTableSizeMb * MIB; }
+    public long minRangeSSTableSizeBytes() { return minRangeSSTableSizeBytes; }
+
+    /**
+     * These options with the leveled target size and the range-aware minimum in bytes rather than
+     * whole MiB: for experiments that scale Cassandra's sizes down (a table's options map, like
+     * Cassandra's, takes whole MiB only). Checked as the map's values are.
+     */
+    public CompactionStrategyOptions withSizes(long maxSSTableBytes, long minRangeSSTableBytes) {
+        if (maxSSTableBytes < 1) throw new IllegalArgumentException("sstable size must be at least 1 byte: " + maxSSTableBytes);
+        if (minRangeSSTableBytes < 0) throw new IllegalArgumentException("min range sstable size must not be negative: " + minRangeSSTableBytes);
+        return new CompactionStrategyOptions(kind, enabled, minThreshold, maxThreshold, bucketLow, bucketHigh, minSSTableSizeBytes,
+                maxSSTableBytes, fanoutSize, rangeAware, minRangeSSTableBytes, source);
+    }
+
+    private static String mib(long bytes) {
+        return bytes % MIB == 0 ? Long.toString(bytes / MIB) : String.format(java.util.Locale.ROOT, "%.3f", bytes / (double) MIB);
+    }
 
     /** The map these options came from. */
     public Map<String, String> source() { return source; }
@@ -287,8 +303,8 @@ public final class CompactionStrategyOptions {
         StringBuilder sb = new StringBuilder(kind.className).append("{min_threshold=").append(minThreshold)
                 .append(", max_threshold=").append(maxThreshold).append(", bucket_low=").append(bucketLow)
                 .append(", bucket_high=").append(bucketHigh).append(", min_sstable_size=").append(minSSTableSizeBytes);
-        if (kind == Kind.LEVELED) sb.append(", sstable_size_in_mb=").append(sstableSizeMb).append(", fanout_size=").append(fanoutSize);
-        if (rangeAware) sb.append(", range_aware_compaction=true, min_range_sstable_size_in_mb=").append(minRangeSSTableSizeMb);
+        if (kind == Kind.LEVELED) sb.append(", sstable_size_in_mb=").append(mib(sstableSizeBytes)).append(", fanout_size=").append(fanoutSize);
+        if (rangeAware) sb.append(", range_aware_compaction=true, min_range_sstable_size_in_mb=").append(mib(minRangeSSTableSizeBytes));
         if (!enabled) sb.append(", enabled=false");
         return sb.append('}').toString();
     }

@@ -29,8 +29,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A major compaction of one table's sstables: every input takes part, so whatever a tombstone
- * shadows is among them and tombstones past gc grace can be purged. Cursors over the inputs are
+ * A compaction of sstables of one table. In a major compaction every sstable takes part, so
+ * whatever a tombstone shadows is among them and tombstones past gc grace can be purged; a minor
+ * one (a strategy's pick) purges only tombstones older than {@link Options#maxPurgeableTimestamp}. Cursors over the inputs are
  * merged k ways, partitions by token then key bytes, and inside a partition rows and range
  * tombstone markers by clustering (the table's comparator, DESC columns included); the versions
  * of each row merge and purge in {@link RowMerger}, markers as Cassandra's
@@ -80,6 +81,17 @@ public final class Compactor {
          * this version cannot store is refused before anything is written.
          */
         public SSTableVersion version = SSTableVersion.OA;
+        /**
+         * A tombstone is purged only if its timestamp is below this as well as past gc grace. A
+         * major compaction (every sstable, no memtable holding data) leaves it at Long.MAX_VALUE;
+         * a minor one passes the smallest timestamp of the overlapping sstables it leaves out and
+         * of the live memtables, since a tombstone at or above that may still shadow their data.
+         */
+        public long maxPurgeableTimestamp = Long.MAX_VALUE;
+        /** The level recorded in every output's Statistics.db (the leveled strategy's level; 0 otherwise). */
+        public int outputLevel;
+        /** Paces the bytes the outputs take (shared by the compactions of a node); null = unthrottled. */
+        public CompactionThrottle throttle;
     }
 
     /** What a compaction did. */
@@ -294,6 +306,9 @@ public final class Compactor {
     private RowBuffer pendingStatic;
     private boolean started;
     private final ClusteringBuffer markerBound = new ClusteringBuffer(4);
+    /** Uncompressed bytes of the outputs sealed so far, and the part of all output bytes charged to the throttle. */
+    private long writtenBefore, charged;
+    private static final long THROTTLE_CHUNK_BYTES = 64 * 1024;
 
     /** Runs the compaction into {@code outDir} and publishes. On any failure nothing is published. */
     public Result run(TableDirectory outDir) throws IOException {
@@ -321,7 +336,7 @@ public final class Compactor {
         header = outputHeader(schema, in);
         keysPerRange = distinctKeysPerRange();
         comparator = new ClusteringComparator(schema);
-        merger = new RowMerger(schema, in.length, options.nowSeconds, options.gcBefore);
+        merger = new RowMerger(schema, in.length, options.nowSeconds, options.gcBefore, options.maxPurgeableTimestamp);
         int ck = schema.clusteringColumns().length;
         int width = Math.max(schema.staticColumns().length, schema.regularColumns().length);
         rowBuffer = new RowBuffer(ck, width);
@@ -338,6 +353,12 @@ public final class Compactor {
 
         long t0 = System.nanoTime();
         mergeAll();
+        if (options.throttle != null) {
+            // The rest below one chunk, before anything is published: a small compaction is paced too.
+            long written = writtenBefore + (output != null ? output.dataPosition() : 0);
+            options.throttle.acquire(written - charged);
+            charged = written;
+        }
         result.mergeNanos = System.nanoTime() - t0;
 
         // Conservation, before anything is published.
@@ -451,7 +472,7 @@ public final class Compactor {
         pdTs = dts;
         pdLdt = dldt;
         boolean pdLive = dts == RowMerger.LIVE_TS && dldt == RowMerger.LIVE_LDT;
-        partitionDeletionOut = pdLive || merger.shouldPurge(dldt) ? DeletionTime.LIVE : DeletionTime.of(dts, dldt);
+        partitionDeletionOut = pdLive || merger.shouldPurge(dts, dldt) ? DeletionTime.LIVE : DeletionTime.of(dts, dldt);
         for (int a = 0; a < n; a++) active[a].advance();
 
         // Static rows: Cassandra merges the static row of every input that holds the partition (an
@@ -538,6 +559,15 @@ public final class Compactor {
             } catch (IOException e) {
                 throw output.wrap(e);
             }
+            CompactionThrottle throttle = options.throttle;
+            if (throttle != null) {
+                // Charged per THROTTLE_CHUNK_BYTES, not per partition: one synchronized call per chunk.
+                long written = writtenBefore + output.dataPosition();
+                if (written - charged >= THROTTLE_CHUNK_BYTES) {
+                    throttle.acquire(written - charged);
+                    charged = written;
+                }
+            }
         }
         for (int a = 0; a < n; a++) {
             if (active[a].state != SSTableCursor.PARTITION_END) {
@@ -552,8 +582,8 @@ public final class Compactor {
         boolean prevLive = prevTs == RowMerger.LIVE_TS && prevLdt == RowMerger.LIVE_LDT;
         boolean nextLive = nextTs == RowMerger.LIVE_TS && nextLdt == RowMerger.LIVE_LDT;
         boolean before = ClusteringBound.comparedToClustering(at.kind()) < 0;
-        boolean purgeEnd = !prevLive && merger.shouldPurge(prevLdt);
-        boolean purgeStart = !nextLive && merger.shouldPurge(nextLdt);
+        boolean purgeEnd = !prevLive && merger.shouldPurge(prevTs, prevLdt);
+        boolean purgeStart = !nextLive && merger.shouldPurge(nextTs, nextLdt);
         byte kind;
         if (prevLive) {
             if (purgeStart) return;
@@ -585,11 +615,13 @@ public final class Compactor {
             newRange = true;
         }
         if (output != null && (newRange || (options.maxSSTableBytes > 0 && output.dataPosition() >= options.maxSSTableBytes))) {
+            writtenBefore += output.dataPosition();
             output.seal();
             output = null;
         }
         if (output == null) {
-            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined, options.version);
+            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined, options.version,
+                    options.outputLevel);
             outputs.add(output);
         }
         try {

@@ -25,8 +25,9 @@ import dev.flushline.sstable.SSTableCursor;
  *     local deletion time is before {@code gcBefore} goes. An expired TTL cell ({@code now >=
  *     localExpirationTime}) is purged if its expiration time is before gcBefore, else it becomes a
  *     tombstone with {@code ldt = expiration - ttl} (the write time), which is purged in turn if that
- *     is before gcBefore. In a major compaction every sstable takes part, so nothing outside can
- *     hold older data and Cassandra's max-purgeable-timestamp check always passes.</li>
+ *     is before gcBefore. Each of these also needs a timestamp below the max purgeable timestamp:
+ *     in a minor compaction an sstable left out, or a memtable, may hold older data the tombstone
+ *     still shadows. In a major compaction nothing is left out (Long.MAX_VALUE).</li>
  * </ul>
  *
  * <p>Values are never copied: the RowBuffer points into the cursors' windows, valid until the
@@ -42,6 +43,7 @@ final class RowMerger {
 
     private final long nowSeconds;
     private final long gcBefore;
+    private final long maxPurgeableTimestamp;
     private final int staticComplexStart, regularComplexStart;
     private final CqlType[] staticPathType, regularPathType;
 
@@ -54,9 +56,10 @@ final class RowMerger {
     long mergedAway;
     long purged;
 
-    RowMerger(TableSchema schema, int maxSources, long nowSeconds, long gcBefore) {
+    RowMerger(TableSchema schema, int maxSources, long nowSeconds, long gcBefore, long maxPurgeableTimestamp) {
         this.nowSeconds = nowSeconds;
         this.gcBefore = gcBefore;
+        this.maxPurgeableTimestamp = maxPurgeableTimestamp;
         this.staticComplexStart = schema.staticComplexStart();
         this.regularComplexStart = schema.regularComplexStart();
         this.staticPathType = pathTypes(schema.staticColumns());
@@ -73,8 +76,14 @@ final class RowMerger {
         return out;
     }
 
-    boolean shouldPurge(long localDeletionTime) {
-        return localDeletionTime < gcBefore;
+    /**
+     * Cassandra's purge rule: gc grace has passed ({@code localDeletionTime < gcBefore}) and nothing
+     * outside the compaction can hold data the tombstone shadows ({@code timestamp <
+     * maxPurgeableTimestamp}: older than every overlapping sstable not compacted and every live
+     * memtable). A major compaction passes Long.MAX_VALUE, so only gc grace counts.
+     */
+    boolean shouldPurge(long timestamp, long localDeletionTime) {
+        return localDeletionTime < gcBefore && timestamp < maxPurgeableTimestamp;
     }
 
     static boolean supersedes(long ts1, long ldt1, long ts2, long ldt2) {
@@ -133,12 +142,12 @@ final class RowMerger {
             activeTs = LIVE_TS; // taken as it is: not even the row's own deletion filters it
         }
         // Purge liveness and deletion.
-        if (lts != Cell.NO_TIMESTAMP && lttl != Cell.NO_TTL && nowSeconds >= lexp && shouldPurge(lexp)) {
+        if (lts != Cell.NO_TIMESTAMP && lttl != Cell.NO_TTL && nowSeconds >= lexp && shouldPurge(lts, lexp)) {
             lts = Cell.NO_TIMESTAMP;
             lttl = Cell.NO_TTL;
             lexp = Cell.NO_DELETION_TIME;
         }
-        if (dts != LIVE_TS && shouldPurge(dldt)) {
+        if (dts != LIVE_TS && shouldPurge(dts, dldt)) {
             dts = LIVE_TS;
             dldt = LIVE_LDT;
         }
@@ -225,7 +234,7 @@ final class RowMerger {
             cts = LIVE_TS;
             cldt = LIVE_LDT;
         }
-        if (cts != LIVE_TS && shouldPurge(cldt)) {
+        if (cts != LIVE_TS && shouldPurge(cts, cldt)) {
             cts = LIVE_TS;
             cldt = LIVE_LDT;
         }
@@ -306,13 +315,13 @@ final class RowMerger {
             out.addCell(ts, ttl, ldt, buf, pathOff, pathLen, buf, cell.valueOffset(), cell.valueLength());
             return;
         }
-        if (shouldPurge(ldt)) {
+        if (shouldPurge(ts, ldt)) {
             purged++;
             return;
         }
         if (ttl != Cell.NO_TTL) {
             long tombstoneLdt = ldt - ttl; // an expired cell is a tombstone from its write time
-            if (shouldPurge(tombstoneLdt)) {
+            if (shouldPurge(ts, tombstoneLdt)) {
                 purged++;
                 return;
             }

@@ -16,6 +16,8 @@ import java.util.zip.CRC32;
  * <p>Thread safety: the result is immutable.
  */
 public final class StatisticsReader {
+    /** Cassandra's leveled manifest has levels 0 to 8. */
+    static final int MAX_LEVEL = 8;
     private StatisticsReader() {}
 
     /** What Statistics.db says about its sstable. */
@@ -29,6 +31,8 @@ public final class StatisticsReader {
         public double compressionRatio;
         public long totalColumnsSet, totalRows;
         public boolean hasPartitionLevelDeletions;
+        /** The leveled strategy's level from the STATS component (0 for a flush). */
+        public int level;
         public byte[] firstKey, lastKey;
         public SerializationHeader header;
         /** Marshal names as the HEADER spells them, in header order. */
@@ -153,7 +157,9 @@ public final class StatisticsReader {
         int binBytes = oa ? 12 : 16;
         if (bins2 < 0 || (long) bins2 * binBytes > in.remaining()) throw in.corrupt(at, "tombstone histogram of " + bins2 + " bins exceeds the component");
         in.skip(bins2 * binBytes, "tombstone histogram");
-        in.i32("sstable level");
+        at = in.fileOffset();
+        m.level = in.i32("sstable level");
+        if (m.level < 0 || m.level > MAX_LEVEL) throw in.corrupt(at, "sstable level " + m.level + " outside 0.." + MAX_LEVEL);
         in.i64("repairedAt");
         if (oa) {
             at = in.fileOffset();

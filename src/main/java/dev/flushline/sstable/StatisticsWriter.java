@@ -61,6 +61,8 @@ public final class StatisticsWriter {
         public byte[] firstKey, lastKey;
         public CardinalityEstimator cardinality;
         public double bloomFilterFpChance;
+        /** The leveled strategy's level (STATS component); flushes write 0, as Cassandra's do. */
+        public int sstableLevel;
     }
 
     /** An oa Statistics.db. */
@@ -150,7 +152,7 @@ public final class StatisticsWriter {
         out.writeInt(s.maxTtl);
         out.writeDouble(s.compressionRatio);
         s.tombstones.serialize(out);
-        out.writeInt(0); // sstable level
+        out.writeInt(s.sstableLevel);
         out.writeLong(0); // repairedAt
         ColumnMetadata[] ck = header.schema().clusteringColumns();
         byte[] countVint = new byte[VInt.MAX_SIZE_BYTES];

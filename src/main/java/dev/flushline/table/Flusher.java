@@ -125,6 +125,8 @@ public final class Flusher implements AutoCloseable {
     private final Consumer<String> log;
     /** Called once all of a memtable's sstables are published, before it is discarded (e.g. to release commit log segments). */
     private volatile Consumer<Memtable> onMemtableFlushed;
+    /** Further observers of each published sstable (e.g. background compaction), after {@code onFlushed}. */
+    private final List<Consumer<FlushOutcome>> flushListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ExecutorService flushExecutor;
     /**
      * Opened (listed) once, by the first flush or {@link #openTableDirectory()}. Guarded by
@@ -222,6 +224,36 @@ public final class Flusher implements AutoCloseable {
             directory = TableDirectory.open(tableDir != null ? tableDir : FlushJob.tableDir(flushOptions.outDir, current.schema()));
             return directory.removedLeftovers();
         }
+    }
+
+    /**
+     * Adds an observer of every sstable a flush publishes, called on the flush thread after it is
+     * published and before its memtable leaves {@link #unflushedMemtables}, so that its data is
+     * always in one of the two for an observer that looks at both.
+     */
+    public void addFlushListener(Consumer<FlushOutcome> listener) {
+        flushListeners.add(listener);
+    }
+
+    /** The table directory the flushes write into (opened now if no flush has yet): compactions share its generations. */
+    public TableDirectory tableDirectory() throws IOException {
+        return directory();
+    }
+
+    /**
+     * The smallest timestamp any memtable not yet flushed holds (Long.MAX_VALUE if none holds any):
+     * a compaction must not purge a tombstone at or above it. A write racing with this call may
+     * still add a smaller one, as in Cassandra, whose compaction reads the memtables' minimum the
+     * same way.
+     */
+    public long minUnflushedTimestamp() {
+        long min = Long.MAX_VALUE;
+        List<Memtable> all = unflushedMemtables();
+        for (int i = 0; i < all.size(); i++) {
+            long t = all.get(i).minTimestamp();
+            if (t != dev.flushline.data.Cell.NO_TIMESTAMP) min = Math.min(min, t);
+        }
+        return min;
     }
 
     private TableDirectory directory() throws IOException {
@@ -389,6 +421,7 @@ public final class Flusher implements AutoCloseable {
                 flushes.incrementAndGet();
                 bytesFlushed.addAndGet(o.bytesFlushed);
                 if (onFlushed != null) onFlushed.accept(o);
+                for (Consumer<FlushOutcome> l : flushListeners) l.accept(o);
             }
         }
         Consumer<Memtable> hook = onMemtableFlushed;

@@ -59,6 +59,16 @@ class CommandHelpTest {
     }
 
     @Test
+    void compactionStressHelpDocumentsEveryOptionItAccepts() {
+        String text = help("compaction-stress", "--help");
+        standsAlone("compaction-stress", text);
+        Set<String> accepted = new TreeSet<>(CompactionStressCommand.WRITE_OPTIONS);
+        accepted.addAll(CompactionStressCommand.COMPACT_OPTIONS);
+        accepted.addAll(CompactionStressCommand.COMPACT_FLAGS);
+        assertEquals(accepted, mentioned(text));
+    }
+
+    @Test
     void loadHelpDocumentsEveryOptionItAccepts() {
         String text = help("load", "--help");
         standsAlone("load", text);
