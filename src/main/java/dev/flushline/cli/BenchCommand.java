@@ -71,6 +71,10 @@ public final class BenchCommand {
           + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
           + "  --help                        this text\n"
           + "\n"
+          + "flushline bench compact [--against cassandra] [--rows N] [--compression lz4|none] [--shape disjoint|overwrite|\n"
+          + "tombstones] benchmarks major compaction instead (4 input sstables; beside Cassandra 5.0.5's compaction and a\n"
+          + "FileChannel floor; flushline bench compact --help; needs the jmh/ module, which scripts/flushline adds)\n"
+          + "\n"
           + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size), then one line per sstable:\n"
           + "  Completed flushing <Data.db path> (<Data.db MiB>) for commitlog position\n"
           + "  CommitLogPosition(segmentId=-1, position=0), time spent: N ms, bytes flushed: B/(R per sec),\n"
@@ -104,6 +108,9 @@ public final class BenchCommand {
 
     /** Runs the command; returns the exit status and never calls System.exit. */
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+        if (argv.length > 0 && argv[0].equals("compact")) {
+            return inModule(COMPACT_MAIN, "compact", java.util.Arrays.copyOfRange(argv, 1, argv.length), out, err);
+        }
         Path tempDir = null;
         try {
             for (String s : argv) {
@@ -114,7 +121,7 @@ public final class BenchCommand {
             }
             Args a = new Args("bench", argv, OPTIONS, Set.of("json"));
             if (a.has("against")) {
-                return against(argv, out, err);
+                return inModule(AGAINST_MAIN, "--against", argv, out, err);
             }
             Setup setup = new Setup(a);
             Path outDir;
@@ -148,16 +155,17 @@ public final class BenchCommand {
     }
 
     /**
-     * The comparison lives in the benchmark module (dev.flushline.compare.AgainstMain, jmh/), because it needs
-     * cassandra-all and RocksDB, which the main code never depends on. It is found by name, so this jar runs
-     * without them; scripts/flushline puts the module and its dependencies on the class path for --against.
+     * The comparisons live in the benchmark module (dev.flushline.compare in jmh/), because they need
+     * cassandra-all and RocksDB, which the main code never depends on. They are found by name, so this jar runs
+     * without them; scripts/flushline puts the module and its dependencies on the class path for
+     * {@code bench --against} and {@code bench compact}.
      */
-    private static int against(String[] argv, PrintStream out, PrintStream err) {
+    private static int inModule(String mainClass, String what, String[] argv, PrintStream out, PrintStream err) {
         Class<?> c;
         try {
-            c = Class.forName(AGAINST_MAIN);
+            c = Class.forName(mainClass);
         } catch (ClassNotFoundException e) {
-            err.println("flushline bench: --against needs the comparison module (" + AGAINST_MAIN + " in jmh/, with "
+            err.println("flushline bench: " + what + " needs the comparison module (" + mainClass + " in jmh/, with "
                     + "cassandra-all and rocksdbjni) on the class path; run it through scripts/flushline, which builds "
                     + "and adds it");
             return 2;
@@ -179,6 +187,7 @@ public final class BenchCommand {
             (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
     static final String AGAINST_MAIN = "dev.flushline.compare.AgainstMain";
+    static final String COMPACT_MAIN = "dev.flushline.compare.CompactCompareMain";
 
     /**
      * The parsed bench options, public for the comparison main in the benchmark module, so that it runs
