@@ -61,9 +61,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * the thread counters miss. Our Data.db is compared with Cassandra's (the compatibility tests make them
  * byte-identical for a single output), so both did the same work.
  *
- * <p>{@code --profile-dir DIR}: after the rounds, one more compaction of ours per setting under async-profiler
- * (CPU), written as {@code compaction-<shape>-<compression>-cpu.html} and {@code .collapsed}, and the count of
- * {@code vtable stub}/{@code itable stub} samples under the merge ({@value #MERGE_FRAME}).
+ * <p>{@code --profile-dir DIR}: after the rounds, two more compactions of ours per setting under async-profiler,
+ * CPU then allocation, written as {@code compaction-<shape>-<compression>-<cpu|alloc>.html} and {@code .collapsed},
+ * and the count of {@code vtable stub}/{@code itable stub} samples under the merge ({@value #MERGE_FRAME}). The
+ * allocation mode needs the agent loaded at JVM start ({@code -agentpath:<lib> -Dflushline.asyncProfiler=<lib>}
+ * in JAVA_OPTS; see scripts/profile), else it records nothing on this JDK.
  *
  * <p>Entry points: {@link #main} and {@link #run} (BenchCommand calls it through reflection).
  */
@@ -286,19 +288,23 @@ public final class CompactCompareMain {
             }
             if (profiler != null) {
                 Files.createDirectories(profileDir);
-                String name = "compaction-" + shape + "-" + compression + "-cpu";
-                Path html = profileDir.resolve(name + ".html");
                 String event = ProfileMain.cpuEvent(profiler);
-                Path ourDir = base.resolve("ours-profiled");
-                Compactor.Result[] result = new Compactor.Result[1];
-                String[] commands = {"start,event=" + event + ",interval=1ms", "stop,file=" + html + ",title=" + name};
-                Cost o = ours(schema, inputs, gcBefore, ourDir, result, () -> exec(profiler, commands[0]));
-                exec(profiler, commands[1]);
-                String collapsed = profiler.dumpCollapsed(one.profiler.Counter.SAMPLES);
-                Files.writeString(profileDir.resolve(name + ".collapsed"), collapsed);
-                out.println(line("profiled", o) + " (event " + event + ", " + html + ")");
-                for (String l : stubReport(collapsed)) out.println("  " + l);
-                BenchCommand.deleteRecursively(ourDir);
+                for (String mode : List.of("cpu", "alloc")) {
+                    String name = "compaction-" + shape + "-" + compression + "-" + mode;
+                    Path html = profileDir.resolve(name + ".html");
+                    Path ourDir = base.resolve("ours-profiled-" + mode);
+                    Compactor.Result[] result = new Compactor.Result[1];
+                    String start = mode.equals("cpu") ? "start,event=" + event + ",interval=1ms" : "start,event=alloc,alloc=16k";
+                    Cost o = ours(schema, inputs, gcBefore, ourDir, result, () -> exec(profiler, start));
+                    exec(profiler, "stop,file=" + html + ",title=" + name);
+                    String collapsed = profiler.dumpCollapsed(mode.equals("cpu") ? one.profiler.Counter.SAMPLES : one.profiler.Counter.TOTAL);
+                    Files.writeString(profileDir.resolve(name + ".collapsed"), collapsed);
+                    out.println(line("profiled", o) + " (" + (mode.equals("cpu") ? "event " + event : "allocation, 16 KiB interval") + ", " + html + ")");
+                    if (mode.equals("cpu")) {
+                        for (String l : stubReport(collapsed)) out.println("  " + l);
+                    }
+                    BenchCommand.deleteRecursively(ourDir);
+                }
             }
         } finally {
             if (peer != null) peer.close();
