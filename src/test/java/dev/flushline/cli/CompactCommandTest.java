@@ -152,6 +152,18 @@ class CompactCommandTest {
         }
         assertEquals(one, all);
 
+        // --compression lz4 over uncompressed inputs: LZ4 outputs holding the same partitions.
+        Path compressed = tmp.resolve("lz4");
+        r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--out", compressed.toString(),
+                "--now", String.valueOf(NOW), "--gc-grace", "0", "--compression", "lz4");
+        assertEquals(0, r.status(), r.err());
+        Path lz4Table = Descriptor.tableDir(compressed, schema.keyspace(), schema.name(), schema.idHex());
+        List<Path> lz4Out = published(lz4Table);
+        assertTrue(SSTableFiles.of(lz4Out.get(0)).isCompressed(), "CompressionInfo.db written");
+        String lz4Cql = CQL.replace("compression = {'enabled': 'false'}", "compression = {'class': 'LZ4Compressor'}");
+        assertEquals(one, CassandraReader.readAll(lz4Table, lz4Cql));
+        SSTableVerifier.verify(SSTableFiles.of(lz4Out.get(0)), schema.withCompression(TableSchema.Compression.LZ4, 16 * 1024), true);
+
         // Three threads, each compacting a third of the ring: at least one sstable per slice, the same partitions.
         Path threaded = tmp.resolve("threaded");
         r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--out", threaded.toString(),
