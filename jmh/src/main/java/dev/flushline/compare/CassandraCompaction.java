@@ -137,6 +137,10 @@ final class CassandraCompaction implements AutoCloseable {
         return String.valueOf(DatabaseDescriptor.getDiskAccessMode());
     }
 
+    static double throughput() {
+        return DatabaseDescriptor.getCompactionThroughputMebibytesPerSec();
+    }
+
     @Override
     public void close() {
         for (SSTableReader r : readers) r.selfRef().release();

@@ -241,6 +241,11 @@ public final class CompactCompareMain {
 
         long gcBefore = NOW_SECONDS - (shape.equals("tombstones") ? 0 : DEFAULT_GC_GRACE);
         CassandraCompaction peer = cassandra ? new CassandraCompaction(cql, dataFiles, base.resolve("cassandra-store")) : null;
+        if (peer != null) {
+            out.println("Cassandra: inputs open as SSTableReaders (disk_access_mode " + CassandraCompaction.diskAccessMode()
+                    + "), compaction_throughput " + CassandraCompaction.throughput() + " MiB/s (0 = unthrottled), gcBefore " + gcBefore
+                    + ", now " + NOW_SECONDS);
+        }
         Summary s = new Summary(shape, compression);
         s.rowsIn = rowsIn;
         List<Cost> ours = new ArrayList<>(), theirs = new ArrayList<>(), floors = new ArrayList<>();
