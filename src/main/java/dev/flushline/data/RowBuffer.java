@@ -18,6 +18,8 @@ import java.util.Arrays;
  */
 public final class RowBuffer {
     private boolean isStatic;
+    /** Bumped by every {@link #clear}: lets a serializer tell a row it sized from the next one in the same buffer. */
+    private long generation;
     private final ClusteringBuffer clustering;
 
     private long livenessTimestamp;
@@ -81,6 +83,7 @@ public final class RowBuffer {
 
     /** Empties the row: no liveness, LIVE deletion, no columns. Set the clustering through {@link #clustering()}. */
     public void clear(boolean isStatic) {
+        generation++;
         this.isStatic = isStatic;
         livenessTimestamp = Cell.NO_TIMESTAMP;
         livenessTtl = Cell.NO_TTL;
@@ -160,6 +163,8 @@ public final class RowBuffer {
     // ---- reading ---------------------------------------------------------------------------------
 
     public boolean isStatic() { return isStatic; }
+
+    public long generation() { return generation; }
 
     public ClusteringBuffer clustering() { return clustering; }
 

@@ -64,6 +64,12 @@ public final class RowSerializer {
     private long sizedPrevSize;
     private int sizedBodyBytes;
 
+    // The same for a RowBuffer, which is reused: identified by the buffer and its generation.
+    private RowBuffer sizedBuffer;
+    private long sizedBufferGeneration;
+    private long sizedBufferPrevSize;
+    private int sizedBufferBodyBytes;
+
     // Header indices of the columns present in the row being sized or written, in order: what the
     // column subset encodes, filled by each source's own walk (Row or RowBuffer).
     private final int[] presentHeader;
@@ -322,6 +328,10 @@ public final class RowSerializer {
     public int rowSize(RowBuffer row, long prevSize) {
         beginRow(row);
         int body = rowBodySize(row, flags(row), prevSize);
+        sizedBuffer = row;
+        sizedBufferGeneration = row.generation();
+        sizedBufferPrevSize = prevSize;
+        sizedBufferBodyBytes = body;
         return rowSizeFromBody(row.isStatic(), row.isStatic() ? 0 : clusteringLayout.valuesSize(row.clustering()), body);
     }
 
@@ -355,7 +365,9 @@ public final class RowSerializer {
         final boolean isStatic = row.isStatic();
         putRowStart(out, flags, isStatic);
         if (!isStatic) clusteringLayout.putValues(out, row.clustering());
-        int body = rowBodySize(row, flags, prevSize);
+        int body = row == sizedBuffer && row.generation() == sizedBufferGeneration && prevSize == sizedBufferPrevSize
+                ? sizedBufferBodyBytes : rowBodySize(row, flags, prevSize);
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) collectPresent(row);
         putRowHead(out, flags, isStatic, body, prevSize, row.deletionTimestamp(), row.deletionLocalTime());
         boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
         final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
