@@ -16,6 +16,8 @@ import dev.flushline.ops.OpsText;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.SSTableCursor;
+import dev.flushline.sstable.SSTableFiles;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,11 +73,17 @@ public final class BenchCommand {
           + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
           + "  --help                        this text\n"
           + "\n"
+          + "flushline bench compact [--against cassandra] [--rows N] [--compression lz4|none] [--shape disjoint|overwrite|\n"
+          + "tombstones] benchmarks major compaction instead (4 input sstables; beside Cassandra 5.0.5's compaction and a\n"
+          + "FileChannel floor; flushline bench compact --help; needs the jmh/ module, which scripts/flushline adds)\n"
+          + "\n"
           + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size), then one line per sstable:\n"
           + "  Completed flushing <Data.db path> (<Data.db MiB>) for commitlog position\n"
           + "  CommitLogPosition(segmentId=-1, position=0), time spent: N ms, bytes flushed: B/(R per sec),\n"
           + "  partitions flushed: N/(R per sec), rows: N/(R per sec), cpu time: N ms, allocated: <MiB>\n"
-          + "(all on one line; cpu time and allocated are summed over the flush's threads).\n"
+          + "(all on one line; cpu time and allocated are summed over the flush's threads), then one line per sstable\n"
+          + "for a full cursor scan of it (every cell's timestamp and value read), with its cpu time and allocation:\n"
+          + "  Scanned <Data.db path>: N partitions, R rows, C cells in N ms, cpu time: N ms (N ns/row), allocated: <MiB>\n"
           + "\n"
           + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
 
@@ -104,6 +112,9 @@ public final class BenchCommand {
 
     /** Runs the command; returns the exit status and never calls System.exit. */
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+        if (argv.length > 0 && argv[0].equals("compact")) {
+            return inModule(COMPACT_MAIN, "compact", java.util.Arrays.copyOfRange(argv, 1, argv.length), out, err);
+        }
         Path tempDir = null;
         try {
             for (String s : argv) {
@@ -114,7 +125,7 @@ public final class BenchCommand {
             }
             Args a = new Args("bench", argv, OPTIONS, Set.of("json"));
             if (a.has("against")) {
-                return against(argv, out, err);
+                return inModule(AGAINST_MAIN, "--against", argv, out, err);
             }
             Setup setup = new Setup(a);
             Path outDir;
@@ -148,16 +159,17 @@ public final class BenchCommand {
     }
 
     /**
-     * The comparison lives in the benchmark module (dev.flushline.compare.AgainstMain, jmh/), because it needs
-     * cassandra-all and RocksDB, which the main code never depends on. It is found by name, so this jar runs
-     * without them; scripts/flushline puts the module and its dependencies on the class path for --against.
+     * The comparisons live in the benchmark module (dev.flushline.compare in jmh/), because they need
+     * cassandra-all and RocksDB, which the main code never depends on. They are found by name, so this jar runs
+     * without them; scripts/flushline puts the module and its dependencies on the class path for
+     * {@code bench --against} and {@code bench compact}.
      */
-    private static int against(String[] argv, PrintStream out, PrintStream err) {
+    private static int inModule(String mainClass, String what, String[] argv, PrintStream out, PrintStream err) {
         Class<?> c;
         try {
-            c = Class.forName(AGAINST_MAIN);
+            c = Class.forName(mainClass);
         } catch (ClassNotFoundException e) {
-            err.println("flushline bench: --against needs the comparison module (" + AGAINST_MAIN + " in jmh/, with "
+            err.println("flushline bench: " + what + " needs the comparison module (" + mainClass + " in jmh/, with "
                     + "cassandra-all and rocksdbjni) on the class path; run it through scripts/flushline, which builds "
                     + "and adds it");
             return 2;
@@ -179,6 +191,7 @@ public final class BenchCommand {
             (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
     static final String AGAINST_MAIN = "dev.flushline.compare.AgainstMain";
+    static final String COMPACT_MAIN = "dev.flushline.compare.CompactCompareMain";
 
     /**
      * The parsed bench options, public for the comparison main in the benchmark module, so that it runs
@@ -284,6 +297,43 @@ public final class BenchCommand {
         if (json) {
             for (FlushOutcome o : r.outcomes) out.println(json(o, engine, schema));
         }
+        for (FlushOutcome o : r.outcomes) out.println(scanLine(o.result.dataPath, schema));
+    }
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /**
+     * A full cursor scan of a just-flushed sstable on this thread, touching every cell's timestamp and value (so
+     * nothing is skipped), timed with wall clock, thread CPU and thread allocation. The file was just written,
+     * so it reads from the page cache: this measures decoding, not the disk.
+     */
+    static String scanLine(Path dataFile, TableSchema schema) throws IOException {
+        long id = Thread.currentThread().getId();
+        long cpu0 = THREADS.getCurrentThreadCpuTime(), alloc0 = THREADS.getThreadAllocatedBytes(id), wall0 = System.nanoTime();
+        long partitions = 0, rows = 0, cells = 0, sum = 0;
+        try (SSTableCursor c = SSTableCursor.open(SSTableFiles.of(dataFile), schema)) {
+            int kind;
+            while ((kind = c.advance()) != SSTableCursor.END) {
+                if (kind == SSTableCursor.PARTITION_START) partitions++;
+                if (kind != SSTableCursor.ROW) continue;
+                rows++;
+                SSTableCursor.Row row = c.row();
+                byte[] b = c.buffer();
+                int n = row.cellCount();
+                for (int k = 0; k < n; k++) {
+                    SSTableCursor.Cell cell = row.cell(k);
+                    int len = cell.valueLength();
+                    sum += cell.timestamp() + len + (len > 0 ? b[cell.valueOffset()] : 0);
+                }
+                cells += n;
+            }
+        }
+        long wall = System.nanoTime() - wall0;
+        long cpu = THREADS.getCurrentThreadCpuTime() - cpu0, alloc = THREADS.getThreadAllocatedBytes(id) - alloc0;
+        return String.format(Locale.ROOT, "Scanned %s: %d partitions, %d rows, %d cells in %d ms, cpu time: %d ms (%.0f ns/row), "
+                        + "allocated: %s (checksum %x)", dataFile, partitions, rows, cells, wall / 1_000_000, cpu / 1_000_000,
+                (double) cpu / Math.max(1, rows), FlushLog.mib(alloc), sum);
     }
 
     static final int WARMUP_ROUNDS = 3;

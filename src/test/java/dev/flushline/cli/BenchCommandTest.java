@@ -58,7 +58,11 @@ class BenchCommandTest {
         assertTrue(json.contains("\"partitions\":200,\"rows\":2000,\"cells\":10000,"), json);
         assertTrue(json.contains("\"memtable\":\"skiplist\",\"allocation\":\"heap_buffers\",\"compression\":\"lz4\",\"system\":\"flushline\""), json);
         assertTrue(Pattern.compile("\"wall_ms\":\\d+\\.\\d{3},\"cpu_ms\":\\d+\\.\\d{3},\"allocated_bytes\":\\d+,").matcher(json).find(), json);
-        assertEquals(4, lines.size());
+        // the scan of the flushed sstable read back exactly what was flushed
+        assertTrue(lines.get(4).startsWith("Scanned " + m.group(1) + ": 200 partitions, 2000 rows, 10000 cells in "), lines.get(4));
+        assertTrue(Pattern.compile("cpu time: \\d+ ms \\(\\d+ ns/row\\), allocated: \\d+\\.\\d+MiB \\(checksum [0-9a-f]+\\)$")
+                .matcher(lines.get(4)).find(), lines.get(4));
+        assertEquals(5, lines.size());
         assertFalse(Files.exists(Path.of(m.group(1))), "the default out dir is a temp dir, deleted afterwards");
     }
 

@@ -60,11 +60,24 @@ import java.util.stream.Stream;
  * {@code gc.alloc.rate.norm} per scan.
  *
  * <p><b>@Param axis.</b> {@code compression} ∈ {none, lz4} (16 KiB chunks); {@code rows} = 1 000 000.
+ * {@code sstable}: instead of flushing its own, scan this existing sstable of the bench table (a Data.db, or a
+ * folder holding exactly one, e.g. what {@code flushline bench --out DIR} kept); then {@code rows} and
+ * {@code compression} are ignored (the file says whether it is compressed).
  *
- * <p><b>Run.</b> {@code java -jar jmh/target/benchmarks.jar SSTableScanBench -f 1 -wi 3 -i 5 -prof gc}
+ * <p><b>CPU.</b> Besides JMH's wall-clock score, each measured iteration prints the benchmark thread's CPU time
+ * per scan and per row ({@code scan cpu: ...} lines in the fork's output): on a shared machine CPU time does not
+ * count the time the thread was descheduled.
  *
- * <p><b>Last result.</b> None yet: written without a timing run (the machine is shared; timing runs
- * are made on a quiet machine and recorded here with date and machine).
+ * <p><b>Run.</b> cassandra-all is not in benchmarks.jar (provided scope), so run with the comparison class path
+ * that {@code scripts/flushline bench --against} builds: {@code java -cp
+ * target/flushline.jar:target/lib/*:jmh/target/classes:$(cat jmh/target/compare.classpath) org.openjdk.jmh.Main
+ * SSTableScanBench -f 1 -wi 3 -i 5 -prof gc} (see profiles/2026-12-01-scan/README.md for the exact command).
+ *
+ * <p><b>Last result.</b> 2026-12-01, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, shared machine (load average 2-4),
+ * {@code -f 1 -wi 3 -i 5 -w 6s -r 6s -prof gc} on the default {@code flushline bench} sstable (2.6 M rows, LZ4):
+ * thread CPU per row, medians of 5 iterations, cursor 148 ns vs Cassandra's scanner 391 ns (x2.64; the goal of
+ * at most 1/5 of Cassandra's is missed); allocation per scan 1.49 MiB vs 1,717 MiB (goal at most 1 MiB: missed).
+ * Details in profiles/2026-12-01-scan/README.md.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -81,29 +94,41 @@ public class SSTableScanBench {
     @Param({"1000000"})
     public int rows;
 
+    @Param({""})
+    public String sstable;
+
     private TableSchema schema;
     private Path outDir;
     private Path dataFile;
     private SSTableReader cassandraReader;
 
+    /** Rows of the sstable (counted in setup), for CPU per row. */
+    private long sstableRows;
+
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         TableSchema base = Workloads.stressSchema();
-        schema = compression.equals("lz4") ? base.withCompression(TableSchema.Compression.LZ4, 16 * 1024)
-                : base.withCompression(TableSchema.Compression.NONE, base.chunkLengthBytes());
-        List<PartitionUpdate> updates = Workloads.inserts(schema, rows / Workloads.STRESS_ROWS_PER_PARTITION,
-                Workloads.STRESS_ROWS_PER_PARTITION, Workloads.STRESS_VALUE_BYTES, UpdateShape.PARTITION, 42);
-        outDir = Files.createTempDirectory("flushline-jmh-scan");
-        Memtable m = Workloads.sealedMemtable(MemtableKind.SKIPLIST, AllocationMode.UNSLABBED_HEAP, schema, updates);
-        try {
-            FlushJob.run(m, FlushJob.Options.simple(outDir));
-        } finally {
-            Workloads.discard(m);
+        if (sstable.isEmpty()) {
+            schema = compression.equals("lz4") ? base.withCompression(TableSchema.Compression.LZ4, 16 * 1024)
+                    : base.withCompression(TableSchema.Compression.NONE, base.chunkLengthBytes());
+            List<PartitionUpdate> updates = Workloads.inserts(schema, rows / Workloads.STRESS_ROWS_PER_PARTITION,
+                    Workloads.STRESS_ROWS_PER_PARTITION, Workloads.STRESS_VALUE_BYTES, UpdateShape.PARTITION, 42);
+            outDir = Files.createTempDirectory("flushline-jmh-scan");
+            Memtable m = Workloads.sealedMemtable(MemtableKind.SKIPLIST, AllocationMode.UNSLABBED_HEAP, schema, updates);
+            try {
+                FlushJob.run(m, FlushJob.Options.simple(outDir));
+            } finally {
+                Workloads.discard(m);
+            }
+            dataFile = findData(outDir);
+        } else {
+            Path given = Path.of(sstable);
+            dataFile = Files.isDirectory(given) ? findData(given) : given;
+            schema = SSTableFiles.of(dataFile).isCompressed()
+                    ? base.withCompression(TableSchema.Compression.LZ4, 16 * 1024)
+                    : base.withCompression(TableSchema.Compression.NONE, base.chunkLengthBytes());
         }
-        try (Stream<Path> s = Files.walk(outDir)) {
-            dataFile = s.filter(p -> p.getFileName().toString().endsWith("-Data.db")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no Data.db under " + outDir));
-        }
+        sstableRows = countRows();
         DatabaseDescriptor.clientInitialization();
         TableMetadata table = CreateTableStatement.parse(Workloads.STRESS_CQL, "stress")
                 .partitioner(Murmur3Partitioner.instance).build();
@@ -114,14 +139,54 @@ public class SSTableScanBench {
         if (ours != theirs) throw new IllegalStateException("scans disagree: flushline " + ours + ", cassandra " + theirs);
     }
 
+    private static Path findData(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            List<Path> found = s.filter(p -> p.getFileName().toString().endsWith("-Data.db")).collect(java.util.stream.Collectors.toList());
+            if (found.size() != 1) throw new IllegalStateException("expected one Data.db under " + dir + ", found " + found);
+            return found.get(0);
+        }
+    }
+
+    private long countRows() throws IOException {
+        long n = 0;
+        try (SSTableCursor c = SSTableCursor.open(SSTableFiles.of(dataFile), schema)) {
+            int kind;
+            while ((kind = c.advance()) != SSTableCursor.END) {
+                if (kind == SSTableCursor.ROW) n++;
+            }
+        }
+        return n;
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private long iterationCpu0;
+    private long scans;
+
+    @Setup(Level.Iteration)
+    public void iterationStart() {
+        scans = 0;
+        iterationCpu0 = THREADS.getCurrentThreadCpuTime();
+    }
+
+    /** Runs on the benchmark thread (Scope.Thread): its CPU time over the iteration, per scan and per row. */
+    @TearDown(Level.Iteration)
+    public void iterationEnd() {
+        long cpu = THREADS.getCurrentThreadCpuTime() - iterationCpu0;
+        if (scans > 0) {
+            System.out.printf(java.util.Locale.ROOT, "%nscan cpu: %.1f ms/scan, %.1f ns/row (%d scans of %d rows, file %s)%n",
+                    cpu / 1e6 / scans, (double) cpu / scans / Math.max(1, sstableRows), scans, sstableRows, dataFile);
+        }
+    }
+
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         if (cassandraReader != null) cassandraReader.selfRef().release();
-        Workloads.deleteTree(outDir, true);
+        if (outDir != null) Workloads.deleteTree(outDir, true);
     }
 
     @Benchmark
     public long flushlineCursor() throws IOException {
+        scans++;
         long sum = 0;
         try (SSTableCursor c = SSTableCursor.open(SSTableFiles.of(dataFile), schema)) {
             int kind;
@@ -141,6 +206,7 @@ public class SSTableScanBench {
 
     @Benchmark
     public long cassandraScanner() {
+        scans++;
         long sum = 0;
         try (ISSTableScanner scanner = cassandraReader.getScanner()) {
             while (scanner.hasNext()) {
