@@ -257,28 +257,7 @@ public final class FlushWriter {
         }
         long uncompressed = sst.dataPosition();
         sst.finishData();
-        StatisticsWriter.Stats s = new StatisticsWriter.Stats();
-        s.partitionSizes = collector.partitionSizes();
-        s.cellsPerPartition = collector.cellsPerPartition();
-        s.minTimestamp = collector.minTimestamp();
-        s.maxTimestamp = collector.maxTimestamp();
-        s.minLocalDeletionTime = collector.minLocalDeletionTime();
-        s.maxLocalDeletionTime = collector.maxLocalDeletionTime();
-        s.minTtl = collector.minTtl();
-        s.maxTtl = collector.maxTtl();
-        s.compressionRatio = sst.compressionRatio();
-        s.tombstones = collector.tombstones();
-        s.minClustering = collector.minClustering();
-        s.minClusteringKind = collector.minClusteringKind();
-        s.maxClustering = collector.maxClustering();
-        s.maxClusteringKind = collector.maxClusteringKind();
-        s.totalColumnsSet = collector.totalColumnsSet();
-        s.totalRows = collector.totalRows();
-        s.hasPartitionLevelDeletions = collector.hasPartitionLevelDeletions();
-        s.firstKey = sst.firstKey();
-        s.lastKey = sst.lastKey();
-        s.cardinality = collector.cardinality();
-        s.bloomFilterFpChance = sst.bloomFilterFpChance();
+        StatisticsWriter.Stats s = sst.statistics(collector);
         CommitLogPosition lower = memtable.commitLogLowerBound(), upper = memtable.commitLogUpperBound();
         if (!upper.equals(CommitLogPosition.NONE)) {
             // The commit log interval this sstable covers, as Cassandra's flush records it.

@@ -228,6 +228,38 @@ public final class SSTableWriter implements AutoCloseable {
         index.close();
     }
 
+    /**
+     * The Statistics.db content of this sstable from what {@code collector} gathered while its
+     * partitions were written, plus what this writer knows (keys, compression ratio, filter): the
+     * one mapping flush and compaction share. Callers add what only they know (commit log
+     * intervals, level). REQUIRES: {@link #finishData()}.
+     */
+    public StatisticsWriter.Stats statistics(StatsCollector collector) {
+        StatisticsWriter.Stats s = new StatisticsWriter.Stats();
+        s.partitionSizes = collector.partitionSizes();
+        s.cellsPerPartition = collector.cellsPerPartition();
+        s.minTimestamp = collector.minTimestamp();
+        s.maxTimestamp = collector.maxTimestamp();
+        s.minLocalDeletionTime = collector.minLocalDeletionTime();
+        s.maxLocalDeletionTime = collector.maxLocalDeletionTime();
+        s.minTtl = collector.minTtl();
+        s.maxTtl = collector.maxTtl();
+        s.compressionRatio = compressionRatio();
+        s.tombstones = collector.tombstones();
+        s.minClustering = collector.minClustering();
+        s.minClusteringKind = collector.minClusteringKind();
+        s.maxClustering = collector.maxClustering();
+        s.maxClusteringKind = collector.maxClusteringKind();
+        s.totalColumnsSet = collector.totalColumnsSet();
+        s.totalRows = collector.totalRows();
+        s.hasPartitionLevelDeletions = collector.hasPartitionLevelDeletions();
+        s.firstKey = firstKey();
+        s.lastKey = lastKey();
+        s.cardinality = collector.cardinality();
+        s.bloomFilterFpChance = bloomFilterFpChance();
+        return s;
+    }
+
     public double compressionRatio() {
         return data.compressionRatio();
     }
