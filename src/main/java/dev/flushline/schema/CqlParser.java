@@ -295,38 +295,10 @@ public final class CqlParser {
         }
     }
 
-    private static final class Parser {
-        private final List<Token> tokens;
-        private int i;
+    private static final class Parser extends TokenParser {
 
         Parser(List<Token> tokens) {
-            this.tokens = tokens;
-        }
-
-        private Token peek() {
-            return tokens.get(i);
-        }
-
-        private Token peek(int ahead) {
-            return tokens.get(Math.min(i + ahead, tokens.size() - 1));
-        }
-
-        private Token next() {
-            Token t = tokens.get(i);
-            if (t.type != T.EOF) i++;
-            return t;
-        }
-
-        private Token expectKeyword(String kw) {
-            Token t = next();
-            if (!t.isKeyword(kw)) throw error(t, "expected " + kw.toUpperCase(Locale.ROOT) + " but found " + t.describe());
-            return t;
-        }
-
-        private Token expectSymbol(String sym) {
-            Token t = next();
-            if (!t.isSymbol(sym)) throw error(t, "expected '" + sym + "' but found " + t.describe());
-            return t;
+            super(tokens);
         }
 
         private boolean acceptSymbol(String sym) {

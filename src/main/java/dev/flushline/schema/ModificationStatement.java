@@ -170,41 +170,13 @@ public final class ModificationStatement {
 
     // ---------------------------------------------------------------------------------------
 
-    private static final class Parser {
-        private final List<Token> tokens;
+    private static final class Parser extends TokenParser {
         private final TableSchema schema;
         private final List<Marker> markers = new ArrayList<>();
-        private int i;
 
         Parser(List<Token> tokens, TableSchema schema) {
-            this.tokens = tokens;
+            super(tokens);
             this.schema = schema;
-        }
-
-        private Token peek() {
-            return tokens.get(i);
-        }
-
-        private Token peek(int ahead) {
-            return tokens.get(Math.min(i + ahead, tokens.size() - 1));
-        }
-
-        private Token next() {
-            Token t = tokens.get(i);
-            if (t.type != T.EOF) i++;
-            return t;
-        }
-
-        private Token expectKeyword(String kw) {
-            Token t = next();
-            if (!t.isKeyword(kw)) throw CqlParser.error(t, "expected " + kw.toUpperCase(Locale.ROOT) + ", found " + t.describe());
-            return t;
-        }
-
-        private Token expectSymbol(String s) {
-            Token t = next();
-            if (!t.isSymbol(s)) throw CqlParser.error(t, "expected '" + s + "', found " + t.describe());
-            return t;
         }
 
         ModificationStatement parse() {

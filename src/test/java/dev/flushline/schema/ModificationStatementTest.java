@@ -59,7 +59,7 @@ class ModificationStatementTest {
                 {"INSERT INTO ks.t (pk, pk2) VALUES (?)", "2 columns named but 1 values given"},
                 {"INSERT INTO ks.t (pk, pk2, s) VALUES (?, ?)", "3 columns named but 2 values given"},
                 {"INSERT INTO ks.t (pk2, v) VALUES (?, ?)", "partition key column 'pk' (int) is missing from the INSERT"},
-                {"INSERT INTO ks.t JSON ?", "expected '(', found 'json'"},
+                {"INSERT INTO ks.t JSON ?", "expected '(' but found 'json'"},
                 {"DELETE FROM ks.t WHERE pk = ? AND pk2 = ? AND ck = ? AND ck = ?", "column 'ck' is restricted twice"},
                 {"INSERT INTO ks.t (pk, pk2, v) VALUES (?, ?, ?)", "clustering column 'ck' (timestamp) is missing from the INSERT"},
                 {"INSERT INTO ks.t (pk, pk2, ck, s) VALUES (?, ?, ?, ?)", "clustering column 'ck2' (int) is missing from the INSERT"},
