@@ -425,9 +425,13 @@ public final class CommitLog implements AutoCloseable {
         unapplied.remove(position);
     }
 
-    /** The oldest entry appended but not reported applied, or null. */
+    /**
+     * The oldest entry appended but not reported applied, or null. One read of the set: a writer
+     * may report its entry applied between an isEmpty() and a first(), which then throws.
+     */
     public CommitLogPosition oldestUnapplied() {
-        return unapplied.isEmpty() ? null : unapplied.first();
+        java.util.Iterator<CommitLogPosition> it = unapplied.iterator();
+        return it.hasNext() ? it.next() : null;
     }
 
     /** Where the next entry will end at the earliest: every entry appended so far ends at or before it. */
