@@ -20,10 +20,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -113,8 +111,8 @@ public class MemtableWriteBench {
     public void freshMemtable() {
         target = memtable.create(setup.schema, mode);
         System.gc(); // untimed, as the bench's one collection before its measured fill
-        gcCountAtStart = gcCount();
-        gcMillisAtStart = gcMillis();
+        gcCountAtStart = BenchCommand.gcCount();
+        gcMillisAtStart = BenchCommand.gcMillis();
         cpuAtStart = THREADS.getCurrentThreadCpuTime();
         wallAtStart = System.nanoTime();
     }
@@ -130,7 +128,7 @@ public class MemtableWriteBench {
         // Read before anything else runs: includes a little of JMH's own bookkeeping, not timed by the score.
         long wall = System.nanoTime() - wallAtStart;
         long cpu = THREADS.getCurrentThreadCpuTime() - cpuAtStart;
-        long gcs = gcCount() - gcCountAtStart, gcMs = gcMillis() - gcMillisAtStart;
+        long gcs = BenchCommand.gcCount() - gcCountAtStart, gcMs = BenchCommand.gcMillis() - gcMillisAtStart;
         if (target.rowCount() != rows) {
             throw new IllegalStateException("memtable holds " + target.rowCount() + " rows, expected " + rows);
         }
@@ -142,19 +140,5 @@ public class MemtableWriteBench {
                 target.offHeapBytes()));
         Workloads.discard(target);
         target = null;
-    }
-
-    static long gcCount() {
-        long n = 0;
-        List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();
-        for (int i = 0; i < gcs.size(); i++) n += Math.max(0, gcs.get(i).getCollectionCount());
-        return n;
-    }
-
-    static long gcMillis() {
-        long n = 0;
-        List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();
-        for (int i = 0; i < gcs.size(); i++) n += Math.max(0, gcs.get(i).getCollectionTime());
-        return n;
     }
 }
