@@ -215,6 +215,8 @@ public final class BackgroundCompactions implements AutoCloseable {
             o.nowSeconds = now;
             o.gcBefore = now - settings.gcGraceSeconds;
             o.splitTokens = pick.splitTokens();
+            boolean[] pooled = pick.pooledSegments();
+            o.pooledRanges = pooled.length == 0 ? null : pooled;
             o.maxSSTableBytes = pick.maxOutputBytes() == Long.MAX_VALUE ? 0 : pick.maxOutputBytes();
             o.outputLevel = pick.outputLevel();
             o.maxPurgeableTimestamp = maxPurgeable;
