@@ -52,9 +52,11 @@ import java.util.regex.Pattern;
  *     generation even if the output's writer aborts. The outputs are written and published by
  *     {@link SSTableWriter}, every file fsynced as it is finished; the table directory is not
  *     fsynced per output.</li>
- * <li>{@link #obsolete}: one REMOVE record per input (its files' count and newest time).</li>
+ * <li>{@link #obsolete}: one REMOVE record per input (its files' count and newest time), not
+ *     fsynced one by one: {@link #commit} fsyncs them all before it appends COMMIT.</li>
  * <li>{@link #commit}: the table directory is fsynced, making every output's renames durable
- *     (their contents already are); then the COMMIT record, fsynced, is the commit point, so after
+ *     (their contents already are), and the log, making every record durable; then the COMMIT
+ *     record, fsynced, is the commit point, so after
  *     a crash a committed log always has its outputs whole on disk. Then each input is deleted
  *     Data.db first (a generation without Data.db is not an sstable to any reader) and the rest
  *     oldest first (so the newest time a REMOVE record holds stays true until the last file, which
@@ -279,7 +281,8 @@ public final class TransactionLog implements AutoCloseable {
         if (!hasComponent(files, Component.TOC) || !hasComponent(files, Component.DATA)) {
             throw new IllegalArgumentException("not a published sstable: " + tableDir.resolve(TransactionLogLayout.fileNamePrefix(digits) + "*"));
         }
-        append(TransactionLogLayout.Type.REMOVE, digits, newestTime(files, false), files.size());
+        // Not fsynced here: commit() makes every REMOVE durable before it appends COMMIT.
+        append(TransactionLogLayout.Type.REMOVE, digits, newestTime(files, false), files.size(), false);
         inputs.add(digits);
         step("remove " + digits);
     }
@@ -303,6 +306,10 @@ public final class TransactionLog implements AutoCloseable {
         // their renames durable, and it must come before COMMIT, the record after which recovery
         // keeps the outputs and deletes the inputs.
         SyncedFileOutput.syncDirectory(tableDir);
+        // The REMOVE records (appended without an fsync each) durable before COMMIT is written: a
+        // COMMIT on disk with a REMOVE lost would keep that input live beside the outputs. One
+        // fsync for all the inputs, then one for COMMIT.
+        syncRecords();
         step("outputs synced");
         try {
             append(TransactionLogLayout.Type.COMMIT, null, 0, 0);
