@@ -180,6 +180,12 @@ public final class RangeAwarePicker implements CompactionPicker {
         return (int) Math.min(Integer.MAX_VALUE, tasks);
     }
 
+    /** {@link #startupPointers}. */
+    @Override
+    public VersionEdit startupEdit(Version version) {
+        return startupPointers(version);
+    }
+
     /**
      * The leveled compaction pointers to start with, range by range (see
      * {@link LeveledPicker#startupPointers}); an empty edit over size-tiered ranges.
