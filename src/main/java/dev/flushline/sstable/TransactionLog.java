@@ -72,7 +72,8 @@ import java.util.regex.Pattern;
  * and nothing is deleted. Unlike Cassandra we refuse records naming another directory (a copied
  * table directory must not delete files of the original).
  *
- * <p>Thread safety: an instance belongs to one thread. REQUIRES: every output's writer is finished
+ * <p>Thread safety: an instance belongs to one thread, except that outputs may be reserved (and
+ * their writers may sync the records) from several threads at once. REQUIRES: every output's writer is finished
  * or aborted before {@link #commit} or {@link #abort}. {@link #recover} and {@link #liveSSTables}
  * are safe from any thread and process.
  */
@@ -237,8 +238,12 @@ public final class TransactionLog implements AutoCloseable {
         return outputs().reserveNext();
     }
 
-    /** Called by the transaction's TableDirectory view for each generation it reserved. */
-    void track(Descriptor d) throws IOException {
+    /**
+     * Called by the transaction's TableDirectory view for each generation it reserved.
+     * Synchronized: the parallel compactors of one transaction (disjoint token slices) reserve
+     * their outputs from their own threads.
+     */
+    synchronized void track(Descriptor d) throws IOException {
         try {
             ensureOpen();
             // Not fsynced here: the writer calls syncRecords before it publishes anything.
