@@ -49,7 +49,7 @@ class TransactionLogCrashTest {
     /** Kill after the n-th line starting with this step (1-based), then after a delay in ms. */
     static final Object[][] KILLS = {
             {"add ", 1, 0}, {"add ", 1, 5}, {"add ", 1, 20}, {"add ", 2, 2}, {"add ", 2, 12}, {"published", 1, 0},
-            {"remove ", 1, 0}, {"remove ", 2, 0}, {"committed", 1, 0}, {"deleted ", 2, 0},
+            {"remove ", 1, 0}, {"remove ", 2, 0}, {"outputs synced", 1, 0}, {"committed", 1, 0}, {"deleted ", 2, 0},
             {"deleted ", 9, 1}, {"deleted ", 15, 0}, {"log deleted", 1, 0}, {"committed", 1, 4},
     };
 
