@@ -16,6 +16,7 @@ import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.IndexReader;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SSTableOutput;
 import dev.flushline.sstable.SerializationHeader;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.StatisticsReader;
@@ -286,8 +287,8 @@ public final class Compactor {
     private RowMerger merger;
     private TableDirectory outDir;
     private long[] keysPerRange;
-    private final List<CompactionOutput> outputs = new ArrayList<>();
-    private CompactionOutput output;
+    private final List<SSTableOutput> outputs = new ArrayList<>();
+    private SSTableOutput output;
     private int range;
     private Result result;
 
@@ -368,7 +369,7 @@ public final class Compactor {
             result.inputRows += c.rowsRead;
         }
         long written = 0;
-        for (CompactionOutput o : outputs) written += o.cellsWritten();
+        for (SSTableOutput o : outputs) written += o.cellsWritten();
         result.cellsRead = read;
         result.cellsWritten = written;
         result.cellsMergedAway = merger.mergedAway;
@@ -377,7 +378,7 @@ public final class Compactor {
             throw new CompactionConservationException("compaction of " + files + " read " + read + " cells but wrote " + written
                     + ", merged away " + merger.mergedAway + " and purged " + merger.purged);
         }
-        for (CompactionOutput o : outputs) o.seal();
+        for (SSTableOutput o : outputs) o.seal();
         for (CompactionInput c : in) c.close();
         prepared = true;
     }
@@ -387,7 +388,7 @@ public final class Compactor {
     /** Publishes every prepared output. REQUIRES: {@link #prepare} returned normally. */
     public Result publish() throws IOException {
         if (!prepared) throw new IllegalStateException("publish before a successful prepare");
-        for (CompactionOutput o : outputs) {
+        for (SSTableOutput o : outputs) {
             Path p;
             try {
                 p = o.finish();
@@ -396,11 +397,11 @@ public final class Compactor {
             }
             if (p != null) {
                 result.published.add(p);
-                result.outputPartitions += o.partitions;
-                result.outputRows += o.rows;
-                result.outputMarkers += o.markers;
-                result.outputDataBytes += o.fileBytes;
-                result.outputUncompressedBytes += o.uncompressedBytes;
+                result.outputPartitions += o.partitions();
+                result.outputRows += o.rows();
+                result.outputMarkers += o.markers();
+                result.outputDataBytes += o.fileBytes();
+                result.outputUncompressedBytes += o.uncompressedBytes();
                 result.ioCpuNanos += o.ioCpuNanos();
                 result.ioAllocatedBytes += o.ioAllocatedBytes();
             }
@@ -410,7 +411,7 @@ public final class Compactor {
 
     /** Removes every output not published and closes the inputs. Never throws for an output. */
     public void close() throws IOException {
-        for (CompactionOutput o : outputs) o.close();
+        for (SSTableOutput o : outputs) o.close();
         if (in != null) {
             for (CompactionInput c : in) {
                 if (c != null) c.close();
@@ -620,7 +621,7 @@ public final class Compactor {
             output = null;
         }
         if (output == null) {
-            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined, options.version,
+            output = new SSTableOutput(schema, header, outDir, keysPerRange[range], options.pipelined, options.version,
                     options.outputLevel);
             outputs.add(output);
         }
