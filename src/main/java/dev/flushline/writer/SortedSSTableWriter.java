@@ -76,6 +76,8 @@ public final class SortedSSTableWriter implements AutoCloseable {
     private static final byte[] EMPTY = new byte[0];
     /** Kinds of a staged column. */
     private static final byte SIMPLE = 0, SIMPLE_NULL = 1, COMPLEX = 2;
+    /** A staged collection's deletion: none, just before the row's timestamp (an overwrite), or at it. */
+    private static final byte NO_DELETION = 0, OVERWRITE = 1, DELETE = 2;
     /** Largest partition key or clustering value Cassandra stores (an unsigned 16-bit length). */
     private static final int MAX_KEY_BYTES = 0xFFFF;
     /** The type of a non-frozen list's cell paths. */
@@ -86,7 +88,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
     private final SSTableVersion version;
     private final SerializationHeader header;
     private final long maxSSTableBytes;
-    private final long nowSeconds;
+    private long nowSeconds;
     private final ClusteringComparator comparator;
     private final ColumnMetadata[] clusteringColumns;
     private final List<SSTableOutput> outputs = new ArrayList<>();
@@ -105,6 +107,8 @@ public final class SortedSSTableWriter implements AutoCloseable {
     private boolean inPartition;
     private boolean headerWritten;
     private boolean hadStatic;
+    /** A static row was started in this partition (written or not): a second one is refused. */
+    private boolean staticSeen;
     private boolean hadRow;
     private final RowBuffer staticRow;
     private final RowBuffer emptyStatic;
@@ -125,7 +129,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
     private int entries;
     private int[] entryPosition = new int[8];
     private byte[] entryKind = new byte[8];
-    private boolean[] entryDeleted = new boolean[8];
+    private byte[] entryDeletion = new byte[8];
     private int[] entryFirstCell = new int[8];
     private int[] entryCellCount = new int[8];
     private int[] order = new int[8];
@@ -248,6 +252,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
         inPartition = true;
         headerWritten = false;
         hadStatic = false;
+        staticSeen = false;
         hadRow = false;
         partitionDeletion = DeletionTime.LIVE;
     }
@@ -257,7 +262,8 @@ public final class SortedSSTableWriter implements AutoCloseable {
         checkPartition();
         if (hadStatic || hadRow) throw new IllegalStateException("deletePartition after a row of " + describeKey(key, keyLength));
         checkTimestamp(timestampMicros);
-        partitionDeletion = DeletionTime.of(timestampMicros, nowSeconds);
+        DeletionTime d = DeletionTime.of(timestampMicros, nowSeconds);
+        if (d.supersedes(partitionDeletion)) partitionDeletion = d; // twice: the later deletion wins, as a merge keeps it
     }
 
     /** Ends the partition; a partition with no row, static row or deletion writes nothing. */
@@ -316,11 +322,12 @@ public final class SortedSSTableWriter implements AutoCloseable {
     public void startStaticRow(long timestampMicros, int ttlSeconds) {
         checkPartition();
         if (schema.staticColumns().length == 0) throw new IllegalStateException("table " + schema + " has no static column");
-        if (hadStatic || hadRow) {
+        if (staticSeen || hadRow) {
             throw new IllegalStateException("the static row of " + describeKey(key, keyLength)
                     + " must come once and before its other rows");
         }
         beginRow(true, timestampMicros, ttlSeconds);
+        staticSeen = true;
         rowLiveness = false;
     }
 
@@ -447,13 +454,13 @@ public final class SortedSSTableWriter implements AutoCloseable {
     }
 
     /**
-     * Writes a tombstone for the column: a cell tombstone, or for a non-frozen collection a
-     * deletion of all its cells older than the row's timestamp (as setting it to null in CQL).
+     * Writes a tombstone for the column: a cell tombstone, or for a non-frozen collection
+     * {@link #replaceCollection} with no cell (as setting it to null in CQL).
      */
     public void setNull(int column) {
         ColumnMetadata c = columnAt(column);
         if (c.isComplex()) {
-            deleteCollection(column);
+            replaceCollection(column);
             return;
         }
         int e = newEntry(column, SIMPLE_NULL, c);
@@ -462,13 +469,21 @@ public final class SortedSSTableWriter implements AutoCloseable {
     }
 
     /**
-     * Deletes what a non-frozen collection held before this row (a deletion at the row's timestamp
-     * minus one, as CQL's {@code SET c = ...} and INSERT do); cells added to it in this row stay.
+     * Replaces a non-frozen collection: deletes what it held before this row (a deletion at the
+     * row's timestamp minus one, as CQL's {@code c = ...} in an INSERT or UPDATE), so the cells
+     * added to it in this row stay.
      */
+    public void replaceCollection(int column) {
+        ColumnMetadata c = complexColumn(column);
+        int e = complexEntry(column, c);
+        entryDeletion[e] = OVERWRITE;
+    }
+
+    /** Deletes a non-frozen collection at the row's timestamp, as CQL's {@code DELETE c}. */
     public void deleteCollection(int column) {
         ColumnMetadata c = complexColumn(column);
         int e = complexEntry(column, c);
-        entryDeleted[e] = true;
+        entryDeletion[e] = DELETE;
     }
 
     /**
@@ -493,6 +508,40 @@ public final class SortedSSTableWriter implements AutoCloseable {
         addCell(path, pathOffset, pathLength, value, valueOffset, valueLength);
         entryCellCount[e]++;
     }
+
+    /** Drops the row being built: nothing of it is written, and the partition goes on. */
+    public void abandonRow() {
+        checkRow();
+        inRow = false;
+        if (rowIsStatic) staticSeen = false;
+    }
+
+    /** True while a partition is open (between {@link #startPartition} and {@link #endPartition}). */
+    public boolean isPartitionOpen() { return inPartition; }
+
+    /** True while a row is open (between a start of a row and {@link #endRow} or {@link #abandonRow}). */
+    public boolean isRowOpen() { return inRow; }
+
+    /** True if the open partition's key is {@code key[offset, offset + length)}. */
+    public boolean inPartition(byte[] k, int offset, int length) {
+        return inPartition && length == keyLength && Arrays.equals(key, 0, keyLength, k, offset, offset + length);
+    }
+
+    /**
+     * Moves "now" forward (never back), for a long-running writer whose tombstones and TTLs should
+     * follow the clock, as a node's do. Takes effect from the next row.
+     */
+    public void advanceNowMillis(long nowMillis) {
+        long s = nowMillis / 1000;
+        if (s <= nowSeconds) return;
+        if (s > version.maxLocalDeletionTime()) {
+            throw new IllegalArgumentException("now must be in 0.." + version.maxLocalDeletionTime() + " seconds: " + s);
+        }
+        nowSeconds = s;
+    }
+
+    /** "Now" in seconds: tombstones' local deletion time and the base of TTL expiry. */
+    public long nowSeconds() { return nowSeconds; }
 
     /** Ends the row and writes it (a clustering row after checking it sorts after the previous one). */
     public void endRow() throws IOException {
@@ -558,8 +607,10 @@ public final class SortedSSTableWriter implements AutoCloseable {
             int e = ord[i];
             byte kind = entryKind[e];
             if (kind == COMPLEX) {
-                boolean deleted = entryDeleted[e];
-                r.beginColumn(entryPosition[e], true, deleted ? rowTimestamp - 1 : Long.MIN_VALUE, deleted ? nowSeconds : Long.MAX_VALUE);
+                byte d = entryDeletion[e];
+                r.beginColumn(entryPosition[e], true,
+                        d == NO_DELETION ? Long.MIN_VALUE : d == OVERWRITE ? rowTimestamp - 1 : rowTimestamp,
+                        d == NO_DELETION ? Long.MAX_VALUE : nowSeconds);
                 int first = entryFirstCell[e];
                 int end = first + entryCellCount[e];
                 for (int k = first; k < end; k++) {
@@ -589,7 +640,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
         int e = entries++;
         entryPosition[e] = column;
         entryKind[e] = kind;
-        entryDeleted[e] = false;
+        entryDeletion[e] = NO_DELETION;
         entryFirstCell[e] = cells;
         entryCellCount[e] = 0;
         entryRow[column] = rowNumber;
@@ -606,7 +657,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
         int n = entryPosition.length * 2;
         entryPosition = Arrays.copyOf(entryPosition, n);
         entryKind = Arrays.copyOf(entryKind, n);
-        entryDeleted = Arrays.copyOf(entryDeleted, n);
+        entryDeletion = Arrays.copyOf(entryDeletion, n);
         entryFirstCell = Arrays.copyOf(entryFirstCell, n);
         entryCellCount = Arrays.copyOf(entryCellCount, n);
         order = Arrays.copyOf(order, n);
@@ -675,7 +726,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
         ColumnMetadata c = columnAt(column);
         if (c.isComplex()) {
             throw new IllegalArgumentException("column '" + c.name() + "' (" + c.type() + ") is a non-frozen collection: add its cells"
-                    + " with addCollectionCell (and deleteCollection to replace it)");
+                    + " with addCollectionCell (and replaceCollection to replace it)");
         }
         return c;
     }

@@ -138,7 +138,7 @@ class SortedSSTableWriterTest {
                 default: byte[] b = encode(t, v); w.set(i, b, 0, b.length); return;
             }
         }
-        w.deleteCollection(i); // an INSERT replaces the collection
+        w.replaceCollection(i); // an INSERT replaces the collection
         Object in = JavaValues.toCodecInput(t, v);
         switch (t.kind()) {
             case SET: {
