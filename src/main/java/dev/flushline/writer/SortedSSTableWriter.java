@@ -58,7 +58,7 @@ import java.util.List;
  * a non-frozen collection's cells are (path, value): a set's element and an empty value, a map's
  * key and value, a list's time-UUID and element. {@link #setInt} and the other primitive setters
  * write fixed-width types without a byte array of the caller's. REQUIRES: an array passed for a
- * value or a clustering stays unchanged until {@link #endRow} returns (nothing is copied before);
+ * value or a clustering stays unchanged until {@link #endRow} returns (a static row's values are copied then);
  * a partition key is copied at once.
  *
  * <p>Output: sstables of the schema's compression, bloom filter chance and index interval, header
@@ -144,6 +144,8 @@ public final class SortedSSTableWriter implements AutoCloseable {
     private int[] cellValueOffset = new int[16], cellValueLength = new int[16];
     /** Fixed-width values set through the primitive setters, for this row. */
     private byte[] scratch = new byte[256];
+    /** The static row's values, owned until the partition header is written. */
+    private byte[] staticArena = new byte[256];
     private int scratchUsed;
 
     private long partitions, rows;
@@ -562,6 +564,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
             }
         }
         RowBuffer r = rowIsStatic ? staticRow : row;
+        if (rowIsStatic) keepStaticValues();
         fill(r);
         if (rowIsStatic) {
             hadStatic = !r.isEmpty();
@@ -577,6 +580,32 @@ public final class SortedSSTableWriter implements AutoCloseable {
             throw output.wrap(e);
         }
         rows++;
+    }
+
+    /**
+     * The static row is serialized with the partition header, when the first clustering row
+     * ends (or the partition does), after the caller may have reused its arrays: its values and
+     * paths are copied into an arena of this writer's (once per partition, so cheap).
+     */
+    private void keepStaticValues() {
+        int total = 0;
+        for (int k = 0; k < cells; k++) total += cellValueLength[k] + (cellPathSource[k] == null ? 0 : cellPathLength[k]);
+        if (staticArena.length < total) staticArena = new byte[Math.max(total, 2 * staticArena.length)];
+        int at = 0;
+        for (int k = 0; k < cells; k++) {
+            int n = cellValueLength[k];
+            System.arraycopy(cellValueSource[k], cellValueOffset[k], staticArena, at, n);
+            cellValueSource[k] = staticArena;
+            cellValueOffset[k] = at;
+            at += n;
+            if (cellPathSource[k] != null) {
+                n = cellPathLength[k];
+                System.arraycopy(cellPathSource[k], cellPathOffset[k], staticArena, at, n);
+                cellPathSource[k] = staticArena;
+                cellPathOffset[k] = at;
+                at += n;
+            }
+        }
     }
 
     /** Copies the staged row into the serializer's flyweight, columns in table position order. */
