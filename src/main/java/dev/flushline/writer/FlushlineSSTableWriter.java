@@ -24,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -46,16 +45,22 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>How rows become sstables: each row is turned into the mutation the statement makes in
- * Cassandra (same cells, timestamps, TTLs, tombstones) and applied to a skip-list memtable; when
+ * <p>How rows become sstables: each row's values are bound to the statement once
+ * ({@code RowBinder}: key, clustering and cells as serialized bytes), which gives the cells,
+ * timestamps, TTLs and tombstones the statement makes in Cassandra. By default the row becomes a
+ * partition update applied to a skip-list memtable; when
  * the memtable's data reaches {@link Builder#withBufferSizeInMiB} it is switched for a fresh one
  * and flushed on a background thread while rows keep coming (a writer waits only if a second
  * memtable fills before the first is flushed). Each flush writes its partitions in token order,
  * splitting into a new sstable at a partition boundary once Data.db reaches
  * {@link Builder#withMaxSSTableSizeInMiB}. {@link #close()} flushes the rest and waits.
  *
+ * <p>Sorted mode ({@link Builder#sorted}): rows that come in sstable order go straight to the row
+ * serializer through a {@link SortedSSTableWriter}, with no memtable and no allocation per row for
+ * values of the common native types. A row out of order is refused (see {@link Builder#sorted}).
+ *
  * <p>Values: {@code ?} markers take Java objects as the Java driver maps CQL types (see
- * {@link JavaValues}); {@code null} writes a tombstone (for a collection: deletes it), and
+ * {@link dev.flushline.schema.JavaValues}); {@code null} writes a tombstone (for a collection: deletes it), and
  * {@link #UNSET_VALUE} leaves the column untouched, as in CQL. A value of the wrong class is refused
  * with an {@link IllegalArgumentException} naming the row, the marker, its CQL type, the value and
  * its class; nothing of that row is written.
@@ -153,16 +158,21 @@ public final class FlushlineSSTableWriter implements Closeable {
 
     /** Adds a row: one value per bind marker, in the order the markers appear in the statement. */
     public FlushlineSSTableWriter addRow(Object... values) throws IOException {
-        return addRow(Arrays.asList(values));
+        checkCount(values.length);
+        return apply(values); // read only: the caller may reuse the array for the next row
     }
 
     /** As {@link #addRow(Object...)}. */
     public FlushlineSSTableWriter addRow(List<Object> values) throws IOException {
-        if (values.size() != markers.size()) {
-            throw new IllegalArgumentException("row " + (rows + 1) + ": expected " + markers.size() + " values (" + markerNames()
-                    + ") but got " + values.size());
-        }
+        checkCount(values.size());
         return apply(values.toArray());
+    }
+
+    private void checkCount(int n) {
+        if (n != markers.size()) {
+            throw new IllegalArgumentException("row " + (rows + 1) + ": expected " + markers.size() + " values (" + markerNames()
+                    + ") but got " + n);
+        }
     }
 
     /**
@@ -381,9 +391,24 @@ public final class FlushlineSSTableWriter implements Closeable {
         }
 
         /**
-         * Declares that rows come in partition-key token order, as CQLSSTableWriter's sorted mode.
-         * Accepted for compatibility; the rows still go through a memtable, so the output is the
-         * same whether or not they are sorted.
+         * Declares that rows come in sstable order, as CQLSSTableWriter's sorted mode: partitions in
+         * token order (Murmur3 token, then the serialized key's bytes), and within a partition its
+         * rows in clustering order. Each row is then written as it comes, through
+         * {@link SortedSSTableWriter}; {@link #withBufferSizeInMiB} and {@link #withAllocationMode}
+         * are ignored, and nothing is published before {@link FlushlineSSTableWriter#close}.
+         *
+         * <p>Out of order: a row whose partition sorts before the previous one, or whose
+         * clustering is not after the previous row of its partition (or repeats it), is refused
+         * with an {@link IllegalStateException} naming the row number and both keys; nothing of it
+         * is written and the writer goes on. CQLSSTableWriter's sorted mode refuses a partition out
+         * of order too, but only when it writes the previous partition (a row later, by throwing
+         * "Last written key ... >= current key"), and buffers each partition, so it sorts and merges
+         * the rows within one; this writer streams rows and refuses them at once instead.
+         *
+         * <p>So statements that need a partition's rows together are refused by {@link #build()}:
+         * one that writes static and regular columns in the same row (a partition's static row must
+         * come first, alone: use a statement of static columns by partition key) and a DELETE by
+         * clustering prefix or range (a range deletion).
          */
         public Builder sorted() {
             this.sorted = true;
