@@ -389,12 +389,7 @@ public final class Compactor {
     public Result publish() throws IOException {
         if (!prepared) throw new IllegalStateException("publish before a successful prepare");
         for (SSTableOutput o : outputs) {
-            Path p;
-            try {
-                p = o.finish();
-            } catch (IOException e) {
-                throw o.wrap(e);
-            }
+            Path p = o.finish();
             if (p != null) {
                 result.published.add(p);
                 result.outputPartitions += o.partitions();
@@ -615,7 +610,7 @@ public final class Compactor {
             range++;
             newRange = true;
         }
-        if (output != null && (newRange || (options.maxSSTableBytes > 0 && output.dataPosition() >= options.maxSSTableBytes))) {
+        if (output != null && (newRange || output.isFull(options.maxSSTableBytes))) {
             writtenBefore += output.dataPosition();
             output.seal();
             output = null;

@@ -171,14 +171,26 @@ public final class SSTableOutput implements AutoCloseable {
         }
     }
 
-    /** Seals if needed and publishes; returns the Data.db path, or null (nothing published) if no partition was written. */
+    /**
+     * Seals if needed and publishes; returns the Data.db path, or null (nothing published) if no
+     * partition was written. A failure is an {@link SSTableWriteException} naming the file and phase.
+     */
     public Path finish() throws IOException {
         seal();
         if (partitions == 0) {
             sst.close();
             return null;
         }
-        return sst.finish(statistics);
+        try {
+            return sst.finish(statistics);
+        } catch (IOException e) {
+            throw wrap(e);
+        }
+    }
+
+    /** True once Data.db reached {@code maxBytes} (0: no limit): the next partition goes to a new sstable. */
+    public boolean isFull(long maxBytes) {
+        return maxBytes > 0 && sst.dataPosition() >= maxBytes;
     }
 
     private long uncompressedBytes, fileBytes;

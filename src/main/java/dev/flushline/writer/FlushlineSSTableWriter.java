@@ -259,9 +259,9 @@ public final class FlushlineSSTableWriter implements Closeable {
     private void sortedCells(SortedSSTableWriter w, boolean statics) {
         final RowBinder b = binder;
         for (int i = 0; i < b.slotColumn.length; i++) {
+            if (!b.writes(i, statics)) continue;
             ColumnMetadata c = b.slotColumn[i];
             byte state = b.slotState[i];
-            if (c.isStatic() != statics || state == RowBinder.UNSET) continue;
             int p = c.position();
             if (state == RowBinder.NULL) {
                 if (b.slotOp[i] == RowBinder.DELETE && c.isComplex()) w.deleteCollection(p);

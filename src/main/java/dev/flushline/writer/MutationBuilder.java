@@ -68,9 +68,9 @@ final class MutationBuilder {
         Cell[] cells = new Cell[complexStart];
         ComplexColumn[] complex = new ComplexColumn[columns - complexStart];
         for (int i = 0; i < b.slotColumn.length; i++) {
+            if (!b.writes(i, statics)) continue;
             ColumnMetadata c = b.slotColumn[i];
             byte state = b.slotState[i];
-            if (c.isStatic() != statics || state == RowBinder.UNSET) continue;
             int p = c.position();
             if (state == RowBinder.NULL) {
                 if (!c.isComplex()) {

@@ -624,6 +624,11 @@ final class RowBinder {
         cells++;
     }
 
+    /** True if slot i writes something into the static row ({@code statics}) or the regular row. */
+    boolean writes(int i, boolean statics) {
+        return slotColumn[i].isStatic() == statics && slotState[i] != UNSET;
+    }
+
     /** The array holding slot i's VALUE bytes. */
     byte[] valueSource(int i) {
         byte[] s = slotSource[i];

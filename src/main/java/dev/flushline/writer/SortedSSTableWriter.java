@@ -290,7 +290,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
     }
 
     private void writeHeader() throws IOException {
-        if (output != null && maxSSTableBytes > 0 && output.dataPosition() >= maxSSTableBytes) {
+        if (output != null && output.isFull(maxSSTableBytes)) {
             output.seal();
             output = null;
         }
@@ -867,12 +867,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
             if (inPartition) endPartition();
             closed = true;
             for (SSTableOutput o : outputs) {
-                Path p;
-                try {
-                    p = o.finish();
-                } catch (IOException e) {
-                    throw o.wrap(e);
-                }
+                Path p = o.finish();
                 if (p != null) published.add(p);
             }
             ok = true;

@@ -172,18 +172,10 @@ class WriterOracleTest {
             int run = runs++;
             Path theirs = Files.createDirectories(tmp.resolve("c" + run));
             Path ours = Files.createDirectories(tmp.resolve("f" + run));
-            long beforeMillis = Clock.Global.currentTimeMillis();
+            long beforeMillis = writeWithCassandra(theirs, table, statement, rows, names);
+            if (beforeMillis < 0 && attempt < 5) continue; // the tombstones' "now" must be one second for both
+            beforeMillis = Math.abs(beforeMillis);
             long before = beforeMillis / 1000;
-            try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(table).using(statement).build()) {
-                for (Object[] row : rows) {
-                    Object[] c = new Object[row.length];
-                    for (int i = 0; i < row.length; i++) c[i] = forCassandra(row[i]);
-                    if (names == null) w.addRow(c);
-                    else w.addRow(asMap(names, c));
-                }
-            }
-            long after = Clock.Global.currentTimeMillis() / 1000;
-            if (before != after && attempt < 5) continue; // the tombstones' "now" must be one second for both
             FlushlineSSTableWriter.Builder builder = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(statement)
                     .withNowMillis(frozen ? beforeMillis : before * 1000);
             if (sorted) builder.sorted();
@@ -203,6 +195,25 @@ class WriterOracleTest {
             }
             return;
         }
+    }
+
+    /**
+     * Writes the rows (our Java mapping) with CQLSSTableWriter into {@code dir}; returns Cassandra's
+     * clock in millis when it started, negated if the clock's second changed before it finished
+     * (its tombstones' "now" is then not one second).
+     */
+    static long writeWithCassandra(Path dir, String table, String statement, List<Object[]> rows, List<String> names) throws Exception {
+        long beforeMillis = Clock.Global.currentTimeMillis();
+        try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(dir.toString()).forTable(table).using(statement).build()) {
+            for (Object[] row : rows) {
+                Object[] c = new Object[row.length];
+                for (int i = 0; i < row.length; i++) c[i] = forCassandra(row[i]);
+                if (names == null) w.addRow(c);
+                else w.addRow(asMap(names, c));
+            }
+        }
+        long after = Clock.Global.currentTimeMillis() / 1000;
+        return after == beforeMillis / 1000 ? beforeMillis : -beforeMillis;
     }
 
     static Map<String, Object> asMap(List<String> names, Object[] values) {
@@ -276,29 +287,37 @@ class WriterOracleTest {
 
     // ---- the statements
 
-    @Test
-    void insertEveryTypeWithTimestampAndTtlMarkers() throws Exception {
-        Random r = new Random(101);
-        StringBuilder cols = new StringBuilder("pk, ck, ck2, s");
-        StringBuilder marks = new StringBuilder("?, ?, ?, ?");
+    /** INSERT of the key, (the static s,) every typed column, USING TIMESTAMP ? AND TTL ?. */
+    static String everyTypeInsert(boolean withStatic) {
+        StringBuilder cols = new StringBuilder(withStatic ? "pk, ck, ck2, s" : "pk, ck, ck2");
+        StringBuilder marks = new StringBuilder(withStatic ? "?, ?, ?, ?" : "?, ?, ?");
         for (String c : TYPED) {
             cols.append(", ").append(c);
             marks.append(", ?");
         }
-        String st = "INSERT INTO ks.all_types (" + cols + ") VALUES (" + marks + ") USING TIMESTAMP ? AND TTL ?";
+        return "INSERT INTO ks.all_types (" + cols + ") VALUES (" + marks + ") USING TIMESTAMP ? AND TTL ?";
+    }
+
+    /** 300 rows for {@link #everyTypeInsert}: values, nulls and unsets of every type, timestamps and TTLs. */
+    static List<Object[]> everyTypeRows(Random r, boolean withStatic) {
         List<Object[]> rows = new ArrayList<>();
         for (int n = 0; n < 300; n++) {
             List<Object> row = new ArrayList<>();
             row.add(r.nextInt(40));
             row.add("c" + r.nextInt(5));
             row.add(r.nextInt(5));
-            row.add(valueOrNullOrUnset("c_text", r));
+            if (withStatic) row.add(valueOrNullOrUnset("c_text", r));
             for (String c : TYPED) row.add(valueOrNullOrUnset(c, r));
             row.add(1_000_000L + r.nextInt(50));
             row.add(pick(r, 0, 0, 3600, 86400 * 365));
             rows.add(row.toArray());
         }
-        compare(st, rows, null);
+        return rows;
+    }
+
+    @Test
+    void insertEveryTypeWithTimestampAndTtlMarkers() throws Exception {
+        compare(everyTypeInsert(true), everyTypeRows(new Random(101), true), null);
     }
 
     @Test
@@ -466,26 +485,7 @@ class WriterOracleTest {
 
     @Test
     void sortedInsertEveryTypeWithTimestampAndTtl() throws Exception {
-        Random r = new Random(1101);
-        StringBuilder cols = new StringBuilder("pk, ck, ck2");
-        StringBuilder marks = new StringBuilder("?, ?, ?");
-        for (String c : TYPED) {
-            cols.append(", ").append(c);
-            marks.append(", ?");
-        }
-        String st = "INSERT INTO ks.all_types (" + cols + ") VALUES (" + marks + ") USING TIMESTAMP ? AND TTL ?";
-        List<Object[]> rows = new ArrayList<>();
-        for (int n = 0; n < 300; n++) {
-            List<Object> row = new ArrayList<>();
-            row.add(r.nextInt(40));
-            row.add("c" + r.nextInt(5));
-            row.add(r.nextInt(5));
-            for (String c : TYPED) row.add(valueOrNullOrUnset(c, r));
-            row.add(1_000_000L + r.nextInt(50));
-            row.add(pick(r, 0, 0, 3600, 86400 * 365));
-            rows.add(row.toArray());
-        }
-        compare(TABLE, st, inSSTableOrder(rows, 0, 1, 2), null, true);
+        compare(TABLE, everyTypeInsert(false), inSSTableOrder(everyTypeRows(new Random(1101), false), 0, 1, 2), null, true);
     }
 
     @Test
