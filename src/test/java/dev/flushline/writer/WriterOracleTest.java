@@ -320,16 +320,23 @@ class WriterOracleTest {
         compare(everyTypeInsert(true), everyTypeRows(new Random(101), true), null);
     }
 
-    @Test
-    void insertNamedMarkersByMapWithLiteralTimestampAndTtl() throws Exception {
-        Random r = new Random(202);
-        String st = "INSERT INTO ks.all_types (pk, ck, ck2, c_int, c_text, m, sd) VALUES (:k, :c, :c2, :i, :t, :m, :sd)"
-                + " USING TTL 600 AND TIMESTAMP 42";
+    static final String NAMED_INSERT = "INSERT INTO ks.all_types (pk, ck, ck2, c_int, c_text, m, sd)"
+            + " VALUES (:k, :c, :c2, :i, :t, :m, :sd) USING TTL 600 AND TIMESTAMP 42";
+
+    /** 200 rows for {@link #NAMED_INSERT}, in marker order. */
+    static List<Object[]> namedRows(Random r) {
         List<Object[]> rows = new ArrayList<>();
         for (int n = 0; n < 200; n++) {
             rows.add(new Object[]{r.nextInt(30), "x" + r.nextInt(3), r.nextInt(3), valueOrNullOrUnset("c_int", r),
                     valueOrNullOrUnset("c_text", r), valueOrNullOrUnset("m", r), valueOrNullOrUnset("sd", r)});
         }
+        return rows;
+    }
+
+    @Test
+    void insertNamedMarkersByMapWithLiteralTimestampAndTtl() throws Exception {
+        String st = NAMED_INSERT;
+        List<Object[]> rows = namedRows(new Random(202));
         // a name missing from the map binds null (a tombstone) in both writers
         List<Object[]> withMissing = new ArrayList<>(rows);
         compare(st, withMissing, List.of("k", "c", "c2", "i", "t", "m", "sd"));
@@ -529,15 +536,9 @@ class WriterOracleTest {
     }
 
     @Test
-    void sortedNamedMarkersByMapAndTableDefaultTtl() throws Exception {
-        Random r = new Random(1103);
-        String st = "INSERT INTO ks.all_types (pk, ck, ck2, c_int, c_text, m, sd) VALUES (:k, :c, :c2, :i, :t, :m, :sd)"
-                + " USING TTL 600 AND TIMESTAMP 42";
-        List<Object[]> rows = new ArrayList<>();
-        for (int n = 0; n < 200; n++) {
-            rows.add(new Object[]{r.nextInt(30), "x" + r.nextInt(3), r.nextInt(3), valueOrNullOrUnset("c_int", r),
-                    valueOrNullOrUnset("c_text", r), valueOrNullOrUnset("m", r), valueOrNullOrUnset("sd", r)});
-        }
+    void sortedNamedMarkersByMapWithLiteralTimestampAndTtl() throws Exception {
+        String st = NAMED_INSERT;
+        List<Object[]> rows = namedRows(new Random(1103));
         compare(TABLE, st, inSSTableOrder(rows, 0, 1, 2), List.of("k", "c", "c2", "i", "t", "m", "sd"), true);
     }
 }
