@@ -195,6 +195,14 @@ public final class SortedSSTableWriter implements AutoCloseable {
     public TableSchema schema() { return schema; }
 
     /**
+     * The Murmur3 token of a serialized partition key (Cassandra's Murmur3Partitioner): partitions
+     * go in the order of (token, then key bytes unsigned).
+     */
+    public static long token(byte[] key, int offset, int length) {
+        return Murmur3.token(key, offset, length);
+    }
+
+    /**
      * The index a static or regular column is set by: its position among the table's static, or
      * regular, columns.
      * @throws IllegalArgumentException for an unknown name or a primary key column
