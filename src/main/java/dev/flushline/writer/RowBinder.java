@@ -280,12 +280,14 @@ final class RowBinder {
                     bindDeletion(bound);
                     return;
                 }
-                if (staticSet == 0 && regularSet == 0 && !appendsGiven(bound)) {
+                // an append of an empty collection is bound (CELLS, none): it writes nothing, but as in
+                // Cassandra's key rules it still makes the statement one of regular columns
+                if (staticSet == 0 && regularSet == 0) {
                     shape = Shape.NOTHING;
                     return;
                 }
                 hasStatic = staticSet > 0;
-                if (regularSet > 0 || appendsGiven(bound) || clusteringColumns.length == 0) {
+                if (regularSet > 0 || clusteringColumns.length == 0) {
                     requireFullClustering();
                     shape = Shape.ROW;
                 } else {
@@ -297,21 +299,6 @@ final class RowBinder {
             default:
                 throw new AssertionError(statement.kind());
         }
-    }
-
-    /**
-     * An append of an empty collection writes nothing, but (as in Cassandra's key rules) it still
-     * makes the statement one of regular columns.
-     */
-    private boolean appendsGiven(Object[] bound) {
-        for (int i = 0; i < slotColumn.length; i++) {
-            if (slotOp[i] == APPEND && !slotColumn[i].isStatic()) {
-                Term t = slotTerm[i];
-                Object v = t.isMarker() ? bound[t.markerIndex] : t.literal;
-                if (v != null && v != FlushlineSSTableWriter.UNSET_VALUE) return true;
-            }
-        }
-        return false;
     }
 
     private void bindDeletion(Object[] bound) {
