@@ -123,4 +123,24 @@ class SortedModeTest {
         assertEquals(keys.size(), ps.size());
         for (Partition p : ps) assertTrue(p.rows().isEmpty() && !p.staticRow().columns().isEmpty(), p.toString());
     }
+
+    @Test
+    void nbOutputReadsBackAsTheBufferedWritersOa() throws Exception {
+        List<Integer> keys = keysInTokenOrder(300);
+        Path buffered = Files.createDirectories(tmp.resolve("buffered"));
+        Path nb = Files.createDirectories(tmp.resolve("nb"));
+        try (FlushlineSSTableWriter b = FlushlineSSTableWriter.builder().inDirectory(buffered).forTable(TABLE).using(INSERT).build();
+             FlushlineSSTableWriter s = sorted(nb, INSERT).withSSTableVersion("nb").build()) {
+            for (int k : keys) {
+                b.addRow(k, k % 7, "v" + k, 1000L + k);
+                s.addRow(k, k % 7, "v" + k, 1000L + k);
+            }
+            s.close();
+            assertEquals(1, s.dataFiles().size());
+            assertTrue(s.dataFiles().get(0).getFileName().toString().startsWith("nb-"), s.dataFiles().toString());
+        }
+        List<Partition> expected = CassandraReader.readAll(buffered, TABLE);
+        assertEquals(300, expected.size());
+        assertEquals(expected, CassandraReader.readAll(nb, TABLE));
+    }
 }
