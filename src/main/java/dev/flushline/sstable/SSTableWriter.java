@@ -24,7 +24,8 @@ import java.nio.file.StandardCopyOption;
 /**
  * Writes one sstable (of its {@link Descriptor}'s version) transactionally: every component is written under its final name inside
  * a staging directory that Cassandra does not look at, fsynced, then renamed into the table
- * directory in {@link Component} order with TOC.txt last, and the directory is fsynced. Until
+ * directory in {@link Component} order with TOC.txt last, and the directory is fsynced (by the
+ * transaction's commit, for a transaction's output: see {@link #finish}). Until
  * {@link #finish} returns, nothing of this sstable is visible; {@link #abort} removes it all.
  *
  * <p>Data.db bytes arrive through {@link #reserve}: the caller asks for exactly the bytes of its
@@ -288,7 +289,11 @@ public final class SSTableWriter implements AutoCloseable {
         return Files.size(descriptor.stagingPath(Component.DATA));
     }
 
-    /** Writes Summary, Filter, Statistics and TOC, fsyncs, and publishes. Returns the published Data.db path. */
+    /**
+     * Writes Summary, Filter, Statistics and TOC, fsyncs, and publishes. Returns the published
+     * Data.db path. Outside a transaction the sstable is durable when this returns; a transaction's
+     * output is durable once the transaction commits.
+     */
     public Path finish(byte[] statistics) throws IOException {
         if (partitions == 0) {
             throw new IllegalStateException("refusing to publish an sstable with no partitions: " + descriptor);
@@ -321,7 +326,17 @@ public final class SSTableWriter implements AutoCloseable {
             toc.append(c.fileSuffix()).append('\n');
         }
         writeSmall(Component.TOC, toc.toString().getBytes(StandardCharsets.UTF_8));
-        SyncedFileOutput.syncDirectory(descriptor.stagingDir());
+        // Every component's content is fsynced by now (each file forced as it was finished).
+        // Directory fsyncs: a lone sstable (a flush) makes its staging entries and then its renames
+        // durable itself, since nothing else will. A transaction's output leaves that to the
+        // transaction: its renames need to be durable only before the log's COMMIT record (until
+        // then a crash rolls the outputs back, whatever the directory holds), and the commit fsyncs
+        // the table directory once for all its outputs; the staging directory is never needed
+        // after a crash (Leftovers removes it). So a compaction writing N outputs pays one
+        // directory fsync, not 3N.
+        boolean inTransaction = descriptor.inTransaction();
+        if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.stagingDir());
+        descriptor.beforePublish(); // a transaction output's ADD record durable before any file of it is visible
 
         // Publish: rename in Component order (Data.db after what it needs, TOC.txt last).
         phase = SSTableWriteException.Phase.PUBLISH;
@@ -347,10 +362,10 @@ public final class SSTableWriter implements AutoCloseable {
             }
             throw e;
         }
-        SyncedFileOutput.syncDirectory(descriptor.tableDir());
+        if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.tableDir());
         Files.delete(descriptor.stagingDir());
         descriptor.releaseReservation(); // after the staging dir: a held lock marks a live writer to Leftovers
-        SyncedFileOutput.syncDirectory(descriptor.tableDir());
+        if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.tableDir());
         finished = true;
         return descriptor.path(Component.DATA);
     }
