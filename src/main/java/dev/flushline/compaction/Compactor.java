@@ -16,6 +16,7 @@ import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.IndexReader;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SSTableOutput;
 import dev.flushline.sstable.SerializationHeader;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.StatisticsReader;
@@ -243,12 +244,8 @@ public final class Compactor {
         return token >= options.tokenLo && token <= options.tokenHi;
     }
 
-    private boolean overSize(CompactionOutput o) {
-        return options.maxSSTableBytes > 0 && o.dataPosition() >= options.maxSSTableBytes;
-    }
-
-    private CompactionOutput newOutput(long expectedKeys) throws IOException {
-        CompactionOutput o = new CompactionOutput(schema, header, outDir, expectedKeys, options.pipelined, options.version,
+    private SSTableOutput newOutput(long expectedKeys) throws IOException {
+        SSTableOutput o = new SSTableOutput(schema, header, outDir, expectedKeys, options.pipelined, options.version,
                 options.outputLevel);
         outputs.add(o);
         return o;
@@ -318,13 +315,13 @@ public final class Compactor {
     private RowMerger merger;
     private TableDirectory outDir;
     private long[] keysPerRange;
-    private final List<CompactionOutput> outputs = new ArrayList<>();
+    private final List<SSTableOutput> outputs = new ArrayList<>();
     /** The output the current partition goes to: {@link #rangeOutput} or {@link #pooledOutput}. */
-    private CompactionOutput output;
+    private SSTableOutput output;
     /** The open output of the current range (null if none yet, or the range is pooled). */
-    private CompactionOutput rangeOutput;
+    private SSTableOutput rangeOutput;
     /** The open output of the pooled ranges, kept open across ranges; null if none. */
-    private CompactionOutput pooledOutput;
+    private SSTableOutput pooledOutput;
     private int range;
     private Result result;
 
@@ -405,7 +402,7 @@ public final class Compactor {
             result.inputRows += c.rowsRead;
         }
         long written = 0;
-        for (CompactionOutput o : outputs) written += o.cellsWritten();
+        for (SSTableOutput o : outputs) written += o.cellsWritten();
         result.cellsRead = read;
         result.cellsWritten = written;
         result.cellsMergedAway = merger.mergedAway;
@@ -414,7 +411,7 @@ public final class Compactor {
             throw new CompactionConservationException("compaction of " + files + " read " + read + " cells but wrote " + written
                     + ", merged away " + merger.mergedAway + " and purged " + merger.purged);
         }
-        for (CompactionOutput o : outputs) o.seal();
+        for (SSTableOutput o : outputs) o.seal();
         for (CompactionInput c : in) c.close();
         prepared = true;
     }
@@ -424,20 +421,15 @@ public final class Compactor {
     /** Publishes every prepared output. REQUIRES: {@link #prepare} returned normally. */
     public Result publish() throws IOException {
         if (!prepared) throw new IllegalStateException("publish before a successful prepare");
-        for (CompactionOutput o : outputs) {
-            Path p;
-            try {
-                p = o.finish();
-            } catch (IOException e) {
-                throw o.wrap(e);
-            }
+        for (SSTableOutput o : outputs) {
+            Path p = o.finish();
             if (p != null) {
                 result.published.add(p);
-                result.outputPartitions += o.partitions;
-                result.outputRows += o.rows;
-                result.outputMarkers += o.markers;
-                result.outputDataBytes += o.fileBytes;
-                result.outputUncompressedBytes += o.uncompressedBytes;
+                result.outputPartitions += o.partitions();
+                result.outputRows += o.rows();
+                result.outputMarkers += o.markers();
+                result.outputDataBytes += o.fileBytes();
+                result.outputUncompressedBytes += o.uncompressedBytes();
                 result.ioCpuNanos += o.ioCpuNanos();
                 result.ioAllocatedBytes += o.ioAllocatedBytes();
             }
@@ -447,7 +439,7 @@ public final class Compactor {
 
     /** Removes every output not published and closes the inputs. Never throws for an output. */
     public void close() throws IOException {
-        for (CompactionOutput o : outputs) o.close();
+        for (SSTableOutput o : outputs) o.close();
         if (in != null) {
             for (CompactionInput c : in) {
                 if (c != null) c.close();
@@ -661,14 +653,14 @@ public final class Compactor {
             range++;
             newRange = true;
         }
-        if (rangeOutput != null && (newRange || overSize(rangeOutput))) {
+        if (rangeOutput != null && (newRange || rangeOutput.isFull(options.maxSSTableBytes))) {
             writtenBefore += rangeOutput.dataPosition();
             rangeOutput.seal();
             rangeOutput = null;
         }
         boolean pooled = options.pooledRanges != null && options.pooledRanges[range];
         if (pooled) {
-            if (pooledOutput != null && overSize(pooledOutput)) {
+            if (pooledOutput != null && pooledOutput.isFull(options.maxSSTableBytes)) {
                 writtenBefore += pooledOutput.dataPosition();
                 pooledOutput.seal();
                 pooledOutput = null;
