@@ -19,12 +19,17 @@ import java.util.List;
 
 /**
  * The driver's side of the commit protocol. Each task attempt writes into its own staging
- * directory under {@code <path>/_flushline_staging-<write id>/}; Spark's output commit coordinator
- * lets exactly one attempt per partition commit, and only those attempts' messages reach
- * {@link #commit}. Commit renames each reported attempt directory to its range directory (an
- * atomic rename within one file system, parents fsynced), then writes the manifest and deletes the
- * staging root with whatever failed or speculative attempts left there. {@link #abort} deletes the
- * staging root and anything this write had published.
+ * directory under {@code <path>/_flushline_staging-<write id>/}, and its commit only makes those
+ * files durable and reports them: nothing a task does is visible in the output. Spark hands
+ * {@link #commit} one message per partition (that of the attempt whose success the scheduler
+ * counted); commit renames each reported attempt directory to its range directory (an atomic
+ * rename within one file system, parents fsynced), writes the manifest, and deletes the staging
+ * root with whatever failed or speculative attempts left there. {@link #abort} deletes the staging
+ * root and anything this write had published.
+ *
+ * <p>So Spark's output commit coordinator is not used: it would only serialize task commits that
+ * publish nothing, and it refuses a quick retry of an attempt that failed inside its own commit
+ * (the failed attempt's lock is released asynchronously), failing the retry as well.
  *
  * <p>Output: {@code <path>/range-NNNNN/<ks>/<table>-<id>/} per non-empty range (or
  * {@code part-NNNNN} when the input was not split by token range), and
@@ -67,7 +72,7 @@ final class FlushlineBatchWrite implements BatchWrite {
 
     @Override
     public boolean useCommitCoordinator() {
-        return true; // exactly one attempt per partition may commit
+        return false; // task commits publish nothing; the driver publishes one attempt per partition
     }
 
     @Override
@@ -98,10 +103,17 @@ final class FlushlineBatchWrite implements BatchWrite {
             Files.write(tmp, manifest.toString().getBytes(StandardCharsets.UTF_8));
             DurableFiles.fsync(tmp);
             DurableFiles.publish(tmp, root.resolve(MANIFEST));
+        } catch (IOException e) {
+            throw new UncheckedIOException("flushline: publishing the ranges into " + root + " failed", e);
+        }
+        // The write is complete now. A speculative attempt Spark is still killing may be writing
+        // into the staging root, so removing it is best effort: the output stands either way.
+        try {
             DurableFiles.deleteTree(Paths.get(plan.stagingRoot));
             DurableFiles.fsync(root);
         } catch (IOException e) {
-            throw new UncheckedIOException("flushline: publishing the ranges into " + root + " failed", e);
+            System.err.println("flushline: the write into " + root + " is complete, but its staging directory " + plan.stagingRoot
+                    + " could not be removed (" + e + "); delete it");
         }
     }
 

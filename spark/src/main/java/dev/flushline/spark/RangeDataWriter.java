@@ -46,7 +46,7 @@ final class RangeDataWriter implements DataWriter<InternalRow> {
             this.firstToken = Long.MIN_VALUE;
             this.lastToken = Long.MAX_VALUE;
         }
-        this.writer = new RangeWriter(plan, attemptDir.resolve(plan.tableFolder), partition);
+        this.writer = new RangeWriter(plan, attemptDir, partition);
     }
 
     @Override

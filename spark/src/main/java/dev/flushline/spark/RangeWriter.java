@@ -27,6 +27,7 @@ import java.nio.file.Path;
  */
 final class RangeWriter {
     private final WritePlan plan;
+    private final Path attemptDir;
     private final Path tableDir;
     private final int partition;
     private final int[] ordinals;
@@ -41,9 +42,11 @@ final class RangeWriter {
     private long rows;
     private boolean closed;
 
-    RangeWriter(WritePlan plan, Path tableDir, int partition) {
+    /** Writes into {@code attemptDir}'s table folder; attemptDir must not exist yet, its parent must. */
+    RangeWriter(WritePlan plan, Path attemptDir, int partition) {
         this.plan = plan;
-        this.tableDir = tableDir;
+        this.attemptDir = attemptDir;
+        this.tableDir = attemptDir.resolve(plan.tableFolder);
         this.partition = partition;
         TableSchema schema = plan.options.schema();
         StructType input = plan.inputSchema;
@@ -96,6 +99,9 @@ final class RangeWriter {
     }
 
     private FlushlineSSTableWriter open() throws IOException {
+        // The attempt directory, not its parents: once the driver has removed the staging root (the
+        // write committed or aborted), a late speculative attempt fails here instead of leaving files.
+        Files.createDirectory(attemptDir);
         Files.createDirectories(tableDir);
         FlushlineSSTableWriter.Builder b = FlushlineSSTableWriter.builder()
                 .inDirectory(tableDir)

@@ -447,6 +447,38 @@ class BulkWriteTest {
         assertNoStaging(out);
     }
 
+    /**
+     * sstable_version nb and ignore_nulls: nb files that cassandra-all reads, every row, and no
+     * tombstone cell for the nulls (an empty collection still deletes, as in CQL).
+     */
+    @Test
+    void nbOutputWithNullsLeftUnset() throws Exception {
+        List<Row> rows = rows(16_005L, 80, 3);
+        int nulls = 0;
+        for (Row r : rows) for (int i = 3; i < COLUMNS.length; i++) if (r.isNullAt(i)) nulls++;
+        assertTrue(nulls > 0, "the input has nulls");
+        Path out = tmp.resolve("out");
+        Map<String, String> o = options(out, 2);
+        o.put("sstable_version", "nb");
+        o.put("ignore_nulls", "true");
+        FlushlineSpark.write(frame(rows, 2), o);
+        int rowCount = 0;
+        for (Path range : rangeDirs(out)) {
+            try (Stream<Path> s = Files.list(tableDir(range))) {
+                for (Path f : s.toList()) assertTrue(f.getFileName().toString().startsWith("nb-"), "not nb: " + f);
+            }
+        }
+        for (Partition p : readAll(out)) {
+            for (dev.flushline.oracle.Row row : p.rows()) {
+                rowCount++;
+                for (ColumnData cd : row.columns()) {
+                    if (cd instanceof Cell c) assertFalse(c.isTombstone(), "tombstone for a null: " + c);
+                }
+            }
+        }
+        assertEquals(rows.size(), rowCount, "rows");
+    }
+
     static String rootMessage(Throwable t) {
         StringBuilder sb = new StringBuilder();
         for (Throwable c = t; c != null; c = c.getCause()) sb.append(c.getMessage()).append(" | ");
