@@ -73,6 +73,8 @@ public final class FlushlineSpark {
         ColumnMetadata[] pk = schema.partitionKeyColumns();
         StructType dfSchema = df.schema();
         Column[] keyColumns = new Column[pk.length];
+        String[] sparkTypes = new String[pk.length];
+        boolean[] accepted = new boolean[pk.length];
         for (int i = 0; i < pk.length; i++) {
             String name = pk[i].name();
             if (!java.util.Arrays.asList(dfSchema.fieldNames()).contains(name)) {
@@ -80,13 +82,11 @@ public final class FlushlineSpark {
                         + schema.keyspace() + "." + schema.name() + " (its columns: " + String.join(", ", dfSchema.fieldNames()) + ")");
             }
             StructField f = dfSchema.apply(name);
-            if (!ColumnConverter.accepts(pk[i].type(), f.dataType())) {
-                throw new IllegalArgumentException("flushline: partition key column '" + name + "' is CQL " + pk[i].type()
-                        + ", which a Spark " + f.dataType().simpleString() + " column cannot fill; " + ColumnConverter.expected(pk[i].type()));
-            }
+            sparkTypes[i] = f.dataType().simpleString();
+            accepted[i] = ColumnConverter.accepts(pk[i].type(), f.dataType());
             keyColumns[i] = functions.col(name);
         }
-        UserDefinedFunction token = functions.udf(new TokenOf(createTableCql), DataTypes.LongType);
+        UserDefinedFunction token = functions.udf(new TokenOf(createTableCql, sparkTypes, accepted), DataTypes.LongType);
         UserDefinedFunction bucket = functions.udf(new BucketOf(ranges), DataTypes.IntegerType);
         return df.withColumn(TOKEN_COLUMN, token.apply(functions.struct(keyColumns)))
                 .withColumn(BUCKET_COLUMN, bucket.apply(functions.col(TOKEN_COLUMN)));
@@ -96,11 +96,16 @@ public final class FlushlineSpark {
     private static final class TokenOf implements UDF1<Row, Long> {
         private static final long serialVersionUID = 1L;
         private final String tableCql;
+        private final String[] sparkTypes;
+        /** Per key column: whether its Spark type is one its CQL type is written from. */
+        private final boolean[] accepted;
         private transient TableSchema schema;
         private transient Object[] values;
 
-        TokenOf(String tableCql) {
+        TokenOf(String tableCql, String[] sparkTypes, boolean[] accepted) {
             this.tableCql = tableCql;
+            this.sparkTypes = sparkTypes;
+            this.accepted = accepted;
         }
 
         @Override
@@ -112,6 +117,12 @@ public final class FlushlineSpark {
             ColumnMetadata[] pk = schema.partitionKeyColumns();
             for (int i = 0; i < pk.length; i++) {
                 if (key.isNullAt(i)) throw new IllegalArgumentException("partition key column '" + pk[i].name() + "' is null");
+                if (!accepted[i]) {
+                    Object v = key.get(i);
+                    throw new IllegalArgumentException("column '" + pk[i].name() + "' is CQL " + pk[i].type() + ", which a Spark " + sparkTypes[i]
+                            + " column cannot fill (first value: " + (v instanceof byte[] ? "0x" + dev.flushline.data.Hex.of((byte[]) v) : v)
+                            + "); " + ColumnConverter.expected(pk[i].type()));
+                }
                 values[i] = javaValue(pk[i], key.get(i));
             }
             return TokenPartitioning.token(schema, values);

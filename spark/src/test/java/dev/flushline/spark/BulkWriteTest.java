@@ -418,6 +418,17 @@ class BulkWriteTest {
         Dataset<Row> df2 = spark.createDataFrame(List.of(RowFactory.create(1, "a", "not-a-uuid")), badUuid);
         String msg2 = rootMessage(assertThrows(SparkException.class, () -> FlushlineSpark.write(df2, options(out2, 1))));
         assertTrue(msg2.contains("'c_uuid'") && msg2.contains("CQL uuid") && msg2.contains("not-a-uuid"), msg2);
+
+        StructType badKey = new StructType(new StructField[] {field("pk", DataTypes.LongType), field("ck", DataTypes.StringType)});
+        Path out3 = tmp.resolve("out3");
+        Dataset<Row> df3 = spark.createDataFrame(List.of(RowFactory.create(77L, "a")), badKey);
+        String msg3 = rootMessage(assertThrows(SparkException.class, () -> FlushlineSpark.write(df3, options(out3, 1))));
+        assertTrue(msg3.contains("'pk'") && msg3.contains("CQL int") && msg3.contains("Spark bigint") && msg3.contains("first value: 77"), msg3);
+        if (Files.exists(out3)) { // a local relation's key tokens may be computed while planning, before the output exists
+            try (Stream<Path> s = Files.list(out3)) {
+                assertEquals(List.of(), s.toList(), "nothing published");
+            }
+        }
     }
 
     /** Without the token columns, df.write.format("flushline") still writes everything, each task's output spanning the ring. */
