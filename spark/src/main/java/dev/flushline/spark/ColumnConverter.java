@@ -234,7 +234,7 @@ abstract class ColumnConverter implements Serializable {
                             int n = a.numElements();
                             List<Object> out = new ArrayList<>(n);
                             for (int j = 0; j < n; j++) {
-                                if (a.isNullAt(j)) throw bad(describe(a), "holds a null, which a CQL " + cqlType + " cannot");
+                                if (a.isNullAt(j)) throw bad(describe(a, element.sparkType), "holds a null, which a CQL " + cqlType + " cannot");
                                 out.add(element.convert(a, j));
                             }
                             return out;
@@ -268,9 +268,10 @@ abstract class ColumnConverter implements Serializable {
         }
     }
 
-    private static String describe(ArrayData a) {
+    /** An array value for a message: its first ten elements. */
+    private static String describe(ArrayData a, DataType elementType) {
         StringBuilder sb = new StringBuilder("[");
-        for (int j = 0; j < a.numElements() && j < 10; j++) sb.append(j == 0 ? "" : ", ").append(a.isNullAt(j) ? "null" : "...");
+        for (int j = 0; j < a.numElements() && j < 10; j++) sb.append(j == 0 ? "" : ", ").append(a.isNullAt(j) ? "null" : a.get(j, elementType));
         return sb.append(a.numElements() > 10 ? ", ...]" : "]").toString();
     }
 

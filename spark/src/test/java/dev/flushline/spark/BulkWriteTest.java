@@ -419,6 +419,13 @@ class BulkWriteTest {
         String msg2 = rootMessage(assertThrows(SparkException.class, () -> FlushlineSpark.write(df2, options(out2, 1))));
         assertTrue(msg2.contains("'c_uuid'") && msg2.contains("CQL uuid") && msg2.contains("not-a-uuid"), msg2);
 
+        StructType withList = new StructType(new StructField[] {field("pk", DataTypes.IntegerType), field("ck", DataTypes.StringType),
+                field("l", DataTypes.createArrayType(DataTypes.IntegerType, true))});
+        Path out4 = tmp.resolve("out4");
+        Dataset<Row> df4 = spark.createDataFrame(List.of(RowFactory.create(1, "a", java.util.Arrays.asList(5, null, 7))), withList);
+        String msg4 = rootMessage(assertThrows(SparkException.class, () -> FlushlineSpark.write(df4, options(out4, 1))));
+        assertTrue(msg4.contains("'l'") && msg4.contains("[5, null, 7]") && msg4.contains("holds a null"), msg4);
+
         StructType badKey = new StructType(new StructField[] {field("pk", DataTypes.LongType), field("ck", DataTypes.StringType)});
         Path out3 = tmp.resolve("out3");
         Dataset<Row> df3 = spark.createDataFrame(List.of(RowFactory.create(77L, "a")), badKey);
