@@ -11,6 +11,9 @@ import dev.flushline.schema.ValueCodec;
 import org.apache.spark.unsafe.hash.Murmur3_x86_32;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
 import java.util.Arrays;
 
 /**
@@ -55,6 +58,32 @@ final class TokenPartitioning {
     private static byte[] encode(ColumnMetadata c, Object javaValue) {
         if (javaValue == null) throw new IllegalArgumentException("partition key column '" + c.name() + "' is null");
         CqlType t = c.type();
+        // The common key types straight to their bytes (big-endian, as Cassandra serializes them);
+        // the rest through the writer's own codec.
+        switch (t.kind()) {
+            case INT:
+                if (javaValue instanceof Integer) return ByteBuffer.allocate(4).putInt((Integer) javaValue).array();
+                break;
+            case BIGINT:
+                if (javaValue instanceof Long) return ByteBuffer.allocate(8).putLong((Long) javaValue).array();
+                break;
+            case TEXT:
+                if (javaValue instanceof String) return ((String) javaValue).getBytes(StandardCharsets.UTF_8);
+                break;
+            case UUID:
+                if (javaValue instanceof UUID) {
+                    UUID u = (UUID) javaValue;
+                    return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+                }
+                break;
+            default:
+                break;
+        }
+        return ValueCodec.encode(t, JavaValues.toCodecInput(t, javaValue));
+    }
+
+    /** The key bytes through the writer's codec only: what {@link #partitionKey} must agree with. */
+    static byte[] encodeWithCodec(CqlType t, Object javaValue) {
         return ValueCodec.encode(t, JavaValues.toCodecInput(t, javaValue));
     }
 

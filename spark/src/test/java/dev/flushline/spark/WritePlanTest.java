@@ -82,6 +82,34 @@ class WritePlanTest {
         assertTrue(e.getMessage().contains("'rangez'"), e.getMessage());
     }
 
+    /** The key encodings taken without the codec equal the codec's, so tokens equal the writer's. */
+    @Test
+    void fastKeyEncodingsEqualTheCodecs() {
+        dev.flushline.schema.TableSchema schema = dev.flushline.schema.CqlParser.parse(
+                "CREATE TABLE ks.t (a int, b bigint, c text, d uuid, v int, PRIMARY KEY ((a, b, c, d)))");
+        java.util.Random r = new java.util.Random(16_020L);
+        for (int i = 0; i < 2000; i++) {
+            Object[] key = {r.nextInt(), r.nextLong(), "k\u00e9" + r.nextInt(), new java.util.UUID(r.nextLong(), r.nextLong())};
+            dev.flushline.schema.ColumnMetadata[] pk = schema.partitionKeyColumns();
+            java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+            for (int j = 0; j < pk.length; j++) {
+                byte[] b = TokenPartitioning.encodeWithCodec(pk[j].type(), key[j]);
+                expected.write(b.length >>> 8);
+                expected.write(b.length);
+                expected.write(b, 0, b.length);
+                expected.write(0);
+            }
+            assertEquals(dev.flushline.data.Hex.of(expected.toByteArray()), dev.flushline.data.Hex.of(TokenPartitioning.partitionKey(schema, key)),
+                    "seed 16020, key " + i);
+            for (int j = 0; j < pk.length; j++) {
+                dev.flushline.schema.TableSchema single = dev.flushline.schema.CqlParser.parse(
+                        "CREATE TABLE ks.s (k " + pk[j].type() + " PRIMARY KEY, v int)");
+                assertEquals(dev.flushline.data.Hex.of(TokenPartitioning.encodeWithCodec(pk[j].type(), key[j])),
+                        dev.flushline.data.Hex.of(TokenPartitioning.partitionKey(single, new Object[] {key[j]})), "seed 16020, " + pk[j].type());
+            }
+        }
+    }
+
     @Test
     void bucketKeysSendEachRangeToItsOwnPartition() {
         for (int n = 1; n <= 300; n++) {
