@@ -47,7 +47,8 @@ import java.util.stream.Stream;
  * </pre>
  * Options: {@code --rows N} (default 2,600,000; rounded down to whole partitions), {@code --ranges R}
  * (default 2 × the master's cores), {@code --master M} (default {@code local[2]}), {@code --dir D}
- * (default a temp directory, deleted afterwards), {@code --only flushline|cassandra}.
+ * (default a temp directory; every output is deleted after it is measured), {@code --only
+ * flushline|cassandra}, {@code --rounds R} (default 1; rounds alternate which system goes first).
  */
 public final class SparkBulkWriteBench {
     static final String TABLE = "CREATE TABLE stress.stress_table (pk bigint, ck int, v1 text, v2 text, v3 text, v4 text, v5 text, PRIMARY KEY (pk, ck))";
@@ -61,6 +62,7 @@ public final class SparkBulkWriteBench {
         int ranges = 0;
         String master = "local[2]";
         String only = null;
+        int rounds = 1;
         Path dir = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -69,6 +71,7 @@ public final class SparkBulkWriteBench {
                 case "--master": master = args[++i]; break;
                 case "--dir": dir = Paths.get(args[++i]); break;
                 case "--only": only = args[++i]; break;
+                case "--rounds": rounds = Integer.parseInt(args[++i]); break;
                 default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -91,28 +94,20 @@ public final class SparkBulkWriteBench {
             long counted = input.count();
             System.out.printf("input: %,d rows in %,d partitions, cached; %d token ranges, master %s%n", counted, partitions, ranges, master);
 
-            if (only == null || only.equals("flushline")) {
-                Path out = dir.resolve("flushline");
-                Map<String, String> o = new HashMap<>();
-                o.put("table", TABLE);
-                o.put("path", out.toString());
-                o.put("ranges", Integer.toString(ranges));
-                o.put("max_sstable_size_mb", "160");
-                long t0 = System.nanoTime();
-                FlushlineSpark.write(input, o);
-                report("flushline", out, rows, System.nanoTime() - t0);
-            }
-            if (only == null || only.equals("cassandra")) {
-                Path out = dir.resolve("cassandra");
-                Files.createDirectories(out);
-                String outDir = out.toString();
-                final int n = ranges;
-                long t0 = System.nanoTime();
-                FlushlineSpark.partitionByTokenRange(input, TABLE, n)
-                        .repartition(n, functions.col(FlushlineSpark.BUCKET_COLUMN))
-                        .sortWithinPartitions(FlushlineSpark.TOKEN_COLUMN, "ck")
-                        .foreachPartition((ForeachPartitionFunction<Row>) it -> writeWithCassandra(it, outDir));
-                report("cassandra", out, rows, System.nanoTime() - t0);
+            for (int round = 0; round < rounds; round++) {
+                // Alternate which system goes first, so neither always runs on a colder JVM.
+                boolean flushlineFirst = round % 2 == 0;
+                for (int k = 0; k < 2; k++) {
+                    boolean flushline = (k == 0) == flushlineFirst;
+                    String system = flushline ? "flushline" : "cassandra";
+                    if (only != null && !only.equals(system)) continue;
+                    Path out = dir.resolve(system + "-" + round);
+                    long t0 = System.nanoTime();
+                    if (flushline) writeWithFlushline(input, out, ranges);
+                    else writeWithCassandra(input, out, ranges);
+                    report(system + " #" + (round + 1), out, rows, System.nanoTime() - t0);
+                    deleteTree(out);
+                }
             }
         } finally {
             spark.stop();
@@ -120,8 +115,27 @@ public final class SparkBulkWriteBench {
         }
     }
 
+    static void writeWithFlushline(Dataset<Row> input, Path out, int ranges) {
+        Map<String, String> o = new HashMap<>();
+        o.put("table", TABLE);
+        o.put("path", out.toString());
+        o.put("ranges", Integer.toString(ranges));
+        o.put("max_sstable_size_mb", "160");
+        FlushlineSpark.write(input, o);
+    }
+
+    /** Cassandra Analytics' way: the same token ranges, sorted by token then clustering, one sorted CQLSSTableWriter per task. */
+    static void writeWithCassandra(Dataset<Row> input, Path out, int ranges) throws IOException {
+        Files.createDirectories(out);
+        String outDir = out.toString();
+        FlushlineSpark.partitionByTokenRange(input, TABLE, ranges)
+                .repartition(ranges, functions.col(FlushlineSpark.BUCKET_COLUMN))
+                .sortWithinPartitions(FlushlineSpark.TOKEN_COLUMN, "ck")
+                .foreachPartition((ForeachPartitionFunction<Row>) it -> writeTask(it, outDir));
+    }
+
     /** One task of the CQLSSTableWriter path: its rows, sorted by token, into its own directory. */
-    static void writeWithCassandra(java.util.Iterator<Row> it, String outDir) throws IOException {
+    static void writeTask(java.util.Iterator<Row> it, String outDir) throws IOException {
         Path dir = Paths.get(outDir, String.format("task-%05d", TaskContext.getPartitionId()), "stress", "stress_table");
         Files.createDirectories(dir);
         try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(dir.toString()).forTable(TABLE).using(INSERT)
