@@ -67,8 +67,9 @@ public final class BenchCommand {
           + "                                allocation, compression, system\n"
           + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
           + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 cell classes)\n"
-          + "  --against SYSTEMS             also flush the same operations through cassandra, rocksdb or\n"
-          + "                                cassandra,rocksdb in this JVM and print the ratios to Flushline;\n"
+          + "  --against SYSTEMS             also flush the same operations through cassandra, rocksdb, or write\n"
+          + "                                them with cqlsstablewriter (sorted and unsorted), or a comma list of\n"
+          + "                                these, in this JVM and print the ratios to Flushline;\n"
           + "                                then --allocation and --compression may be lists (lz4,none)\n"
           + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
           + "  --help                        this text\n"
@@ -77,11 +78,13 @@ public final class BenchCommand {
           + "compaction and a FileChannel floor; its options: flushline bench compact --help; needs the jmh/ module,\n"
           + "which scripts/flushline adds)\n"
           + "\n"
-          + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size), then one line per sstable:\n"
+          + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size, GC during the fill), then one line\n"
+          + "per sstable:\n"
           + "  Completed flushing <Data.db path> (<Data.db MiB>) for commitlog position\n"
           + "  CommitLogPosition(segmentId=-1, position=0), time spent: N ms, bytes flushed: B/(R per sec),\n"
           + "  partitions flushed: N/(R per sec), rows: N/(R per sec), cpu time: N ms, allocated: <MiB>\n"
-          + "(all on one line; cpu time and allocated are summed over the flush's threads), then one line per sstable\n"
+          + "(all on one line; cpu time and allocated are summed over the flush's threads; the first sstable's line\n"
+          + "also counts the work outside any one sstable, such as splitting the memtable into ranges), then one line per sstable\n"
           + "for a full cursor scan of it (every cell's timestamp and value read), with its cpu time and allocation:\n"
           + "  Scanned <Data.db path>: N partitions, R rows, C cells in N ms, cpu time: N ms (N ns/row), allocated: <MiB>\n"
           + "\n"
@@ -277,9 +280,14 @@ public final class BenchCommand {
         /** Wall time of FlushJob.run, and the whole process's CPU over it (GC and JIT threads included). */
         public final long flushWallNanos;
         public final long flushProcessCpuNanos;
+        /** Collections, and milliseconds collecting, during the fill (GarbageCollectorMXBeans before and after). */
+        public final long fillGcCount;
+        public final long fillGcMillis;
 
         Measured(long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes,
-                 long flushWallNanos, long flushProcessCpuNanos) {
+                 long flushWallNanos, long flushProcessCpuNanos, long fillGcCount, long fillGcMillis) {
+            this.fillGcCount = fillGcCount;
+            this.fillGcMillis = fillGcMillis;
             this.fillNanos = fillNanos;
             this.onHeapBytes = onHeapBytes;
             this.offHeapBytes = offHeapBytes;
@@ -380,16 +388,22 @@ public final class BenchCommand {
         long offHeap;
         long flushWall;
         long flushProcessCpu;
+        long fillGcCount;
+        long fillGcMillis;
         try {
+            long gcCount0 = gcCount(), gcMillis0 = gcMillis();
             long fill0 = System.nanoTime();
             fill(m, w);
             fillNanos = System.nanoTime() - fill0;
+            fillGcCount = gcCount() - gcCount0;
+            fillGcMillis = gcMillis() - gcMillis0;
             long rows = (long) w.partitions * w.rowsPerPartition;
             out.println(String.format(Locale.ROOT,
-                    "Filled %s memtable (%s) with %d rows (%d partitions, %d cells) in %d ms: %d rows/s; on-heap %s, off-heap %s",
+                    "Filled %s memtable (%s) with %d rows (%d partitions, %d cells) in %d ms: %d rows/s; on-heap %s, off-heap %s; "
+                            + "gc during the fill: %d collections, %d ms",
                     engine.memtable, engine.allocation.cliName(), rows, w.partitions, rows * w.valueColumns,
                     fillNanos / 1_000_000, fillNanos <= 0 ? rows : (long) (rows * 1e9 / fillNanos),
-                    FlushLog.mib(m.onHeapBytes()), FlushLog.mib(m.offHeapBytes())));
+                    FlushLog.mib(m.onHeapBytes()), FlushLog.mib(m.offHeapBytes()), fillGcCount, fillGcMillis));
             onHeap = m.onHeapBytes();
             offHeap = m.offHeapBytes();
             m.seal();
@@ -403,7 +417,26 @@ public final class BenchCommand {
         } finally {
             m.discard();
         }
-        return new Measured(fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu);
+        return new Measured(fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu, fillGcCount, fillGcMillis);
+    }
+
+    /** Collections so far, summed over the JVM's collectors (GarbageCollectorMXBean; a collector that cannot tell adds 0). */
+    public static long gcCount() {
+        long n = 0;
+        List<java.lang.management.GarbageCollectorMXBean> gcs = java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+        for (int i = 0; i < gcs.size(); i++) n += Math.max(0, gcs.get(i).getCollectionCount());
+        return n;
+    }
+
+    /**
+     * Milliseconds spent collecting so far, summed over the JVM's collectors. For G1 that is its pauses
+     * plus the concurrent cycles' time as the MXBeans report it.
+     */
+    public static long gcMillis() {
+        long n = 0;
+        List<java.lang.management.GarbageCollectorMXBean> gcs = java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+        for (int i = 0; i < gcs.size(); i++) n += Math.max(0, gcs.get(i).getCollectionTime());
+        return n;
     }
 
     static String json(FlushOutcome o, EngineOptions engine, TableSchema schema) {
@@ -454,9 +487,10 @@ public final class BenchCommand {
 
     /**
      * Fills {@code m} with the workload. Values are printable ASCII from a fixed-seed xorshift, so
-     * they compress about as well as cassandra-stress's random strings.
+     * they compress about as well as cassandra-stress's random strings. Public for the benchmark
+     * module, whose memtable-fill benchmark measures this same fill.
      */
-    static void fill(Memtable m, Workload w) {
+    public static void fill(Memtable m, Workload w) {
         TableSchema schema = m.schema();
         ColumnMetadata[] regulars = schema.regularColumns();
         int simple = schema.regularComplexStart();

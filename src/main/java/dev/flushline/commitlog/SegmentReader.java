@@ -50,27 +50,40 @@ final class SegmentReader {
                     + MAX_SEGMENT_FILE_BYTES + "); refusing to read it");
         }
         byte[] b = Files.readAllBytes(file);
+        long id;
+        int pos = SegmentLayout.HEADER_BYTES;
         if (b.length < SegmentLayout.HEADER_BYTES
                 || SegmentLayout.getInt(b, SegmentLayout.MAGIC_OFFSET) != SegmentLayout.MAGIC
                 || SegmentLayout.getInt(b, SegmentLayout.HEADER_CRC_OFFSET) != SegmentLayout.crc(b, 0, SegmentLayout.HEADER_CRC_OFFSET)) {
             // The header is fsynced before the segment takes an entry, so a segment without a
-            // valid header never held an acknowledged write: a crash hit its creation.
-            if (findNextValid(b, SegmentLayout.HEADER_BYTES) >= 0) {
-                throw new CommitLogCorruptionException(file, 0, findNextValid(b, SegmentLayout.HEADER_BYTES), "bad segment header");
+            // valid header and without an intact entry never held an acknowledged write: a crash
+            // hit its creation.
+            int next = findNextValid(b, SegmentLayout.HEADER_BYTES);
+            if (next < 0) {
+                warnings.add("commit log segment " + file + " has no valid header (crash while creating it); nothing to replay in it");
+                return 0;
             }
-            warnings.add("commit log segment " + file + " has no valid header (crash while creating it); nothing to replay in it");
-            return 0;
-        }
-        int version = SegmentLayout.getInt(b, SegmentLayout.VERSION_OFFSET);
-        long id = SegmentLayout.getLong(b, SegmentLayout.SEGMENT_ID_OFFSET);
-        if (version != SegmentLayout.VERSION) {
-            throw new IOException("commit log segment " + file + " has format version " + version + ", this build reads " + SegmentLayout.VERSION);
-        }
-        if (id != expectedId) {
-            throw new IOException("commit log segment " + file + " says it is segment " + id + ", its name says " + expectedId);
+            // Intact entries behind a damaged header were acknowledged: the header was damaged
+            // after the fact. Only an explicit skipCorrupt replays them, trusting the id in the
+            // file name, because the header's own id can no longer be checked against it.
+            if (!skipCorrupt) {
+                throw new CommitLogCorruptionException(file, 0, next, "bad segment header");
+            }
+            warnings.add("skipped corrupt bytes [0, " + next + ") of commit log segment " + file
+                    + " (bad segment header; its id is taken from the file name); any mutations in that range are lost");
+            id = expectedId;
+            pos = next;
+        } else {
+            int version = SegmentLayout.getInt(b, SegmentLayout.VERSION_OFFSET);
+            id = SegmentLayout.getLong(b, SegmentLayout.SEGMENT_ID_OFFSET);
+            if (version != SegmentLayout.VERSION) {
+                throw new IOException("commit log segment " + file + " has format version " + version + ", this build reads " + SegmentLayout.VERSION);
+            }
+            if (id != expectedId) {
+                throw new IOException("commit log segment " + file + " says it is segment " + id + ", its name says " + expectedId);
+            }
         }
         int delivered = 0;
-        int pos = SegmentLayout.HEADER_BYTES;
         final int fileLength = b.length;
         while (true) {
             if (fileLength - pos < SegmentLayout.ENTRY_HEADER_BYTES) {

@@ -15,6 +15,10 @@ import java.util.List;
  *       (Long.MAX_VALUE: never for size);
  *   <li>{@link #splitTokens}: start a new output sstable at each of these tokens, so no output
  *       holds partitions on both sides of one (range boundaries);
+ *   <li>{@link #pooledSegments}: empty, or one flag per segment between split tokens; the
+ *       partitions of every flagged segment go to one shared output instead of one per segment,
+ *       and that output alone may cross split tokens (a range-aware split where some ranges' share
+ *       is too small for an sstable of its own);
  *   <li>{@link #boundFirstToken}..{@link #boundLastToken}: every output lies inside (a range's
  *       bounds, or the whole ring);
  *   <li>{@link #maxPurgeableTimestamp}: a tombstone may be purged only if its timestamp is below
@@ -34,6 +38,7 @@ public final class CompactionPick {
     private final int outputLevel;
     private final long maxOutputBytes;
     private final long[] splitTokens;
+    private final boolean[] pooledSegments;
     private final long maxPurgeableTimestamp;
     private final boolean setsCompactPointer;
     private final int nextRangeCursor;
@@ -41,6 +46,13 @@ public final class CompactionPick {
 
     CompactionPick(String strategy, int range, long boundFirstToken, long boundLastToken, List<SSTableInfo> inputs,
                    int outputLevel, long maxOutputBytes, long[] splitTokens, long maxPurgeableTimestamp,
+                   boolean setsCompactPointer, int nextRangeCursor, String reason) {
+        this(strategy, range, boundFirstToken, boundLastToken, inputs, outputLevel, maxOutputBytes, splitTokens, new boolean[0],
+                maxPurgeableTimestamp, setsCompactPointer, nextRangeCursor, reason);
+    }
+
+    CompactionPick(String strategy, int range, long boundFirstToken, long boundLastToken, List<SSTableInfo> inputs,
+                   int outputLevel, long maxOutputBytes, long[] splitTokens, boolean[] pooledSegments, long maxPurgeableTimestamp,
                    boolean setsCompactPointer, int nextRangeCursor, String reason) {
         if (inputs.isEmpty()) throw new IllegalArgumentException("a compaction needs inputs");
         List<SSTableInfo> sorted = new ArrayList<>(inputs);
@@ -58,7 +70,11 @@ public final class CompactionPick {
         this.sourceLevel = minLevel;
         this.outputLevel = outputLevel;
         this.maxOutputBytes = maxOutputBytes;
+        if (pooledSegments.length != 0 && pooledSegments.length != splitTokens.length + 1) {
+            throw new IllegalArgumentException("pooled segment flags: " + pooledSegments.length + " for " + (splitTokens.length + 1) + " segments");
+        }
         this.splitTokens = splitTokens.clone();
+        this.pooledSegments = pooledSegments.clone();
         this.maxPurgeableTimestamp = maxPurgeableTimestamp;
         this.setsCompactPointer = setsCompactPointer;
         this.nextRangeCursor = nextRangeCursor;
@@ -100,6 +116,26 @@ public final class CompactionPick {
     /** Tokens at which the output must start a new sstable, increasing (a copy). */
     public long[] splitTokens() { return splitTokens.clone(); }
 
+    /**
+     * Empty (every segment between split tokens writes its own outputs), or one flag per segment:
+     * the flagged segments share one output (a copy).
+     */
+    public boolean[] pooledSegments() { return pooledSegments.clone(); }
+
+    /** How many segments are pooled into the shared output. */
+    public int pooledSegmentCount() {
+        int n = 0;
+        for (boolean b : pooledSegments) if (b) n++;
+        return n;
+    }
+
+    /** The segment (0..splitTokens.length) holding {@code token}: the number of split tokens at or below it. */
+    int segmentOf(long token) {
+        int n = 0;
+        while (n < splitTokens.length && splitTokens[n] <= token) n++;
+        return n;
+    }
+
     public long maxPurgeableTimestamp() { return maxPurgeableTimestamp; }
 
     /** Why the strategy chose this, in words. */
@@ -109,7 +145,8 @@ public final class CompactionPick {
      * The edit that replaces the inputs with {@code outputs}, the sstables the merge wrote for this
      * pick, and moves the picker state on (the leveled compaction pointer of the source level, the
      * range-aware cursor). Refuses, naming the output, one on another level than
-     * {@link #outputLevel}, outside the bounds, or across a split token: such an output would break
+     * {@link #outputLevel}, outside the bounds, or across a split token unless it is the pooled
+     * output (first and last token in pooled segments): such an output would break
      * the strategy's invariants in the next version.
      */
     public VersionEdit edit(List<SSTableInfo> outputs) {
@@ -123,8 +160,9 @@ public final class CompactionPick {
             if (o.firstToken() < boundFirstToken || o.lastToken() > boundLastToken) {
                 throw new IllegalArgumentException("compaction output " + o + " leaves the pick's bounds [" + boundFirstToken + ".." + boundLastToken + "]");
             }
+            boolean pooled = pooledSegments.length > 0 && pooledSegments[segmentOf(o.firstToken())] && pooledSegments[segmentOf(o.lastToken())];
             for (long t : splitTokens) {
-                if (o.firstToken() < t && t <= o.lastToken()) {
+                if (!pooled && o.firstToken() < t && t <= o.lastToken()) {
                     throw new IllegalArgumentException("compaction output " + o + " crosses split token " + t);
                 }
             }
@@ -151,7 +189,11 @@ public final class CompactionPick {
         }
         sb.append("], output ");
         sb.append(maxOutputBytes == Long.MAX_VALUE ? "unsplit by size" : "split at " + SSTableInfo.formatBytes(maxOutputBytes));
-        if (splitTokens.length > 0) sb.append(" and at ").append(splitTokens.length).append(" range boundaries");
+        if (splitTokens.length > 0) {
+            int pooled = pooledSegmentCount();
+            sb.append(" and at ").append(splitTokens.length).append(" range boundaries");
+            if (pooled > 0) sb.append(" (").append(pooled).append(" of ").append(splitTokens.length + 1).append(" ranges pooled into one output)");
+        }
         sb.append(", max purgeable timestamp ").append(maxPurgeableTimestamp == Long.MAX_VALUE ? "unbounded" : Long.toString(maxPurgeableTimestamp));
         return sb.append("; ").append(reason).toString();
     }

@@ -34,6 +34,16 @@ public interface CompactionPicker {
      */
     int estimatedRemainingTasks(Version version);
 
+    /**
+     * The edit a node applies to the version it builds from the sstables on disk at start, before
+     * its first pick: the state this picker keeps in the version and that the sstables do not
+     * record (the leveled compaction pointers, set as Cassandra sets them on start). Empty for a
+     * picker that keeps none.
+     */
+    default VersionEdit startupEdit(Version version) {
+        return VersionEdit.builder().build();
+    }
+
     /** The picker for {@code options}: size-tiered, leveled, or either one range-aware over {@code ranges}. */
     static CompactionPicker create(CompactionStrategyOptions options, CompactionRanges ranges) {
         if (options.rangeAware()) return new RangeAwarePicker(options, ranges);

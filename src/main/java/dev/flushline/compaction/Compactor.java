@@ -16,6 +16,7 @@ import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.IndexReader;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SSTableOutput;
 import dev.flushline.sstable.SerializationHeader;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.StatisticsReader;
@@ -67,6 +68,14 @@ public final class Compactor {
         public long gcBefore;
         /** Output ranges start at each of these tokens (strictly increasing); empty = one range. */
         public long[] splitTokens = new long[0];
+        /**
+         * Null, or one flag per output range ({@code splitTokens.length + 1}): the partitions of
+         * every flagged range go to one pooled output shared by all of them, which may span range
+         * boundaries; the others get outputs of their own that never cross one. A range-aware
+         * strategy flags the ranges whose share of the output is too small for an sstable of its
+         * own.
+         */
+        public boolean[] pooledRanges;
         /** Start a new sstable at the next partition once one holds this many uncompressed bytes; 0 = no limit. */
         public long maxSSTableBytes;
         /** Serialize on the compaction thread while an I/O thread compresses and writes. */
@@ -149,6 +158,10 @@ public final class Compactor {
         this.files = List.copyOf(inputs);
         this.options = options;
         TokenSplits.check(options.splitTokens);
+        if (options.pooledRanges != null && options.pooledRanges.length != options.splitTokens.length + 1) {
+            throw new IllegalArgumentException("pooled range flags: " + options.pooledRanges.length + " for "
+                    + (options.splitTokens.length + 1) + " output ranges");
+        }
     }
 
     /**
@@ -231,6 +244,22 @@ public final class Compactor {
         return token >= options.tokenLo && token <= options.tokenHi;
     }
 
+    private SSTableOutput newOutput(long expectedKeys) throws IOException {
+        SSTableOutput o = new SSTableOutput(schema, header, outDir, expectedKeys, options.pipelined, options.version,
+                options.outputLevel);
+        outputs.add(o);
+        return o;
+    }
+
+    /** The distinct keys of all pooled ranges together: the pooled output's bloom filter holds them all. */
+    private long pooledKeys() {
+        long sum = 0;
+        for (int i = 0; i < keysPerRange.length; i++) {
+            if (options.pooledRanges[i]) sum += keysPerRange[i];
+        }
+        return sum;
+    }
+
     /** Distinct keys per output range, from a merge of the inputs' Index.db: sizes the bloom filters. */
     long[] distinctKeysPerRange() throws IOException {
         int k = files.size();
@@ -286,8 +315,13 @@ public final class Compactor {
     private RowMerger merger;
     private TableDirectory outDir;
     private long[] keysPerRange;
-    private final List<CompactionOutput> outputs = new ArrayList<>();
-    private CompactionOutput output;
+    private final List<SSTableOutput> outputs = new ArrayList<>();
+    /** The output the current partition goes to: {@link #rangeOutput} or {@link #pooledOutput}. */
+    private SSTableOutput output;
+    /** The open output of the current range (null if none yet, or the range is pooled). */
+    private SSTableOutput rangeOutput;
+    /** The open output of the pooled ranges, kept open across ranges; null if none. */
+    private SSTableOutput pooledOutput;
     private int range;
     private Result result;
 
@@ -355,7 +389,7 @@ public final class Compactor {
         mergeAll();
         if (options.throttle != null) {
             // The rest below one chunk, before anything is published: a small compaction is paced too.
-            long written = writtenBefore + (output != null ? output.dataPosition() : 0);
+            long written = writtenSoFar();
             options.throttle.acquire(written - charged);
             charged = written;
         }
@@ -368,7 +402,7 @@ public final class Compactor {
             result.inputRows += c.rowsRead;
         }
         long written = 0;
-        for (CompactionOutput o : outputs) written += o.cellsWritten();
+        for (SSTableOutput o : outputs) written += o.cellsWritten();
         result.cellsRead = read;
         result.cellsWritten = written;
         result.cellsMergedAway = merger.mergedAway;
@@ -377,7 +411,7 @@ public final class Compactor {
             throw new CompactionConservationException("compaction of " + files + " read " + read + " cells but wrote " + written
                     + ", merged away " + merger.mergedAway + " and purged " + merger.purged);
         }
-        for (CompactionOutput o : outputs) o.seal();
+        for (SSTableOutput o : outputs) o.seal();
         for (CompactionInput c : in) c.close();
         prepared = true;
     }
@@ -387,20 +421,15 @@ public final class Compactor {
     /** Publishes every prepared output. REQUIRES: {@link #prepare} returned normally. */
     public Result publish() throws IOException {
         if (!prepared) throw new IllegalStateException("publish before a successful prepare");
-        for (CompactionOutput o : outputs) {
-            Path p;
-            try {
-                p = o.finish();
-            } catch (IOException e) {
-                throw o.wrap(e);
-            }
+        for (SSTableOutput o : outputs) {
+            Path p = o.finish();
             if (p != null) {
                 result.published.add(p);
-                result.outputPartitions += o.partitions;
-                result.outputRows += o.rows;
-                result.outputMarkers += o.markers;
-                result.outputDataBytes += o.fileBytes;
-                result.outputUncompressedBytes += o.uncompressedBytes;
+                result.outputPartitions += o.partitions();
+                result.outputRows += o.rows();
+                result.outputMarkers += o.markers();
+                result.outputDataBytes += o.fileBytes();
+                result.outputUncompressedBytes += o.uncompressedBytes();
                 result.ioCpuNanos += o.ioCpuNanos();
                 result.ioAllocatedBytes += o.ioAllocatedBytes();
             }
@@ -410,7 +439,7 @@ public final class Compactor {
 
     /** Removes every output not published and closes the inputs. Never throws for an output. */
     public void close() throws IOException {
-        for (CompactionOutput o : outputs) o.close();
+        for (SSTableOutput o : outputs) o.close();
         if (in != null) {
             for (CompactionInput c : in) {
                 if (c != null) c.close();
@@ -562,7 +591,7 @@ public final class Compactor {
             CompactionThrottle throttle = options.throttle;
             if (throttle != null) {
                 // Charged per THROTTLE_CHUNK_BYTES, not per partition: one synchronized call per chunk.
-                long written = writtenBefore + output.dataPosition();
+                long written = writtenSoFar();
                 if (written - charged >= THROTTLE_CHUNK_BYTES) {
                     throttle.acquire(written - charged);
                     charged = written;
@@ -606,7 +635,17 @@ public final class Compactor {
         output.marker(markerBound, prevTs, prevLdt, nextTs, nextLdt);
     }
 
-    /** Writes the partition header (and static row) into the output that owns this token, switching outputs as needed. */
+    /** Uncompressed bytes written so far: the sealed outputs and the open ones. */
+    private long writtenSoFar() {
+        return writtenBefore + (rangeOutput != null ? rangeOutput.dataPosition() : 0)
+                + (pooledOutput != null ? pooledOutput.dataPosition() : 0);
+    }
+
+    /**
+     * Writes the partition header (and static row) into the output that owns this token, switching
+     * outputs as needed: a new range seals the previous range's own output (the pooled one stays
+     * open for the next pooled range); either kind is sealed at the size limit.
+     */
     private void start() throws IOException {
         long[] splits = options.splitTokens;
         boolean newRange = false;
@@ -614,15 +653,23 @@ public final class Compactor {
             range++;
             newRange = true;
         }
-        if (output != null && (newRange || (options.maxSSTableBytes > 0 && output.dataPosition() >= options.maxSSTableBytes))) {
-            writtenBefore += output.dataPosition();
-            output.seal();
-            output = null;
+        if (rangeOutput != null && (newRange || rangeOutput.isFull(options.maxSSTableBytes))) {
+            writtenBefore += rangeOutput.dataPosition();
+            rangeOutput.seal();
+            rangeOutput = null;
         }
-        if (output == null) {
-            output = new CompactionOutput(schema, header, outDir, keysPerRange[range], options.pipelined, options.version,
-                    options.outputLevel);
-            outputs.add(output);
+        boolean pooled = options.pooledRanges != null && options.pooledRanges[range];
+        if (pooled) {
+            if (pooledOutput != null && pooledOutput.isFull(options.maxSSTableBytes)) {
+                writtenBefore += pooledOutput.dataPosition();
+                pooledOutput.seal();
+                pooledOutput = null;
+            }
+            if (pooledOutput == null) pooledOutput = newOutput(pooledKeys());
+            output = pooledOutput;
+        } else {
+            if (rangeOutput == null) rangeOutput = newOutput(keysPerRange[range]);
+            output = rangeOutput;
         }
         try {
             output.beginPartition(key, keyLength, partitionDeletionOut, pendingStatic, emptyStatic);

@@ -125,6 +125,12 @@ public final class LeveledPicker implements CompactionPicker {
         return b.build();
     }
 
+    /** {@link #startupPointers} over the whole ring. */
+    @Override
+    public VersionEdit startupEdit(Version version) {
+        return startupPointers(version.sstables(), CompactionRanges.SPANNING);
+    }
+
     @Override
     public CompactionPick pick(Version version, Set<Integer> compacting) {
         return pickFrom(version.sstables(), compacting, version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,

@@ -1,5 +1,7 @@
 package dev.flushline.data;
 
+import dev.flushline.io.VInt;
+
 import java.util.Arrays;
 
 /**
@@ -29,6 +31,12 @@ public final class Row {
     private final int columnCount;
     private final int cellCount;
     private final boolean hasComplexDeletion;
+    // Derived once for the serializer's size pass, so that sizing a plain INSERT row reads no cell:
+    // whether every simple cell shares the row's liveness, and its simple cells' payload bytes.
+    private final int simpleCellCount;
+    private final boolean simpleCellsShareLiveness;
+    private final int simpleValueBytes;
+    private final int simpleValueLengthBytes;
 
     public Row(boolean isStatic, byte[][] clustering, long livenessTimestamp, int livenessTtl,
                long livenessExpirationTime, DeletionTime deletion, Cell[] cells, ComplexColumn[] complex) {
@@ -42,12 +50,44 @@ public final class Row {
         this.complex = complex;
         int columns = 0, cellTotal = 0;
         boolean complexDeletion = false;
+        final boolean liveness = livenessTimestamp != Cell.NO_TIMESTAMP;
+        boolean share = liveness;
+        long valueBytes = 0, valueLengthBytes = 0;
         for (int i = 0; i < cells.length; i++) {
-            if (cells[i] != null) {
-                columns++;
-                cellTotal++;
+            Cell c = cells[i];
+            if (c == null) continue;
+            columns++;
+            cellTotal++;
+            // Split by concrete class, as every per-cell site: the three accessors stay monomorphic.
+            long ts, ldt;
+            int ttl, length;
+            if (c instanceof NativeCell) {
+                NativeCell n = (NativeCell) c;
+                ts = n.timestamp();
+                ttl = n.ttl();
+                ldt = n.localDeletionTime();
+                length = n.valueLength();
+            } else if (c instanceof ArrayCell) {
+                ArrayCell a = (ArrayCell) c;
+                ts = a.timestamp();
+                ttl = a.ttl();
+                ldt = a.localDeletionTime();
+                length = a.valueLength();
+            } else {
+                BufferCell b = (BufferCell) c; // the third and last subclass of Cell
+                ts = b.timestamp();
+                ttl = b.ttl();
+                ldt = b.localDeletionTime();
+                length = b.valueLength();
             }
+            if (share) share = sharesLiveness(ts, ttl, ldt, livenessTimestamp, livenessTtl, livenessExpirationTime);
+            valueBytes += length;
+            if (length > 0) valueLengthBytes += VInt.sizeOfUnsigned(length);
         }
+        this.simpleCellCount = cellTotal;
+        this.simpleCellsShareLiveness = share && valueBytes + valueLengthBytes <= Integer.MAX_VALUE;
+        this.simpleValueBytes = (int) Math.min(valueBytes, Integer.MAX_VALUE);
+        this.simpleValueLengthBytes = (int) Math.min(valueLengthBytes, Integer.MAX_VALUE);
         for (int i = 0; i < complex.length; i++) {
             if (complex[i] != null) {
                 columns++;
@@ -96,6 +136,46 @@ public final class Row {
 
     public boolean hasComplexDeletion() {
         return hasComplexDeletion;
+    }
+
+    /**
+     * Whether a cell with these times is written with no time fields of its own in a row with this
+     * liveness: its timestamp is the row's, and it either neither expires nor is deleted, or it expires
+     * exactly as the row does (the oa cell flags USE_ROW_TIMESTAMP and USE_ROW_TTL). REQUIRES: the
+     * row has liveness ({@code rowTimestamp != NO_TIMESTAMP}).
+     */
+    public static boolean sharesLiveness(long ts, int ttl, long ldt, long rowTimestamp, int rowTtl, long rowExpirationTime) {
+        if (ts != rowTimestamp) return false;
+        if (ttl == Cell.NO_TTL) return ldt == Cell.NO_DELETION_TIME;
+        return rowTtl != Cell.NO_TTL && ttl == rowTtl && ldt == rowExpirationTime;
+    }
+
+    /** Number of simple columns' cells (non-null entries of {@link #cells()}). */
+    public int simpleCellCount() {
+        return simpleCellCount;
+    }
+
+    /**
+     * True when the row has liveness and every simple cell {@link #sharesLiveness shares} it (true
+     * for every row of a plain INSERT, with or without a TTL): then each simple cell is its flags
+     * byte plus its value, and {@link #simpleValueBytes} and {@link #simpleValueLengthBytes} size
+     * them all without reading a cell.
+     */
+    public boolean simpleCellsShareLiveness() {
+        return simpleCellsShareLiveness;
+    }
+
+    /** Sum of the simple cells' value lengths (exact when {@link #simpleCellsShareLiveness}). */
+    public int simpleValueBytes() {
+        return simpleValueBytes;
+    }
+
+    /**
+     * Sum of the unsigned vint sizes of the simple cells' non-zero value lengths: the length prefixes
+     * if every column were variable-length (exact when {@link #simpleCellsShareLiveness}).
+     */
+    public int simpleValueLengthBytes() {
+        return simpleValueLengthBytes;
     }
 
     /** No liveness, no deletion and no column data: Cassandra does not write such a row. */

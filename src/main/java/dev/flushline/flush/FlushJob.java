@@ -25,7 +25,8 @@ import java.util.concurrent.Future;
  * Flushes one sealed memtable: splits the token ring into {@code ranges} equal ranges (as
  * Cassandra's range-aware flush does; no partition straddles two), writes one sstable per
  * non-empty range on up to {@code flushThreads} threads, and checks conservation over the whole
- * memtable. Each range's writer measures its own thread's CPU time and allocation.
+ * memtable. Each range's writer measures its own thread's CPU time and allocation, and the
+ * calling thread's share (the range walk included) is added to the first sstable's outcome.
  *
  * <p>If any range fails, the ranges that already published stay published (each is a complete,
  * valid sstable), the failure is rethrown, and the memtable is left intact for a retry.
@@ -135,9 +136,10 @@ public final class FlushJob {
     public static List<FlushOutcome> run(Memtable memtable, Options options, List<Path> removedLeftovers,
                                          FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
+        Start start = new Start(ThreadMeter.MXBEAN); // the directory listing is part of this flush's cost
         TableDirectory dir = TableDirectory.open(tableDir(options.outDir, memtable.schema()));
         if (removedLeftovers != null) removedLeftovers.addAll(dir.removedLeftovers());
-        return run(memtable, options, dir, progress);
+        return run(memtable, options, dir, progress, start);
     }
 
     /**
@@ -148,6 +150,56 @@ public final class FlushJob {
     public static List<FlushOutcome> run(Memtable memtable, Options options, TableDirectory dir,
                                          FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
+        return run(memtable, options, dir, progress, new Start(ThreadMeter.MXBEAN));
+    }
+
+    /**
+     * CPU time and heap allocation of the calling thread, as a flush counts them. The default reads
+     * {@code com.sun.management.ThreadMXBean}; tests inject a counter so that they can check what a
+     * flush counts without depending on timings.
+     */
+    interface ThreadMeter {
+        long cpuNanos();
+
+        long allocatedBytes();
+
+        ThreadMeter MXBEAN = new ThreadMeter() {
+            @Override
+            public long cpuNanos() {
+                return THREADS.getCurrentThreadCpuTime();
+            }
+
+            @Override
+            public long allocatedBytes() {
+                return THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
+            }
+        };
+    }
+
+    /** The calling thread's counters when a flush began. */
+    static final class Start {
+        final ThreadMeter meter;
+        final long cpuNanos, allocatedBytes, wallNanos;
+
+        Start(ThreadMeter meter) {
+            this.meter = meter;
+            this.wallNanos = System.nanoTime();
+            this.cpuNanos = meter.cpuNanos();
+            this.allocatedBytes = meter.allocatedBytes();
+        }
+    }
+
+    /**
+     * The flush itself. What it reports covers everything from the call to the last publish, on
+     * every thread that worked on it: each sstable's outcome carries what its writing thread and its
+     * Data.db I/O thread spent on it, and the first sstable's outcome also carries the work done on
+     * the calling thread outside any one sstable (range walk, header, thread pool, conservation
+     * check). So the sum over the outcomes is the whole flush; no work is counted twice. JFR events
+     * are emitted once those totals are known.
+     */
+    static List<FlushOutcome> run(Memtable memtable, Options options, TableDirectory dir, FlushProgress progress,
+                                  Start start) throws IOException {
+        final ThreadMeter meter = start.meter;
         final FlushWriter writer = new FlushWriter(memtable, options.version);
         final TableDirectory tableDir = dir;
         TokenRanges ranges = options.tokenRanges();
@@ -156,7 +208,9 @@ public final class FlushJob {
             // A sharded memtable flushes its shards in parallel: one range (and sstable) per shard.
             ranges = TokenRanges.even(((dev.flushline.memtable.ShardedSkipListMemtable) memtable).shardCount());
         }
-        long[] counts = ranges.partitionCounts(memtable);
+        // One range holds every partition: the memtable's own count sizes its bloom filter as the walk
+        // would have (a sealed memtable's count is exact), and no range is small enough to merge.
+        long[] counts = ranges.size() == 1 ? new long[] {memtable.partitionCount()} : ranges.partitionCounts(memtable);
         long total = 0;
         for (long c : counts) total += c;
         TokenRanges merged = ranges.mergeSmall(counts, total, memtable.onHeapBytes() + memtable.offHeapBytes(),
@@ -166,11 +220,14 @@ public final class FlushJob {
         final int n = rs.size();
         if (progress != null) progress.start(total);
         List<FlushOutcome> outcomes = new ArrayList<>();
-        if (options.flushThreads == 1 || n == 1) {
+        final boolean serial = options.flushThreads == 1 || n == 1;
+        long pooledWallNanos = 0;
+        if (serial) {
             for (int i = 0; i < n; i++) {
-                outcomes.addAll(writeRange(memtable, writer, tableDir, rs, i, keys[i], options, progress));
+                outcomes.addAll(writeRange(memtable, writer, tableDir, rs, i, keys[i], options, progress, meter));
             }
         } else {
+            long pooled0 = System.nanoTime();
             ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.flushThreads, n), r -> {
                 Thread t = new Thread(r, "flushline-flush");
                 t.setDaemon(true);
@@ -180,7 +237,8 @@ public final class FlushJob {
                 List<Future<List<FlushOutcome>>> futures = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     final int range = i;
-                    futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, rs, range, keys[range], options, progress)));
+                    futures.add(pool.submit(() -> writeRange(memtable, writer, tableDir, rs, range, keys[range], options, progress,
+                            meter)));
                 }
                 IOException failure = null;
                 for (Future<List<FlushOutcome>> f : futures) {
@@ -200,8 +258,30 @@ public final class FlushJob {
             } finally {
                 pool.shutdownNow();
             }
+            pooledWallNanos = System.nanoTime() - pooled0;
         }
         checkConservation(memtable, outcomes);
+        long callerCpu = meter.cpuNanos() - start.cpuNanos;
+        long callerAlloc = meter.allocatedBytes() - start.allocatedBytes;
+        long callerWall = System.nanoTime() - start.wallNanos;
+        if (outcomes.isEmpty()) return outcomes;
+        if (serial) {
+            // The calling thread wrote every sstable: take out what their outcomes already carry.
+            for (int i = 0; i < outcomes.size(); i++) {
+                FlushOutcome o = outcomes.get(i);
+                callerCpu -= o.cpuNanos - o.result.ioCpuNanos;
+                callerAlloc -= o.allocatedBytes - o.result.ioAllocatedBytes;
+                callerWall -= o.wallNanos;
+            }
+        } else {
+            // The pool threads' outcomes carry their own work; the caller only waited for them.
+            callerWall -= pooledWallNanos;
+        }
+        FlushOutcome first = outcomes.get(0);
+        outcomes.set(0, new FlushOutcome(first.result, first.wallNanos + Math.max(0, callerWall),
+                first.cpuNanos + Math.max(0, callerCpu), first.allocatedBytes + Math.max(0, callerAlloc), first.bytesFlushed,
+                first.commitLogSegmentId, first.commitLogPosition));
+        for (int i = 0; i < outcomes.size(); i++) FlushEvent.emit(outcomes.get(i));
         return outcomes;
     }
 
@@ -212,7 +292,8 @@ public final class FlushJob {
      * bound for the others).
      */
     private static List<FlushOutcome> writeRange(Memtable memtable, FlushWriter writer, TableDirectory tableDir, TokenRanges ranges,
-                                                 int i, long expectedKeys, Options options, FlushProgress progress) throws IOException {
+                                                 int i, long expectedKeys, Options options, FlushProgress progress,
+                                                 ThreadMeter meter) throws IOException {
         Iterator<MemtablePartition> it = ranges.size() == 1 ? memtable.partitionIterator()
                 : memtable.partitionIterator(ranges.lo(i), ranges.hi(i));
         List<FlushOutcome> out = new ArrayList<>(1);
@@ -220,7 +301,7 @@ public final class FlushJob {
         do {
             // The first piece gets the range's count as before, so without a limit nothing changes.
             long keys = out.isEmpty() ? expectedKeys : Math.max(1, remainingKeys);
-            FlushOutcome o = writeOne(memtable, writer, tableDir, it, keys, options, progress);
+            FlushOutcome o = writeOne(memtable, writer, tableDir, it, keys, options, progress, meter);
             if (o == null) break;
             out.add(o);
             remainingKeys -= o.result.partitions;
@@ -229,15 +310,15 @@ public final class FlushJob {
     }
 
     private static FlushOutcome writeOne(Memtable memtable, FlushWriter writer, TableDirectory tableDir, Iterator<MemtablePartition> it,
-                                         long expectedKeys, Options options, FlushProgress progress) throws IOException {
-        long tid = Thread.currentThread().getId();
-        long cpu0 = THREADS.getThreadCpuTime(tid);
-        long alloc0 = THREADS.getThreadAllocatedBytes(tid);
+                                         long expectedKeys, Options options, FlushProgress progress, ThreadMeter meter)
+            throws IOException {
+        long cpu0 = meter.cpuNanos();
+        long alloc0 = meter.allocatedBytes();
         long wall0 = System.nanoTime();
         FlushResult r = writer.write(it, expectedKeys, tableDir, options.pipelined, progress, options.maxSSTableBytes);
         long wall = System.nanoTime() - wall0;
-        long cpu = THREADS.getThreadCpuTime(tid) - cpu0;
-        long alloc = THREADS.getThreadAllocatedBytes(tid) - alloc0;
+        long cpu = meter.cpuNanos() - cpu0;
+        long alloc = meter.allocatedBytes() - alloc0;
         if (r == null) return null;
         cpu += r.ioCpuNanos;
         alloc += r.ioAllocatedBytes;
@@ -245,9 +326,7 @@ public final class FlushJob {
         dev.flushline.data.CommitLogPosition upper = memtable.commitLogUpperBound();
         long segment = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogSegmentId : upper.segmentId();
         int position = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogPosition : upper.position();
-        FlushOutcome outcome = new FlushOutcome(r, wall, cpu, alloc, bytes, segment, position);
-        FlushEvent.emit(outcome);
-        return outcome;
+        return new FlushOutcome(r, wall, cpu, alloc, bytes, segment, position);
     }
 
     private static long componentBytes(Path dataPath) throws IOException {

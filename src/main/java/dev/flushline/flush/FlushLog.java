@@ -13,7 +13,8 @@ import java.util.Locale;
  * </pre>
  * (one line). The size in parentheses is Data.db on disk; bytes flushed counts every component
  * file of the sstable. Without a commit log the position is {@code segmentId=-1, position=0}.
- * cpu time and allocated are summed over the threads that did the flush (ThreadMXBean).
+ * cpu time and allocated are summed over the threads that did the flush (ThreadMXBean); the first
+ * sstable's line also counts the flush's work outside any one sstable, such as the range walk.
  */
 public final class FlushLog {
     private FlushLog() {}

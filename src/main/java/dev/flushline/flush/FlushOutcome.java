@@ -1,8 +1,11 @@
 package dev.flushline.flush;
 
 /**
- * One published sstable with what its flush cost: wall time, CPU time and heap bytes allocated by
- * the thread that wrote it (from {@code com.sun.management.ThreadMXBean}).
+ * One published sstable with what its flush cost: wall time, CPU time and heap bytes allocated
+ * (from {@code com.sun.management.ThreadMXBean}) by the thread that wrote it and its Data.db I/O
+ * thread. The first sstable of a flush also carries what the flush's calling thread did outside
+ * any one sstable (the walk that splits the memtable into ranges, the header, the thread pool, the
+ * conservation check), so the outcomes of one flush sum to its whole cost.
  */
 public final class FlushOutcome {
     public final FlushResult result;

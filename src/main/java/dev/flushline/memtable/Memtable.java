@@ -389,7 +389,8 @@ public abstract class Memtable {
     private Row copy(Row r, AtomicLongArray written) {
         Cell[] in = r.cells();
         Cell[] cells = new Cell[in.length];
-        long heap = 64 + 16L + 8L * in.length + 16L + 8L * r.complex().length;
+        // The Row (72 bytes with its size-pass summary), its cell array and its complex array.
+        long heap = 72 + 16L + 8L * in.length + 16L + 8L * r.complex().length;
         byte[][] cl = r.clustering();
         for (int i = 0; i < cl.length; i++) heap += 16 + cl[i].length;
         for (int i = 0; i < in.length; i++) {

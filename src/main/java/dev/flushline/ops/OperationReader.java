@@ -33,6 +33,16 @@ public final class OperationReader implements Closeable {
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
+    /**
+     * The longest line accepted, in bytes. A line is held whole in memory while it is decoded, so
+     * without a bound one unterminated or runaway line (a binary file given by mistake, a
+     * generator stuck in a loop) would exhaust the heap instead of being refused by line number.
+     * 64 MiB is four times the largest mutation Cassandra accepts with its default 32 MiB commit
+     * log segments, so no operation Cassandra would take is refused.
+     */
+    public static final int DEFAULT_MAX_LINE_BYTES = 64 << 20;
+
+    private final int maxLineBytes;
     private byte[] lineBytes = new byte[4096];
     /** Our own read buffer: InputStream.read() per byte would take a lock per byte. */
     private final byte[] buffer = new byte[1 << 16];
@@ -54,9 +64,16 @@ public final class OperationReader implements Closeable {
 
     /** Reads with {@code decoder} (its clock and expiry limit). */
     public OperationReader(TableSchema schema, InputStream in, String source, OperationDecoder decoder) {
+        this(in, source, decoder, DEFAULT_MAX_LINE_BYTES);
+    }
+
+    /** As above, refusing lines longer than {@code maxLineBytes} (without the line end). */
+    public OperationReader(InputStream in, String source, OperationDecoder decoder, int maxLineBytes) {
+        if (maxLineBytes < 1) throw new IllegalArgumentException("maxLineBytes must be positive: " + maxLineBytes);
         this.in = in;
         this.source = source;
         this.decoder = decoder;
+        this.maxLineBytes = maxLineBytes;
     }
 
     /** Reads {@code input} ("-" = stdin); messages name it as given, stdin as {@code <stdin>}. */
@@ -109,6 +126,7 @@ public final class OperationReader implements Closeable {
     /** The next line without its LF / CRLF, decoded as strict UTF-8; null at the end. */
     private String readLine() throws IOException, BadInputException {
         int n = 0;
+        long total = 0; // the whole line's length, also past maxLineBytes while it is skipped
         boolean any = false;
         while (true) {
             if (bufferPosition == bufferLimit) {
@@ -120,9 +138,15 @@ public final class OperationReader implements Closeable {
             final int limit = bufferLimit;
             while (end < limit && buf[end] != '\n') end++;
             int len = end - bufferPosition;
-            if (n + len > lineBytes.length) lineBytes = java.util.Arrays.copyOf(lineBytes, Math.max(n + len, lineBytes.length * 2));
-            System.arraycopy(buf, bufferPosition, lineBytes, n, len);
-            n += len;
+            total += len;
+            // One byte of slack for the CR of a CRLF line end, which is not part of the line.
+            if (total <= (long) maxLineBytes + 1) {
+                if (n + len > lineBytes.length) {
+                    lineBytes = java.util.Arrays.copyOf(lineBytes, (int) Math.min((long) maxLineBytes + 1, Math.max(n + len, 2L * lineBytes.length)));
+                }
+                System.arraycopy(buf, bufferPosition, lineBytes, n, len);
+                n += len;
+            }
             if (end < limit) {
                 bufferPosition = end + 1; // past the LF
                 break;
@@ -131,7 +155,15 @@ public final class OperationReader implements Closeable {
         }
         if (!any) return null;
         lineNumber++;
-        if (n > 0 && lineBytes[n - 1] == '\r') n--;
+        if (n > 0 && lineBytes[n - 1] == '\r' && total == n) {
+            n--;
+            total--;
+        }
+        if (total > maxLineBytes) {
+            // The rest of the line has been consumed, so the next call starts at the next line.
+            throw new BadInputException(source, lineNumber, "line is " + total + " bytes long, over the limit of "
+                    + maxLineBytes + " bytes (a missing line end, or not a JSON Lines file?)");
+        }
         if (chars.capacity() < n) chars = CharBuffer.allocate(Math.max(n, chars.capacity() * 2));
         chars.clear();
         ByteBuffer bytes = ByteBuffer.wrap(lineBytes, 0, n);

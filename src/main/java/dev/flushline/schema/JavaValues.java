@@ -73,6 +73,157 @@ public final class JavaValues {
     }
 
     /**
+     * Appends the serialized value of {@code value} (a native value or a whole, frozen or not,
+     * collection) to {@code out}: the same bytes as {@code ValueCodec.encode(type,
+     * toCodecInput(type, value))}, and the same refusals. The usual classes of the fixed-width
+     * types, text, ascii, uuid, timeuuid, blob, timestamp, date and time are written straight
+     * into the arena, without text in between or an array of their own; the rest (and any value
+     * the direct route does not take, such as a text holding a surrogate) goes through
+     * {@link ValueCodec}. REQUIRES: value != null.
+     * @throws ValueException as {@link #toCodecInput}
+     */
+    public static void write(CqlType type, Object value, ValueBuffer out) {
+        if (!writeDirect(type, value, out)) {
+            byte[] b = ValueCodec.encode(type, toCodecInput(type, value));
+            out.putBytes(b, 0, b.length);
+        }
+    }
+
+    private static final long NANOS_PER_DAY = 86_400_000_000_000L;
+
+    /** The direct route; false (nothing written) where {@link ValueCodec} decides. */
+    private static boolean writeDirect(CqlType t, Object v, ValueBuffer out) {
+        switch (t.kind()) {
+            case INT:
+                if (!(v instanceof Integer)) return false;
+                out.putInt((Integer) v);
+                return true;
+            case BIGINT:
+                if (!(v instanceof Long)) return false;
+                out.putLong((Long) v);
+                return true;
+            case SMALLINT:
+                if (!(v instanceof Short)) return false;
+                out.putShort((Short) v);
+                return true;
+            case TINYINT:
+                if (!(v instanceof Byte)) return false;
+                out.putByte((Byte) v);
+                return true;
+            case FLOAT:
+                if (!(v instanceof Float)) return false;
+                out.putInt(Float.floatToRawIntBits((Float) v));
+                return true;
+            case DOUBLE:
+                if (!(v instanceof Double)) return false;
+                out.putLong(Double.doubleToRawLongBits((Double) v));
+                return true;
+            case BOOLEAN:
+                if (!(v instanceof Boolean)) return false;
+                out.putByte(((Boolean) v) ? 1 : 0);
+                return true;
+            case TEXT:
+                return v instanceof String && utf8((String) v, out);
+            case ASCII:
+                return v instanceof String && ascii((String) v, out);
+            case UUID:
+            case TIMEUUID: {
+                if (!(v instanceof UUID)) return false;
+                UUID u = (UUID) v;
+                if (t.kind() == CqlType.Kind.TIMEUUID && u.version() != 1) return false;
+                out.putLong(u.getMostSignificantBits());
+                out.putLong(u.getLeastSignificantBits());
+                return true;
+            }
+            case BLOB: {
+                if (!(v instanceof ByteBuffer)) return false;
+                ByteBuffer b = (ByteBuffer) v;
+                int n = b.remaining();
+                out.ensure(n);
+                b.get(b.position(), out.array(), out.position(), n); // absolute: the buffer's position stays
+                out.advance(n);
+                return true;
+            }
+            case TIMESTAMP: {
+                long millis;
+                if (v instanceof Instant) {
+                    Instant i = (Instant) v;
+                    // toEpochMilli throws beyond the long range: leave that to the codec route's message
+                    if (i.getEpochSecond() > Long.MAX_VALUE / 1000 - 1 || i.getEpochSecond() < Long.MIN_VALUE / 1000 + 1) return false;
+                    millis = i.toEpochMilli();
+                } else if (v instanceof Date) {
+                    millis = ((Date) v).getTime();
+                } else {
+                    return false;
+                }
+                out.putLong(millis);
+                return true;
+            }
+            case DATE: {
+                if (!(v instanceof LocalDate)) return false;
+                long days = ((LocalDate) v).toEpochDay();
+                if (days < Integer.MIN_VALUE || days > Integer.MAX_VALUE) return false;
+                out.putInt((int) (days - Integer.MIN_VALUE)); // the unsigned, shifted day number
+                return true;
+            }
+            case TIME: {
+                long nanos;
+                if (v instanceof LocalTime) {
+                    nanos = ((LocalTime) v).toNanoOfDay();
+                } else if (v instanceof Long) {
+                    nanos = (Long) v;
+                    if (nanos < 0 || nanos >= NANOS_PER_DAY) return false;
+                } else {
+                    return false;
+                }
+                out.putLong(nanos);
+                return true;
+            }
+            default:
+                return false;
+        }
+    }
+
+    /** UTF-8 of a string without unpaired-surrogate questions: false (nothing written) if it holds any surrogate. */
+    private static boolean utf8(String s, ValueBuffer out) {
+        int n = s.length();
+        out.ensure(3 * n);
+        byte[] a = out.array();
+        int start = out.position(), p = start;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                a[p++] = (byte) c;
+            } else if (c < 0x800) {
+                a[p++] = (byte) (0xC0 | (c >> 6));
+                a[p++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                return false; // pairs and strays: String.getBytes decides, on the codec route
+            } else {
+                a[p++] = (byte) (0xE0 | (c >> 12));
+                a[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                a[p++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+        out.advance(p - start);
+        return true;
+    }
+
+    private static boolean ascii(String s, ValueBuffer out) {
+        int n = s.length();
+        out.ensure(n);
+        byte[] a = out.array();
+        int p = out.position();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c > 0x7F) return false; // the codec route names the character
+            a[p + i] = (byte) c;
+        }
+        out.advance(n);
+        return true;
+    }
+
+    /**
      * A native value for ValueCodec: the literal text, but a float or double stays a Float or
      * Double, whose raw bits ValueCodec writes (a NaN keeps its sign and payload, as the driver
      * writes it; text would turn it into the canonical NaN).

@@ -46,6 +46,8 @@ public final class DataChunks implements AutoCloseable {
     private final boolean checkCrc;
     private final CRC32 crc = new CRC32();
     private byte[] raw = new byte[0];
+    /** The staging buffer of {@link #readFully}; grown, never shrunk, freed with this reader by the GC. */
+    private ByteBuffer io;
 
     private DataChunks(Path dataPath, FileChannel channel, long fileLength, long uncompressedLength, int chunkLength,
                        int chunkCount, boolean compressed, long[] chunkOffsets, int maxCompressedLength, int[] chunkCrcs,
@@ -235,8 +237,18 @@ public final class DataChunks implements AutoCloseable {
         return size;
     }
 
+    /**
+     * Reads through one direct buffer of this reader's own, then copies into {@code dst}. Reading
+     * into a heap buffer costs the same copy (the JDK stages heap reads through a direct buffer),
+     * plus a wrapper object per chunk; this costs nothing per chunk once the buffer has grown to
+     * the largest chunk.
+     */
     private void readFully(byte[] dst, int offset, int length, long position) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(dst, offset, length);
+        ByteBuffer b = io;
+        if (b == null || b.capacity() < length) {
+            b = io = ByteBuffer.allocateDirect(Math.max(length, DataFileLayout.CRC_CHUNK_BYTES + DataFileLayout.CHUNK_CRC_BYTES));
+        }
+        b.clear().limit(length);
         long p = position;
         while (b.hasRemaining()) {
             int n = channel.read(b, p);
@@ -246,6 +258,8 @@ public final class DataChunks implements AutoCloseable {
             }
             p += n;
         }
+        b.flip();
+        b.get(dst, offset, length);
     }
 
     @Override

@@ -181,6 +181,32 @@ public final class Descriptor {
         pinned = true;
     }
 
+    /** The transaction this generation is an output of, or null. Set once, by the transaction's reservation. */
+    private volatile TransactionLog transaction;
+
+    void joinTransaction(TransactionLog t) {
+        transaction = t;
+    }
+
+    /**
+     * True if this sstable is an output of a transaction: its writer then leaves the directory
+     * fsyncs to the transaction's commit (see {@link SSTableWriter#finish}).
+     */
+    boolean inTransaction() {
+        return transaction != null;
+    }
+
+    /**
+     * Called by the writer before its first component is renamed into the table directory: a
+     * transaction's output must not be visible there before the log's ADD record naming it is
+     * durable, or a crash could leave a published sstable that no record tells recovery to delete
+     * (its data would then be live twice, in it and in the inputs).
+     */
+    void beforePublish() throws IOException {
+        TransactionLog t = transaction;
+        if (t != null) t.syncRecords();
+    }
+
     /** Ends {@link #pin} and releases the reservation (lock file deleted, OS lock dropped). */
     void unpin() {
         pinned = false;

@@ -58,6 +58,10 @@ public final class RowSerializer {
     private final int[] regularFixedLength;
     private final int[] staticHeaderIndex;
     private final int[] regularHeaderIndex;
+    // Positions of the fixed-length simple columns: the only cells a plain row's size pass reads,
+    // since their values are written without the length prefix Row's summary counts.
+    private final int[] staticFixedSimplePositions;
+    private final int[] regularFixedSimplePositions;
 
     // The last row sized by rowSize(), so that writeRow() of the same row reuses its body size
     // instead of walking every cell a third time.
@@ -105,6 +109,8 @@ public final class RowSerializer {
         this.regularComplexStart = schema.regularComplexStart();
         this.staticFixedLength = fixedLengths(schema.staticColumns());
         this.regularFixedLength = fixedLengths(schema.regularColumns());
+        this.staticFixedSimplePositions = fixedSimplePositions(staticFixedLength, staticComplexStart);
+        this.regularFixedSimplePositions = fixedSimplePositions(regularFixedLength, regularComplexStart);
         this.staticHeaderIndex = new int[schema.staticColumns().length];
         for (int i = 0; i < staticHeaderIndex.length; i++) staticHeaderIndex[i] = header.staticIndex(i);
         this.regularHeaderIndex = new int[schema.regularColumns().length];
@@ -117,6 +123,15 @@ public final class RowSerializer {
         for (int i = 0; i < cols.length; i++) {
             out[i] = cols[i].isComplex() ? -1 : cols[i].type().fixedLength();
         }
+        return out;
+    }
+
+    private static int[] fixedSimplePositions(int[] fixedLength, int complexStart) {
+        int n = 0;
+        for (int i = 0; i < complexStart; i++) if (fixedLength[i] >= 0) n++;
+        int[] out = new int[n];
+        n = 0;
+        for (int i = 0; i < complexStart; i++) if (fixedLength[i] >= 0) out[n++] = i;
         return out;
     }
 
@@ -240,10 +255,14 @@ public final class RowSerializer {
         boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
         final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
         final Cell[] cells = row.cells();
-        for (int i = 0; i < cells.length; i++) {
-            Cell c = cells[i];
-            if (c == null) continue;
-            size += cellSize(c, fixed[i], false);
+        if (row.simpleCellsShareLiveness()) {
+            size += sharedLivenessSimpleCellsSize(row, cells, fixed, isStatic ? staticFixedSimplePositions : regularFixedSimplePositions);
+        } else {
+            for (int i = 0; i < cells.length; i++) {
+                Cell c = cells[i];
+                if (c == null) continue;
+                size += cellSize(c, fixed[i], false);
+            }
         }
         final ComplexColumn[] complex = row.complex();
         for (int i = 0; i < complex.length; i++) {
@@ -257,6 +276,36 @@ public final class RowSerializer {
             }
         }
         return size;
+    }
+
+    /**
+     * The simple cells of a row whose cells all share its liveness ({@link Row#simpleCellsShareLiveness}):
+     * each is its flags byte (USE_ROW_TIMESTAMP, and USE_ROW_TTL if it expires, so no time fields)
+     * plus its value, which {@link #pathAndValueSize} sizes as a length vint and the bytes, minus the
+     * vint for a fixed-length column. Row has summed the lengths and their vints, so only the cells
+     * of fixed-length columns are read here, to drop their vint and check their length.
+     */
+    private static int sharedLivenessSimpleCellsSize(Row row, Cell[] cells, int[] fixed, int[] fixedPositions) {
+        int size = row.simpleCellCount() + row.simpleValueLengthBytes() + row.simpleValueBytes();
+        for (int k = 0; k < fixedPositions.length; k++) {
+            int p = fixedPositions[k];
+            if (p >= cells.length) break;
+            Cell c = cells[p];
+            if (c == null) continue;
+            int valueLength = valueLength(c);
+            if (valueLength == 0) continue;
+            if (valueLength != fixed[p]) {
+                throw new IllegalArgumentException("cell value has " + valueLength + " bytes; its type needs exactly " + fixed[p]);
+            }
+            size -= VInt.sizeOfUnsigned(valueLength);
+        }
+        return size;
+    }
+
+    private static int valueLength(Cell c) {
+        if (c instanceof NativeCell) return ((NativeCell) c).valueLength();
+        if (c instanceof ArrayCell) return ((ArrayCell) c).valueLength();
+        return asBufferCell(c).valueLength();
     }
 
     /**

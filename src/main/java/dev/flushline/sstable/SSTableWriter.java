@@ -1,10 +1,12 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.DeletionTime;
+import dev.flushline.data.Murmur3;
 import dev.flushline.io.BlockPool;
 import dev.flushline.io.DataSink;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.Lz4CompressedDataSink;
+import dev.flushline.io.NativeMemory;
 import dev.flushline.io.PipelinedDataOutput;
 import dev.flushline.io.SyncedFileOutput;
 import dev.flushline.io.UncompressedDataSink;
@@ -22,7 +24,8 @@ import java.nio.file.StandardCopyOption;
 /**
  * Writes one sstable (of its {@link Descriptor}'s version) transactionally: every component is written under its final name inside
  * a staging directory that Cassandra does not look at, fsynced, then renamed into the table
- * directory in {@link Component} order with TOC.txt last, and the directory is fsynced. Until
+ * directory in {@link Component} order with TOC.txt last, and the directory is fsynced (by the
+ * transaction's commit, for a transaction's output: see {@link #finish}). Until
  * {@link #finish} returns, nothing of this sstable is visible; {@link #abort} removes it all.
  *
  * <p>Data.db bytes arrive through {@link #reserve}: the caller asks for exactly the bytes of its
@@ -42,7 +45,10 @@ public final class SSTableWriter implements AutoCloseable {
     private final DataSink data;
     private final SyncedFileOutput index;
     private final SummaryBuilder summary;
-    private final BloomFilterBuilder filter;
+    /** Null when no filter is written, or until {@link #finish} when the key count was {@link #KEYS_UNKNOWN}. */
+    private BloomFilterBuilder filter;
+    /** The keys' hashes, kept to size the filter from the real count at {@link #finish}; null if sized up front. */
+    private KeyHashes keyHashes;
     private final double fpChance;
 
     private final PipelinedDataOutput pipeline;
@@ -59,6 +65,14 @@ public final class SSTableWriter implements AutoCloseable {
     /** Where this writer is, for failure reports. */
     private SSTableWriteException.Phase phase = SSTableWriteException.Phase.CREATE;
 
+    /**
+     * Pass as the expected key count when it is not known before the last partition (a streaming
+     * writer): the keys' 128-bit hashes are kept off heap (16 bytes a key) and the bloom filter is
+     * sized from the real partition count and filled at {@link #finish}, so it is exactly the
+     * filter a flush of the same keys writes.
+     */
+    public static final long KEYS_UNKNOWN = -1;
+
     public SSTableWriter(TableSchema schema, Descriptor descriptor, long expectedKeys) throws IOException {
         this(schema, descriptor, expectedKeys, true);
     }
@@ -68,7 +82,9 @@ public final class SSTableWriter implements AutoCloseable {
         this.descriptor = descriptor;
         this.compressed = schema.compression() == TableSchema.Compression.LZ4;
         this.fpChance = schema.bloomFilterFpChance();
-        this.filter = BloomFilterBuilder.isFilterWritten(fpChance) ? new BloomFilterBuilder(expectedKeys, fpChance) : null;
+        boolean filtered = BloomFilterBuilder.isFilterWritten(fpChance);
+        this.filter = filtered && expectedKeys != KEYS_UNKNOWN ? new BloomFilterBuilder(expectedKeys, fpChance) : null;
+        this.keyHashes = filtered && expectedKeys == KEYS_UNKNOWN ? new KeyHashes() : null;
         this.summary = new SummaryBuilder(schema.minIndexInterval());
         DataSink sink = null;
         SyncedFileOutput idx = null;
@@ -195,7 +211,11 @@ public final class SSTableWriter implements AutoCloseable {
         index.write(out.array(), 0, size);
 
         summary.maybeAdd(key, 0, keyLength, indexPosition);
-        if (filter != null) filter.add(key, 0, keyLength);
+        if (filter != null) {
+            filter.add(key, 0, keyLength);
+        } else if (keyHashes != null) {
+            keyHashes.add(key, keyLength);
+        }
         partitions++;
     }
 
@@ -269,12 +289,21 @@ public final class SSTableWriter implements AutoCloseable {
         return Files.size(descriptor.stagingPath(Component.DATA));
     }
 
-    /** Writes Summary, Filter, Statistics and TOC, fsyncs, and publishes. Returns the published Data.db path. */
+    /**
+     * Writes Summary, Filter, Statistics and TOC, fsyncs, and publishes. Returns the published
+     * Data.db path. Outside a transaction the sstable is durable when this returns; a transaction's
+     * output is durable once the transaction commits.
+     */
     public Path finish(byte[] statistics) throws IOException {
         if (partitions == 0) {
             throw new IllegalStateException("refusing to publish an sstable with no partitions: " + descriptor);
         }
         phase = SSTableWriteException.Phase.WRITE_COMPONENTS;
+        if (keyHashes != null) {
+            filter = keyHashes.toFilter(partitions, fpChance);
+            keyHashes.close();
+            keyHashes = null;
+        }
         try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.SUMMARY), SMALL_FILE_BLOCK_BYTES, false)) {
             DataOutputStream out = new DataOutputStream(new FileOutputAdapter(f));
             summary.serialize(out, firstKey, lastKey());
@@ -297,7 +326,17 @@ public final class SSTableWriter implements AutoCloseable {
             toc.append(c.fileSuffix()).append('\n');
         }
         writeSmall(Component.TOC, toc.toString().getBytes(StandardCharsets.UTF_8));
-        SyncedFileOutput.syncDirectory(descriptor.stagingDir());
+        // Every component's content is fsynced by now (each file forced as it was finished).
+        // Directory fsyncs: a lone sstable (a flush) makes its staging entries and then its renames
+        // durable itself, since nothing else will. A transaction's output leaves that to the
+        // transaction: its renames need to be durable only before the log's COMMIT record (until
+        // then a crash rolls the outputs back, whatever the directory holds), and the commit fsyncs
+        // the table directory once for all its outputs; the staging directory is never needed
+        // after a crash (Leftovers removes it). So a compaction writing N outputs pays one
+        // directory fsync, not 3N.
+        boolean inTransaction = descriptor.inTransaction();
+        if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.stagingDir());
+        descriptor.beforePublish(); // a transaction output's ADD record durable before any file of it is visible
 
         // Publish: rename in Component order (Data.db after what it needs, TOC.txt last).
         phase = SSTableWriteException.Phase.PUBLISH;
@@ -323,10 +362,10 @@ public final class SSTableWriter implements AutoCloseable {
             }
             throw e;
         }
-        SyncedFileOutput.syncDirectory(descriptor.tableDir());
+        if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.tableDir());
         Files.delete(descriptor.stagingDir());
         descriptor.releaseReservation(); // after the staging dir: a held lock marks a live writer to Leftovers
-        SyncedFileOutput.syncDirectory(descriptor.tableDir());
+        if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.tableDir());
         finished = true;
         return descriptor.path(Component.DATA);
     }
@@ -371,7 +410,58 @@ public final class SSTableWriter implements AutoCloseable {
         data.abort();
         index.abort();
         if (filter != null) filter.close();
+        if (keyHashes != null) keyHashes.close();
         deleteStaging(descriptor);
+    }
+
+    /**
+     * The (h1, h2) Murmur3 hashes of every key written, off heap (as the filter's bits are), in a
+     * block that doubles when full. Not thread-safe; {@link #close} frees it (idempotent).
+     */
+    private static final class KeyHashes implements AutoCloseable {
+        private static final int PAIR_BYTES = 16;
+        private final long[] hash = new long[2];
+        private long address;
+        private long capacityPairs = 1024;
+        private long count;
+
+        KeyHashes() {
+            address = NativeMemory.allocate(capacityPairs * PAIR_BYTES);
+        }
+
+        void add(byte[] key, int keyLength) {
+            if (count == capacityPairs) grow();
+            Murmur3.hash128(key, 0, keyLength, hash);
+            long at = address + count * PAIR_BYTES;
+            NativeMemory.putLong(at, hash[0]);
+            NativeMemory.putLong(at + 8, hash[1]);
+            count++;
+        }
+
+        private void grow() {
+            long bigger = NativeMemory.allocate(2 * capacityPairs * PAIR_BYTES);
+            NativeMemory.copy(address, bigger, count * PAIR_BYTES);
+            NativeMemory.free(address, capacityPairs * PAIR_BYTES);
+            address = bigger;
+            capacityPairs *= 2;
+        }
+
+        BloomFilterBuilder toFilter(long keys, double fpChance) {
+            BloomFilterBuilder f = new BloomFilterBuilder(keys, fpChance);
+            for (long i = 0; i < count; i++) {
+                long at = address + i * PAIR_BYTES;
+                f.addHashed(NativeMemory.getLong(at), NativeMemory.getLong(at + 8));
+            }
+            return f;
+        }
+
+        @Override
+        public void close() {
+            if (address != 0) {
+                NativeMemory.free(address, capacityPairs * PAIR_BYTES);
+                address = 0;
+            }
+        }
     }
 
     @Override

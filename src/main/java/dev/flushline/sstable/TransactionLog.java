@@ -43,12 +43,21 @@ import java.util.regex.Pattern;
  * <li>{@link #begin}: take {@code .flushline-txn-<uuid>.lock} (an OS lock held for the whole
  *     transaction: a live transaction's files are never cleaned by another process), create the
  *     empty log, fsync it and the directory.</li>
- * <li>{@link #reserveOutput} / {@link #outputs}: each output generation is reserved, its ADD
- *     record appended and fsynced before its writer creates a file; the generation's reservation
- *     lock is kept until the transaction ends, so no other writer can take the generation even if
- *     the output's writer aborts. The outputs are written and published by {@link SSTableWriter}.</li>
- * <li>{@link #obsolete}: one REMOVE record per input (its files' count and newest time).</li>
- * <li>{@link #commit}: the COMMIT record, fsynced, is the commit point. Then each input is deleted
+ * <li>{@link #reserveOutput} / {@link #outputs}: each output generation is reserved and its ADD
+ *     record appended; the records are fsynced (once, for all appended so far) before the first
+ *     component of any output is renamed into the table directory, so no output is ever visible
+ *     there without a durable record telling recovery to delete it (until then its files are in
+ *     its staging directory, which {@link Leftovers} removes after a crash). The generation's
+ *     reservation lock is kept until the transaction ends, so no other writer can take the
+ *     generation even if the output's writer aborts. The outputs are written and published by
+ *     {@link SSTableWriter}, every file fsynced as it is finished; the table directory is not
+ *     fsynced per output.</li>
+ * <li>{@link #obsolete}: one REMOVE record per input (its files' count and newest time), not
+ *     fsynced one by one: {@link #commit} fsyncs them all before it appends COMMIT.</li>
+ * <li>{@link #commit}: the table directory is fsynced, making every output's renames durable
+ *     (their contents already are), and the log, making every record durable; then the COMMIT
+ *     record, fsynced, is the commit point, so after
+ *     a crash a committed log always has its outputs whole on disk. Then each input is deleted
  *     Data.db first (a generation without Data.db is not an sstable to any reader) and the rest
  *     oldest first (so the newest time a REMOVE record holds stays true until the last file, which
  *     is what Cassandra checks before it deletes anything), the directory fsynced, the log
@@ -63,7 +72,8 @@ import java.util.regex.Pattern;
  * and nothing is deleted. Unlike Cassandra we refuse records naming another directory (a copied
  * table directory must not delete files of the original).
  *
- * <p>Thread safety: an instance belongs to one thread. REQUIRES: every output's writer is finished
+ * <p>Thread safety: an instance belongs to one thread, except that outputs may be reserved (and
+ * their writers may sync the records) from several threads at once. REQUIRES: every output's writer is finished
  * or aborted before {@link #commit} or {@link #abort}. {@link #recover} and {@link #liveSSTables}
  * are safe from any thread and process.
  */
@@ -89,7 +99,7 @@ public final class TransactionLog implements AutoCloseable {
     private final FileChannel logChannel;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    /** Bytes of whole, fsynced records: an append that fails is cut back to this. */
+    /** Bytes of whole records (fsynced unless {@link #unsyncedRecords}): an append that fails is cut back to this. */
     private long goodLength;
     /** The log may end in a partial line we could not remove: append nothing more. */
     private boolean logBroken;
@@ -228,16 +238,22 @@ public final class TransactionLog implements AutoCloseable {
         return outputs().reserveNext();
     }
 
-    /** Called by the transaction's TableDirectory view for each generation it reserved. */
-    void track(Descriptor d) throws IOException {
+    /**
+     * Called by the transaction's TableDirectory view for each generation it reserved.
+     * Synchronized: the parallel compactors of one transaction (disjoint token slices) reserve
+     * their outputs from their own threads.
+     */
+    synchronized void track(Descriptor d) throws IOException {
         try {
             ensureOpen();
-            append(TransactionLogLayout.Type.ADD, d.generation() + "", 0, TransactionLogLayout.SSTABLE_FILES);
+            // Not fsynced here: the writer calls syncRecords before it publishes anything.
+            append(TransactionLogLayout.Type.ADD, d.generation() + "", 0, TransactionLogLayout.SSTABLE_FILES, false);
         } catch (IOException | RuntimeException e) {
             SSTableWriter.deleteStaging(d);
             throw e;
         }
         d.pin(); // the generation stays reserved until the transaction ends, even if its writer aborts
+        d.joinTransaction(this);
         outputs.add(d);
         step("add " + d.generation());
     }
@@ -270,7 +286,8 @@ public final class TransactionLog implements AutoCloseable {
         if (!hasComponent(files, Component.TOC) || !hasComponent(files, Component.DATA)) {
             throw new IllegalArgumentException("not a published sstable: " + tableDir.resolve(TransactionLogLayout.fileNamePrefix(digits) + "*"));
         }
-        append(TransactionLogLayout.Type.REMOVE, digits, newestTime(files, false), files.size());
+        // Not fsynced here: commit() makes every REMOVE durable before it appends COMMIT.
+        append(TransactionLogLayout.Type.REMOVE, digits, newestTime(files, false), files.size(), false);
         inputs.add(digits);
         step("remove " + digits);
     }
@@ -290,6 +307,15 @@ public final class TransactionLog implements AutoCloseable {
             }
         }
         if (logBroken) throw new IOException("cannot commit " + logPath + ": an earlier append failed");
+        // The outputs' writers fsynced each file but left the directory to us: one fsync makes all
+        // their renames durable, and it must come before COMMIT, the record after which recovery
+        // keeps the outputs and deletes the inputs.
+        SyncedFileOutput.syncDirectory(tableDir);
+        // The REMOVE records (appended without an fsync each) durable before COMMIT is written: a
+        // COMMIT on disk with a REMOVE lost would keep that input live beside the outputs. One
+        // fsync for all the inputs, then one for COMMIT.
+        syncRecords();
+        step("outputs synced");
         try {
             append(TransactionLogLayout.Type.COMMIT, null, 0, 0);
         } catch (IOException | RuntimeException e) {
@@ -351,6 +377,36 @@ public final class TransactionLog implements AutoCloseable {
     }
 
     private void append(TransactionLogLayout.Type type, String digits, long updateTime, int numFiles) throws IOException {
+        append(type, digits, updateTime, numFiles, true);
+    }
+
+    /**
+     * Makes every record appended so far durable (the ADD records, which are appended without an
+     * fsync of their own). Called by an output's writer before it renames anything into the table
+     * directory; a no-op when nothing is pending.
+     */
+    synchronized void syncRecords() throws IOException {
+        if (!unsyncedRecords) return;
+        if (logBroken) throw new IOException("cannot sync " + logPath + ": an earlier append failed");
+        try {
+            logChannel.force(true);
+        } catch (IOException | RuntimeException e) {
+            logBroken = true; // which records reached the disk is unknown: commit nothing on top of them
+            throw e;
+        }
+        unsyncedRecords = false;
+    }
+
+    /** Records appended since the last fsync of the log (guarded by this). */
+    private boolean unsyncedRecords;
+
+    /**
+     * Appends one record; with {@code force} it is fsynced (with every record before it) before
+     * this returns. Synchronized: the parallel compactors of one transaction reserve outputs from
+     * their own threads.
+     */
+    private synchronized void append(TransactionLogLayout.Type type, String digits, long updateTime, int numFiles, boolean force)
+            throws IOException {
         if (logBroken) throw new IOException("cannot append to " + logPath + ": an earlier append failed");
         String path = type.hasFile() ? TransactionLogLayout.sstablePrefix(canonicalDir, digits) : "";
         byte[] line = (TransactionLogLayout.format(type, path, updateTime, numFiles) + TransactionLogLayout.RECORD_END)
@@ -359,7 +415,7 @@ public final class TransactionLog implements AutoCloseable {
         try {
             long position = goodLength;
             while (b.hasRemaining()) position += logChannel.write(b, position);
-            logChannel.force(true);
+            if (force) logChannel.force(true);
         } catch (IOException | RuntimeException e) {
             try {
                 logChannel.truncate(goodLength); // a partial line would corrupt every record after it
@@ -371,6 +427,7 @@ public final class TransactionLog implements AutoCloseable {
             throw e;
         }
         goodLength += line.length;
+        unsyncedRecords = !force;
     }
 
     private void deleteSide(List<String> generations) throws IOException {

@@ -120,7 +120,11 @@ public final class BackgroundCompactions implements AutoCloseable {
             live.add(info);
             files.put(info.generation(), f);
         }
-        this.version = Version.of(live);
+        // The leveled compaction pointers are not on disk: start them where Cassandra does, after
+        // the newest sstable of each next level, so the first round through a level does not
+        // always begin at its lowest token.
+        Version v = Version.of(live);
+        this.version = v.apply(picker.startupEdit(v));
         AtomicInteger n = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(settings.threads, r -> {
             Thread t = new Thread(r, "flushline-compaction-" + n.incrementAndGet());
@@ -215,6 +219,8 @@ public final class BackgroundCompactions implements AutoCloseable {
             o.nowSeconds = now;
             o.gcBefore = now - settings.gcGraceSeconds;
             o.splitTokens = pick.splitTokens();
+            boolean[] pooled = pick.pooledSegments();
+            o.pooledRanges = pooled.length == 0 ? null : pooled;
             o.maxSSTableBytes = pick.maxOutputBytes() == Long.MAX_VALUE ? 0 : pick.maxOutputBytes();
             o.outputLevel = pick.outputLevel();
             o.maxPurgeableTimestamp = maxPurgeable;

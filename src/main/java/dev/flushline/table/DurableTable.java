@@ -57,15 +57,24 @@ public final class DurableTable implements AutoCloseable {
         public final Consumer<FlushOutcome> onFlushed;
         /** Receives the replay summary and warnings (torn tails, skipped corruption, release failures); may be null. */
         public final Consumer<String> log;
+        /** Background compaction, started once the commit log is replayed; null for none. */
+        public final BackgroundCompactions.Settings compaction;
 
         public Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
                        Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> log) {
+            this(commitLog, memtables, flush, limits, onFlushed, log, null);
+        }
+
+        public Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
+                       Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> log,
+                       BackgroundCompactions.Settings compaction) {
             this.commitLog = commitLog;
             this.memtables = memtables;
             this.flush = flush;
             this.limits = limits;
             this.onFlushed = onFlushed;
             this.log = log;
+            this.compaction = compaction;
         }
     }
 
@@ -78,6 +87,8 @@ public final class DurableTable implements AutoCloseable {
     private volatile boolean releasing;
     private volatile CommitLog.ReplayReport replayReport;
     private volatile IOException releaseFailure;
+    /** Null without compaction in the options; set once in {@link #open}, before it returns. */
+    private BackgroundCompactions compactions;
 
     private DurableTable(TableSchema schema, Options options, CommitLog commitLog) {
         this.schema = schema;
@@ -105,6 +116,13 @@ public final class DurableTable implements AutoCloseable {
             List<Path> removed = t.flusher.openTableDirectory();
             if (!removed.isEmpty()) t.say("Removed leftovers of an interrupted flush: " + removed);
             t.replay();
+            // Only now: before the replay, replayed data was in no memtable yet, so a compaction's
+            // purge bound (the unflushed memtables' smallest timestamp) could not see it, and a
+            // tombstone shadowing it could have been purged. After the replay's flush it is all in
+            // sstables the version holds, or in memtables the bound sees.
+            if (options.compaction != null) {
+                t.compactions = BackgroundCompactions.start(t.flusher, options.compaction, t::sayAlways);
+            }
             return t;
         } catch (IOException | RuntimeException | Error | InterruptedException e) {
             if (t != null) t.abandon();
@@ -183,6 +201,9 @@ public final class DurableTable implements AutoCloseable {
 
     public Flusher flusher() { return flusher; }
 
+    /** The background compaction of this table, or null if the options ask for none. */
+    public BackgroundCompactions compactions() { return compactions; }
+
     public CommitLog commitLog() { return commitLog; }
 
     /** A failure to record a release (segments kept, nothing lost), or null. */
@@ -230,6 +251,12 @@ public final class DurableTable implements AutoCloseable {
         if (options.log != null) options.log.accept(line);
     }
 
+    /** Compaction lines go to the log, or to stderr as the flusher's do when there is none. */
+    private void sayAlways(String line) {
+        if (options.log != null) options.log.accept(line);
+        else System.err.println(line);
+    }
+
     /**
      * Flushes everything (drain), records that the whole log is flushed, and closes the log; a
      * clean close leaves no segment to replay. Throws if a flush failed (the log keeps the data).
@@ -237,7 +264,13 @@ public final class DurableTable implements AutoCloseable {
     @Override
     public void close() throws IOException, InterruptedException {
         try {
-            flusher.close();
+            try {
+                flusher.close();
+            } finally {
+                // After the last flush (whose sstable it may still pick): running compactions finish,
+                // no new one starts.
+                if (compactions != null) compactions.close();
+            }
             commitLog.sync();
             commitLog.markFlushedUpTo(safeReleasePosition(null));
         } finally {
@@ -247,6 +280,13 @@ public final class DurableTable implements AutoCloseable {
 
     /** Failure path of open: stop the flush thread and close the log without releasing anything. */
     private void abandon() {
+        if (compactions != null) {
+            try {
+                compactions.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         flusher.abandon();
         try {
             commitLog.close();

@@ -18,6 +18,10 @@ import java.util.function.Supplier;
  * what an earlier process did not flush; without one, a memtable's data is on disk only once
  * flushed.
  *
+ * <p>With {@link TableOptions#compaction} set, the table compacts in the background from the
+ * moment it is open (after the replay, with a commit log): each flush's sstable is handed to the
+ * strategy, which picks compactions on their own threads ({@link BackgroundCompactions}).
+ *
  * <p>Memory: a memtable is switched and flushed in the background once its data reaches
  * {@link TableOptions#memtableSizeBytes}; writers wait while twice that is held (one memtable
  * flushing, one filling).
@@ -29,11 +33,13 @@ public final class Table implements AutoCloseable {
     private final TableOptions options;
     private final DurableTable durable; // null without a commit log
     private final Flusher flusher;
+    private final BackgroundCompactions compactions; // null without compaction in the options
 
-    private Table(TableOptions options, DurableTable durable, Flusher flusher) {
+    private Table(TableOptions options, DurableTable durable, Flusher flusher, BackgroundCompactions compactions) {
         this.options = options;
         this.durable = durable;
         this.flusher = flusher;
+        this.compactions = compactions;
     }
 
     /**
@@ -49,17 +55,19 @@ public final class Table implements AutoCloseable {
         Flusher.Limits limits = new Flusher.Limits(2 * options.memtableSizeBytes, 2 * options.memtableSizeBytes, 0.5);
         if (options.commitLog != null) {
             DurableTable d = DurableTable.open(schema, new DurableTable.Options(options.commitLog, memtables, flush, limits,
-                    options.onFlushed, options.log));
-            return new Table(options, d, d.flusher());
+                    options.onFlushed, options.log, options.compaction));
+            return new Table(options, d, d.flusher(), d.compactions());
         }
         Flusher f = new Flusher(memtables, flush, limits, options.onFlushed, null, Flusher.FailurePolicy.DEFAULT, options.log);
+        BackgroundCompactions c = null;
         try {
             f.openTableDirectory();
+            if (options.compaction != null) c = BackgroundCompactions.start(f, options.compaction, options.log);
         } catch (IOException | RuntimeException e) {
             f.abandon();
             throw e;
         }
-        return new Table(options, null, f);
+        return new Table(options, null, f, c);
     }
 
     public TableSchema schema() {
@@ -91,15 +99,30 @@ public final class Table implements AutoCloseable {
         return flusher;
     }
 
+    /** The table's background compaction, or null if the options ask for none. */
+    public BackgroundCompactions compactions() {
+        return compactions;
+    }
+
     /** The durable table underneath, or null without a commit log. */
     public DurableTable durable() {
         return durable;
     }
 
-    /** Flushes everything, then (with a commit log) records that the log is flushed and closes it. */
+    /**
+     * Flushes everything, then (with a commit log) records that the log is flushed and closes it.
+     * Background compaction starts nothing after the last flush; running compactions finish first.
+     */
     @Override
     public void close() throws IOException, InterruptedException {
-        if (durable != null) durable.close();
-        else flusher.close();
+        if (durable != null) {
+            durable.close();
+            return;
+        }
+        try {
+            flusher.close();
+        } finally {
+            if (compactions != null) compactions.close();
+        }
     }
 }

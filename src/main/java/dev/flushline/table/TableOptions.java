@@ -12,7 +12,8 @@ import java.util.function.Consumer;
 
 /**
  * What {@link Table#open} needs: the schema, the data directory, the memtable kind and allocation
- * mode, the memtable size and, optionally, a commit log. Built with {@link #builder}; immutable.
+ * mode, the memtable size and, optionally, a commit log and background compaction. Built with
+ * {@link #builder}; immutable.
  */
 public final class TableOptions {
     /** The memtable implementations. */
@@ -33,6 +34,12 @@ public final class TableOptions {
     public final Consumer<FlushOutcome> onFlushed;
     /** Receives warnings, failed flush attempts and the replay summary; never null. */
     public final Consumer<String> log;
+    /**
+     * Background compaction of the table's sstables with these settings (strategy, ranges,
+     * threads, throughput), started by {@link Table#open}; null for none. Its log lines go to
+     * {@link #log}.
+     */
+    public final BackgroundCompactions.Settings compaction;
 
     private TableOptions(Builder b) {
         this.schema = Objects.requireNonNull(b.schema, "schema");
@@ -44,6 +51,7 @@ public final class TableOptions {
         this.commitLog = b.commitLog;
         this.onFlushed = b.onFlushed;
         this.log = b.log;
+        this.compaction = b.compaction;
     }
 
     public static Builder builder() {
@@ -61,6 +69,7 @@ public final class TableOptions {
         private CommitLog.Options commitLog;
         private Consumer<FlushOutcome> onFlushed;
         private Consumer<String> log = System.err::println;
+        private BackgroundCompactions.Settings compaction;
 
         private Builder() {}
 
@@ -115,6 +124,12 @@ public final class TableOptions {
 
         public Builder log(Consumer<String> log) {
             this.log = Objects.requireNonNull(log);
+            return this;
+        }
+
+        /** Compacts the table in the background with {@code settings} (null: no compaction, the default). */
+        public Builder compaction(BackgroundCompactions.Settings settings) {
+            this.compaction = settings;
             return this;
         }
 

@@ -2,19 +2,15 @@ package dev.flushline.writer;
 
 import dev.flushline.sstable.SSTableVersion;
 
-import dev.flushline.data.Mutation;
+import dev.flushline.data.PartitionUpdate;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.SkipListMemtable;
-import dev.flushline.ops.OperationDecoder;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
-import dev.flushline.schema.JavaValues;
 import dev.flushline.schema.ModificationStatement;
 import dev.flushline.schema.ModificationStatement.Marker;
-import dev.flushline.schema.ModificationStatement.Relation;
-import dev.flushline.schema.ModificationStatement.Term;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.schema.ValueException;
 import dev.flushline.table.Flusher;
@@ -23,17 +19,13 @@ import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -53,16 +45,22 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>How rows become sstables: each row is turned into the mutation the statement makes in
- * Cassandra (same cells, timestamps, TTLs, tombstones) and applied to a skip-list memtable; when
+ * <p>How rows become sstables: each row's values are bound to the statement once
+ * ({@code RowBinder}: key, clustering and cells as serialized bytes), which gives the cells,
+ * timestamps, TTLs and tombstones the statement makes in Cassandra. By default the row becomes a
+ * partition update applied to a skip-list memtable; when
  * the memtable's data reaches {@link Builder#withBufferSizeInMiB} it is switched for a fresh one
  * and flushed on a background thread while rows keep coming (a writer waits only if a second
  * memtable fills before the first is flushed). Each flush writes its partitions in token order,
  * splitting into a new sstable at a partition boundary once Data.db reaches
  * {@link Builder#withMaxSSTableSizeInMiB}. {@link #close()} flushes the rest and waits.
  *
+ * <p>Sorted mode ({@link Builder#sorted}): rows that come in sstable order go straight to the row
+ * serializer through a {@link SortedSSTableWriter}, with no memtable and no allocation per row for
+ * values of the common native types. A row out of order is refused (see {@link Builder#sorted}).
+ *
  * <p>Values: {@code ?} markers take Java objects as the Java driver maps CQL types (see
- * {@link JavaValues}); {@code null} writes a tombstone (for a collection: deletes it), and
+ * {@link dev.flushline.schema.JavaValues}); {@code null} writes a tombstone (for a collection: deletes it), and
  * {@link #UNSET_VALUE} leaves the column untouched, as in CQL. A value of the wrong class is refused
  * with an {@link IllegalArgumentException} naming the row, the marker, its CQL type, the value and
  * its class; nothing of that row is written.
@@ -87,33 +85,40 @@ public final class FlushlineSSTableWriter implements Closeable {
     private static final long MIB = 1024L * 1024;
     private static final long DEFAULT_BUFFER_MIB = 128;
 
-    private final ModificationStatement statement;
     private final List<Marker> markers;
-    private final OperationDecoder decoder;
+    private final RowBinder binder;
+    private final long maxLocalDeletionTime;
+    private final String maxLocalDeletionTimeText;
+    /** The memtables and their background flush; null in sorted mode. */
     private final Flusher flusher;
+    /** Sorted mode: rows go straight to the serializer; null when buffered. */
+    private final SortedSSTableWriter sortedWriter;
     private final Long fixedNowMillis;
-    /** An INSERT that names no clustering column of a table that has some: it writes the static row only. */
-    private final boolean staticOnly;
     private final List<Path> written = Collections.synchronizedList(new ArrayList<>());
     private long rows;
     private boolean closed;
 
-    private FlushlineSSTableWriter(Builder b, TableSchema schema, ModificationStatement statement) {
-        this.statement = statement;
+    private FlushlineSSTableWriter(Builder b, TableSchema schema, ModificationStatement statement) throws IOException {
         this.markers = statement.markers();
         this.fixedNowMillis = b.nowMillis;
-        boolean namesClustering = false;
-        for (ColumnMetadata c : statement.columns()) {
-            namesClustering |= c.role() == ColumnMetadata.Role.CLUSTERING;
-        }
-        this.staticOnly = statement.kind() == ModificationStatement.Kind.INSERT && !namesClustering
-                && schema.clusteringColumns().length > 0;
         long now = nowMillis();
         SSTableVersion version = SSTableVersion.fromId(b.version);
-        this.decoder = new OperationDecoder(schema, now / 1000, version.maxLocalDeletionTime(),
-                version.maxLocalDeletionTimeText() + " for " + version + " sstables");
-        long bufferBytes = (b.bufferSizeMiB > 0 ? b.bufferSizeMiB : DEFAULT_BUFFER_MIB) * MIB;
+        this.maxLocalDeletionTime = version.maxLocalDeletionTime();
+        this.maxLocalDeletionTimeText = version.maxLocalDeletionTimeText() + " for " + version + " sstables";
+        if (now / 1000 > maxLocalDeletionTime) {
+            throw new IllegalArgumentException("now must be in 0.." + maxLocalDeletionTime + " seconds: " + now / 1000);
+        }
+        this.binder = new RowBinder(schema, statement, now / 1000);
         long maxBytes = b.maxSSTableSizeMiB > 0 ? b.maxSSTableSizeMiB * MIB : 0;
+        if (b.sorted) {
+            refuseUnsorted(binder);
+            this.flusher = null;
+            this.sortedWriter = SortedSSTableWriter.builder(schema, b.directory).sstableVersion(b.version)
+                    .maxSSTableSizeBytes(maxBytes).nowMillis(now).build();
+            return;
+        }
+        this.sortedWriter = null;
+        long bufferBytes = (b.bufferSizeMiB > 0 ? b.bufferSizeMiB : DEFAULT_BUFFER_MIB) * MIB;
         FlushJob.Options flush = new FlushJob.Options(b.directory, 1, 1, -1, 0, true, null, 0, maxBytes, version);
         // Twice the buffer with a threshold of one half: a memtable is switched at the buffer size,
         // and rows fill the next one while it flushes.
@@ -121,6 +126,22 @@ public final class FlushlineSSTableWriter implements Closeable {
         AllocationMode mode = b.allocationMode;
         this.flusher = new Flusher(() -> new SkipListMemtable(schema, mode), flush, limits, this::flushed, null,
                 Flusher.FailurePolicy.DEFAULT, System.err::println, b.directory);
+    }
+
+    /**
+     * Sorted mode writes each partition as its rows come: a statement that needs a partition's
+     * rows together is refused before any row.
+     */
+    private static void refuseUnsorted(RowBinder b) {
+        if (b.canWriteStaticAndRegular()) {
+            throw new IllegalArgumentException("sorted(): the statement writes static and regular columns in one row; a sorted writer"
+                    + " streams each partition, so its static row must be written alone, before its rows (use a statement of"
+                    + " static columns with the partition key only, or drop sorted())");
+        }
+        if (b.canWriteRange()) {
+            throw new IllegalArgumentException("sorted(): a DELETE by clustering prefix or range writes a range deletion, which"
+                    + " sorted mode does not write; drop sorted() for it");
+        }
     }
 
     public static Builder builder() {
@@ -137,16 +158,21 @@ public final class FlushlineSSTableWriter implements Closeable {
 
     /** Adds a row: one value per bind marker, in the order the markers appear in the statement. */
     public FlushlineSSTableWriter addRow(Object... values) throws IOException {
-        return addRow(Arrays.asList(values));
+        checkCount(values.length);
+        return apply(values); // read only: the caller may reuse the array for the next row
     }
 
     /** As {@link #addRow(Object...)}. */
     public FlushlineSSTableWriter addRow(List<Object> values) throws IOException {
-        if (values.size() != markers.size()) {
-            throw new IllegalArgumentException("row " + (rows + 1) + ": expected " + markers.size() + " values (" + markerNames()
-                    + ") but got " + values.size());
-        }
+        checkCount(values.size());
         return apply(values.toArray());
+    }
+
+    private void checkCount(int n) {
+        if (n != markers.size()) {
+            throw new IllegalArgumentException("row " + (rows + 1) + ": expected " + markers.size() + " values (" + markerNames()
+                    + ") but got " + n);
+        }
     }
 
     /**
@@ -171,151 +197,98 @@ public final class FlushlineSSTableWriter implements Closeable {
         if (closed) throw new IllegalStateException("the writer is closed");
         long row = rows + 1;
         long now = nowMillis();
-        decoder.advanceNow(now / 1000);
-        Map<String, Object> op;
         try {
-            op = operation(bound, now * 1000);
+            binder.bind(bound, now, maxLocalDeletionTime, maxLocalDeletionTimeText);
         } catch (ValueException e) {
             throw new IllegalArgumentException("row " + row + ": " + e.getMessage(), e);
         }
-        if (op == null) { // every value unset: the statement changes nothing
-            rows = row;
-            return this;
-        }
-        Mutation m;
-        try {
-            m = decoder.decode(op);
-        } catch (OperationDecoder.BadOperation e) {
-            throw new IllegalArgumentException("row " + row + ": " + e.getMessage(), e);
-        }
-        if (m != null) {
-            try {
-                flusher.apply(m.update());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while adding row " + row);
+        if (binder.shape != RowBinder.Shape.NOTHING) {
+            if (sortedWriter != null) {
+                writeSorted(row, now);
+            } else {
+                applyMutation(row);
             }
         }
         rows = row;
         return this;
     }
 
-    /** A term's value in the codec's input model, or {@link #UNSET_VALUE}; null stays null. */
-    private Object value(Object[] bound, Term t) {
-        if (!t.isMarker()) return t.literal;
-        Object v = bound[t.markerIndex];
-        if (v == UNSET_VALUE || v == null) return v;
-        Marker m = markers.get(t.markerIndex);
+    // ---- sorted: straight to the serializer -------------------------------------------------------
+
+    private void writeSorted(long row, long now) throws IOException {
+        final RowBinder b = binder;
+        final SortedSSTableWriter w = sortedWriter;
         try {
-            return JavaValues.toCodecInput(m.type, v);
-        } catch (ValueException e) {
-            String what = m.column != null ? "column '" + m.column.name() + "'" : "marker " + m.name;
-            throw new ValueException(what + " (" + m.type + "): " + e.getMessage());
-        }
-    }
-
-    /** The operation of the statement with these values, in the operations model; null if it changes nothing. */
-    private Map<String, Object> operation(Object[] bound, long nowMicros) {
-        Map<String, Object> op = new LinkedHashMap<>();
-        op.put("op", statement.kind().name().toLowerCase(Locale.ROOT));
-        op.put("timestamp", timestamp(bound, nowMicros));
-        if (statement.ttl() != null) {
-            Object ttl = value(bound, statement.ttl());
-            if (ttl == null) {
-                op.put("ttl", BigDecimal.ZERO); // a null TTL is no TTL, as Cassandra binds it
-            } else if (ttl != UNSET_VALUE) {
-                op.put("ttl", ttl instanceof String ? new BigDecimal((String) ttl) : ttl);
+            w.advanceNowMillis(now);
+            if (!w.inPartition(b.keySource, b.keyOffset, b.keyLength)) {
+                if (w.isPartitionOpen()) w.endPartition();
+                w.startPartition(b.keySource, b.keyOffset, b.keyLength);
             }
-        }
-        switch (statement.kind()) {
-            case INSERT: {
-                Map<String, Object> values = new LinkedHashMap<>();
-                for (int i = 0; i < statement.columns().size(); i++) {
-                    ColumnMetadata c = statement.columns().get(i);
-                    Object v = value(bound, statement.values().get(i));
-                    if (v == UNSET_VALUE) {
-                        if (isKey(c)) throw new ValueException("column '" + c.name() + "' (" + c.type() + "): a primary key value may not be unset");
-                        continue;
+            switch (b.shape) {
+                case PARTITION_DELETE:
+                    w.deletePartition(b.timestamp);
+                    return;
+                case STATIC:
+                    w.startStaticRow(b.timestamp, b.ttl);
+                    sortedCells(w, true);
+                    w.endRow();
+                    return;
+                case ROW: {
+                    if (b.hasStatic) {
+                        w.startStaticRow(b.timestamp, b.ttl);
+                        sortedCells(w, true);
+                        w.endRow();
                     }
-                    values.put(c.name(), v);
+                    w.startRow(b.timestamp, b.ttl, b.liveness);
+                    byte[] ck = b.clusteringSource();
+                    for (int i = 0; i < b.ckOffset.length; i++) w.clustering(i, ck, b.ckOffset[i], b.ckLength[i]);
+                    if (b.rowDeletion) w.deleteRow();
+                    sortedCells(w, false);
+                    w.endRow();
+                    return;
                 }
-                if (staticOnly && values.size() == statement.schema().partitionKeyColumns().length) {
-                    return null; // INSERT (pk, s) with every static unset writes nothing
-                }
-                op.put("values", values);
-                return op;
+                default:
+                    throw new AssertionError(b.shape); // range deletions are refused at build()
             }
-            case UPDATE: {
-                op.put("key", key(bound));
-                Map<String, Object> set = new LinkedHashMap<>();
-                Map<String, Object> add = new LinkedHashMap<>();
-                for (ModificationStatement.Assignment a : statement.assignments()) {
-                    Object v = value(bound, a.value);
-                    if (v == UNSET_VALUE) continue;
-                    if (a.append) {
-                        if (v != null) add.put(a.column.name(), v); // appending null adds nothing, as in Cassandra
-                    } else {
-                        set.put(a.column.name(), v);
-                    }
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            if (w.isRowOpen()) w.abandonRow();
+            throw new IllegalStateException("row " + row + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void sortedCells(SortedSSTableWriter w, boolean statics) {
+        final RowBinder b = binder;
+        for (int i = 0; i < b.slotColumn.length; i++) {
+            if (!b.writes(i, statics)) continue;
+            ColumnMetadata c = b.slotColumn[i];
+            byte state = b.slotState[i];
+            int p = c.position();
+            if (state == RowBinder.NULL) {
+                if (b.slotOp[i] == RowBinder.DELETE && c.isComplex()) w.deleteCollection(p);
+                else w.setNull(p);
+            } else if (state == RowBinder.VALUE) {
+                w.set(p, b.valueSource(i), b.slotOffset[i], b.slotLength[i]);
+            } else {
+                int n = b.slotCellCount[i];
+                if (b.slotOp[i] == RowBinder.SET) w.replaceCollection(p);
+                for (int k = b.slotFirstCell[i], end = k + n; k < end; k++) {
+                    w.addCollectionCell(p, b.cellPathSource[k], 0, b.cellPathLength[k], b.cellValueSource[k], 0, b.cellValueLength[k]);
                 }
-                if (set.isEmpty() && add.isEmpty()) return null;
-                if (!set.isEmpty()) op.put("set", set);
-                if (!add.isEmpty()) op.put("add", add);
-                return op;
             }
-            case DELETE: {
-                op.put("key", key(bound));
-                Map<String, Object> range = new LinkedHashMap<>();
-                String rangeColumn = null;
-                for (Relation r : statement.where()) {
-                    if (r.operator == ModificationStatement.Operator.EQ) continue;
-                    rangeColumn = r.column.name();
-                    range.put(r.operator.symbol, keyValue(bound, r));
-                }
-                if (rangeColumn != null) op.put("range", Map.of(rangeColumn, range));
-                if (!statement.columns().isEmpty()) {
-                    List<Object> names = new ArrayList<>(statement.columns().size());
-                    for (ColumnMetadata c : statement.columns()) names.add(c.name());
-                    op.put("columns", names);
-                }
-                return op;
-            }
-            default:
-                throw new AssertionError(statement.kind());
         }
     }
 
-    private Object timestamp(Object[] bound, long nowMicros) {
-        Term t = statement.timestamp();
-        if (t == null) return BigDecimal.valueOf(nowMicros);
-        Object v = value(bound, t);
-        if (v == null) throw new ValueException("marker " + ModificationStatement.TIMESTAMP_MARKER_NAME + " (bigint): the timestamp may not be null");
-        if (v == UNSET_VALUE) return BigDecimal.valueOf(nowMicros);
-        return v instanceof String ? new BigDecimal((String) v) : v;
-    }
+    // ---- buffered: a mutation into the memtable ---------------------------------------------------
 
-    private Map<String, Object> key(Object[] bound) {
-        Map<String, Object> key = new LinkedHashMap<>();
-        for (Relation r : statement.where()) {
-            if (r.operator == ModificationStatement.Operator.EQ) key.put(r.column.name(), keyValue(bound, r));
+    private void applyMutation(long row) throws IOException {
+        PartitionUpdate update = MutationBuilder.update(binder);
+        if (update == null) return;
+        try {
+            flusher.apply(update);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while adding row " + row);
         }
-        return key;
-    }
-
-    private Object keyValue(Object[] bound, Relation r) {
-        Object v = value(bound, r.value);
-        if (v == UNSET_VALUE) {
-            throw new ValueException("column '" + r.column.name() + "' (" + r.column.type() + "): a primary key value may not be unset");
-        }
-        if (v == null) {
-            throw new ValueException("column '" + r.column.name() + "' (" + r.column.type() + "): null is not allowed in a primary key column");
-        }
-        return v;
-    }
-
-    private static boolean isKey(ColumnMetadata c) {
-        return c.role() == ColumnMetadata.Role.PARTITION_KEY
-                || c.role() == ColumnMetadata.Role.CLUSTERING;
     }
 
     /** The Data.db files published so far (all of them once {@link #close()} returned), in publish order. */
@@ -330,11 +303,19 @@ public final class FlushlineSSTableWriter implements Closeable {
         return rows;
     }
 
-    /** Flushes what is buffered, waits for every sstable to be published, and stops the flush thread. */
+    /**
+     * Flushes what is buffered, waits for every sstable to be published, and stops the flush
+     * thread; in sorted mode, ends the last partition and publishes.
+     */
     @Override
     public void close() throws IOException {
         if (closed) return;
         closed = true;
+        if (sortedWriter != null) {
+            sortedWriter.close();
+            written.addAll(sortedWriter.dataFiles());
+            return;
+        }
         try {
             flusher.close();
         } catch (InterruptedException e) {
@@ -410,9 +391,24 @@ public final class FlushlineSSTableWriter implements Closeable {
         }
 
         /**
-         * Declares that rows come in partition-key token order, as CQLSSTableWriter's sorted mode.
-         * Accepted for compatibility; the rows still go through a memtable, so the output is the
-         * same whether or not they are sorted.
+         * Declares that rows come in sstable order, as CQLSSTableWriter's sorted mode: partitions in
+         * token order (Murmur3 token, then the serialized key's bytes), and within a partition its
+         * rows in clustering order. Each row is then written as it comes, through
+         * {@link SortedSSTableWriter}; {@link #withBufferSizeInMiB} and {@link #withAllocationMode}
+         * are ignored, and nothing is published before {@link FlushlineSSTableWriter#close}.
+         *
+         * <p>Out of order: a row whose partition sorts before the previous one, or whose
+         * clustering is not after the previous row of its partition (or repeats it), is refused
+         * with an {@link IllegalStateException} naming the row number and both keys; nothing of it
+         * is written and the writer goes on. CQLSSTableWriter's sorted mode refuses a partition out
+         * of order too, but only when it writes the previous partition (a row later, by throwing
+         * "Last written key ... >= current key"), and buffers each partition, so it sorts and merges
+         * the rows within one; this writer streams rows and refuses them at once instead.
+         *
+         * <p>So statements that need a partition's rows together are refused by {@link #build()}:
+         * one that writes static and regular columns in the same row (a partition's static row must
+         * come first, alone: use a statement of static columns by partition key) and a DELETE by
+         * clustering prefix or range (a range deletion).
          */
         public Builder sorted() {
             this.sorted = true;
@@ -465,7 +461,11 @@ public final class FlushlineSSTableWriter implements Closeable {
             }
             TableSchema schema = CqlParser.parse(schemaCql);
             ModificationStatement st = ModificationStatement.parse(statementCql, schema);
-            return new FlushlineSSTableWriter(this, schema, st);
+            try {
+                return new FlushlineSSTableWriter(this, schema, st);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("cannot open " + directory + " for writing", e);
+            }
         }
     }
 }

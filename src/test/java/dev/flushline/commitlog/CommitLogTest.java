@@ -210,6 +210,28 @@ class CommitLogTest {
     }
 
     @Test
+    void aDamagedHeaderBeforeIntactEntriesIsCorruptionAndSkipCorruptReplaysTheEntries() throws Exception {
+        List<Mutation> ms = mutations(9, 40);
+        List<CommitLog.Entry> entries = write(ms);
+        Path file = segmentOf(entries.get(0));
+        List<Mutation> inFirst = new ArrayList<>();
+        for (int i = 0; i < ms.size(); i++) {
+            if (entries.get(i).position.segmentId() == entries.get(0).position.segmentId()) inFirst.add(ms.get(i));
+        }
+        patch(file, SegmentLayout.MAGIC_OFFSET, new byte[] {(byte) (readByte(file, SegmentLayout.MAGIC_OFFSET) ^ 0x10)});
+        CommitLogCorruptionException ex = assertThrows(CommitLogCorruptionException.class, () -> reopenAndReplay(false));
+        assertEquals(file, ex.segment());
+        assertEquals(0, ex.offset());
+        assertEquals(SegmentLayout.HEADER_BYTES, ex.nextValidOffset());
+
+        Replayed r = reopenAndReplay(true);
+        assertEquals(describe(ms), r.updates(), "every entry replays, the first segment's " + inFirst.size() + " too");
+        assertEquals(1, r.report().warnings.size(), r.report().warnings.toString());
+        String w = r.report().warnings.get(0);
+        assertTrue(w.contains("[0, " + SegmentLayout.HEADER_BYTES + ")") && w.contains(file.toString()) && w.contains("bad segment header"), w);
+    }
+
+    @Test
     void corruptLengthInTheMiddleIsCorruptionToo() throws Exception {
         List<Mutation> ms = mutations(7, 40);
         List<CommitLog.Entry> entries = write(ms);

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RangeAwarePickerTest {
     static final CompactionRanges R = CompactionRanges.even(4);
-    /** Size-tiered per range; spanning sstables over 10 MiB are split. */
+    /** Size-tiered per range; a range's share of a shared compaction gets its own sstable from 10 MiB. */
     static final RangeAwarePicker STCS = new RangeAwarePicker(CompactionStrategyOptions.parse(Map.of(
             "class", "SizeTieredCompactionStrategy", "range_aware_compaction", "true", "min_range_sstable_size_in_mb", "10")), R);
 
@@ -63,36 +63,144 @@ class RangeAwarePickerTest {
     }
 
     @Test
-    void aSharedTierBiggerThanTheMinimumIsSplitAtTheRangeBoundaries() {
+    void aSharedTierIsSplitWhereARangesShareReachesTheMinimum() {
+        // Four sstables of 6 MiB over ranges 0, 1 and 2: about 12 MiB each for ranges 0 and 1, a
+        // few bytes for range 2 (it holds only the last 10 + gen tokens of each span).
         List<SSTableInfo> s = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) s.add(spanning(i, 5 * MIB));
+        for (int i = 1; i <= 4; i++) s.add(spanning(i, 6 * MIB));
         Version v = Version.of(s);
         CompactionPick p = STCS.pick(v);
         assertArrayEquals(new long[] {R.lo(1), R.lo(2)}, p.splitTokens());
+        assertArrayEquals(new boolean[] {false, false, true}, p.pooledSegments(), "range 2's share is far under 10 MiB");
+        assertTrue(p.reason().contains("2 of 3 ranges"), p.reason());
         Version next = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(10))));
         assertEquals(3, next.size());
-        for (SSTableInfo o : next.sstables()) assertFalse(STCS.bucketOf(o) == CompactionRanges.SPANNING, o.toString());
+        for (SSTableInfo o : next.sstables()) {
+            assertFalse(STCS.bucketOf(o) == CompactionRanges.SPANNING, o.toString());
+            if (STCS.bucketOf(o) < 2) assertTrue(o.sizeBytes() >= 10 * MIB, o.toString());
+        }
+    }
+
+    /** Four flushes over the whole ring (even ranges, so each range's share is a quarter). */
+    static List<SSTableInfo> wholeRingFlushes(long size) {
+        List<SSTableInfo> s = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) s.add(sst(i, Long.MIN_VALUE + 1 + i, Long.MAX_VALUE - 1 - i, size, 0));
+        return s;
     }
 
     @Test
-    void largeSpanningSSTablesAreSplitAloneLargestFirst() {
-        List<SSTableInfo> s = new ArrayList<>();
-        s.add(spanning(1, 50 * MIB));
-        s.add(sst(2, R.lo(1) + 5, Long.MAX_VALUE - 5, 100 * MIB, 0));    // ranges 1 to 3
-        for (int i = 3; i <= 6; i++) s.add(spanning(i, MIB));             // a shared tier, ready too
-        Version v = Version.of(s);
+    void aShareBelowTheMinimumStaysUnsplitWhateverTheWholeSize() {
+        // 4 x 9 MiB = 36 MiB, far over the 10 MiB minimum, but 9 MiB per range: not split.
+        Version v = Version.of(wholeRingFlushes(9 * MIB));
         CompactionPick p = STCS.pick(v);
-        assertArrayEquals(new int[] {2}, p.inputGenerations());
-        assertArrayEquals(new long[] {R.lo(2), R.lo(3)}, p.splitTokens());
-        assertEquals(0, p.outputLevel());
-        assertTrue(p.reason().contains("spans 3 ranges"), p.reason());
-        v = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(10))));
-        p = STCS.pick(v);
-        assertArrayEquals(new int[] {1}, p.inputGenerations());
-        assertArrayEquals(new long[] {R.lo(1), R.lo(2)}, p.splitTokens());
-        v = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(20))));
-        p = STCS.pick(v);
-        assertArrayEquals(new int[] {3, 4, 5, 6}, p.inputGenerations());
+        assertArrayEquals(new int[] {1, 2, 3, 4}, p.inputGenerations());
+        assertEquals(0, p.splitTokens().length);
+        assertEquals(0, p.pooledSegments().length);
+        assertTrue(p.reason().contains("no range's share reaches"), p.reason());
+        Version next = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(10))));
+        assertEquals(1, next.size());
+        assertEquals(CompactionRanges.SPANNING, STCS.bucketOf(next.sstables().get(0)));
+        assertEquals(36 * MIB, next.totalBytes());
+    }
+
+    @Test
+    void aShareAboveTheMinimumSplitsEveryRange() {
+        Version v = Version.of(wholeRingFlushes(11 * MIB));
+        CompactionPick p = STCS.pick(v);
+        assertArrayEquals(R.splitTokens(), p.splitTokens());
+        assertEquals(0, p.pooledSegments().length, "every range gets its own output");
+        Version next = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(10))));
+        assertEquals(4, next.size());
+        for (int r = 0; r < 4; r++) {
+            SSTableInfo o = next.sstables().get(r);
+            assertEquals(r, STCS.bucketOf(o), o.toString());
+            assertTrue(o.sizeBytes() >= 10 * MIB, o.toString());
+        }
+    }
+
+    @Test
+    void smallRangesArePooledIntoOneOutputAcrossTheBigOnes() {
+        // Uneven ranges: 0 and 2 are wide (about 40% of the ring each), 1 and 3 narrow (10%).
+        long q = Long.MAX_VALUE / 5;
+        CompactionRanges uneven = CompactionRanges.fromSplits(new long[] {Long.MIN_VALUE + 4 * q, Long.MIN_VALUE + 5 * q, Long.MIN_VALUE + 9 * q});
+        RangeAwarePicker picker = new RangeAwarePicker(STCS.options(), uneven);
+        List<SSTableInfo> s = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) s.add(sst(i, Long.MIN_VALUE + 1 + i, Long.MAX_VALUE - 1 - i, 10 * MIB, 0));
+        Version v = Version.of(s);
+        CompactionPick p = picker.pick(v);
+        // 40 MiB: ranges 0 and 2 get ~16 MiB, ranges 1 and 3 ~4 MiB each, under the minimum.
+        assertArrayEquals(new boolean[] {false, true, false, true}, p.pooledSegments());
+        assertTrue(p.describe().contains("2 of 4 ranges pooled"), p.describe());
+        List<SSTableInfo> outputs = Synthetic.outputs(p, new Synthetic.Generations(10));
+        assertEquals(3, outputs.size());
+        Version next = v.apply(p.edit(outputs));
+        int spanning = 0;
+        for (SSTableInfo o : next.sstables()) {
+            int r = picker.bucketOf(o);
+            if (r == CompactionRanges.SPANNING) {
+                spanning++;
+                assertTrue(o.sizeBytes() < 10 * MIB, "the pooled output holds the two small ranges: " + o);
+            } else {
+                assertTrue(r == 0 || r == 2, o.toString());
+                assertTrue(o.sizeBytes() >= 10 * MIB, o.toString());
+            }
+        }
+        assertEquals(1, spanning, "one pooled output, in the shared bucket");
+        // An output of a range of its own that crosses a boundary is refused; the pooled one may.
+        assertThrows(IllegalArgumentException.class, () -> p.edit(List.of(sst(90, Long.MIN_VALUE + 5, Long.MIN_VALUE + 4 * q + 5, MIB, 0))));
+    }
+
+    @Test
+    void theEstimatedShareIsTheFractionOfEachInputsSpanInTheRange() {
+        // Over ranges 1 and 2, a quarter of its span in range 1: 4 MiB there, 12 MiB in range 2.
+        long quarter = R.hi(1) - R.lo(1) + 1;
+        SSTableInfo s = sst(1, R.hi(1) - quarter / 4 + 1, R.hi(1) + 3 * (quarter / 4), 16 * MIB, 0);
+        double[] shares = STCS.estimatedShares(List.of(s), s.firstToken(), s.lastToken());
+        assertEquals(2, shares.length);
+        assertEquals(4.0 * MIB, shares[0], 1.0);
+        assertEquals(12.0 * MIB, shares[1], 1.0);
+    }
+
+    /**
+     * With a minimum larger than any range's share, range-aware size-tiered compaction makes the
+     * same picks as plain size-tiered compaction, step by step, over a run of flushes that keep
+     * spanning every range.
+     */
+    @Test
+    void aLargeMinimumBehavesAsPlainSizeTiered() {
+        CompactionRanges vnodes = CompactionRanges.vnodes(256, 7);
+        Map<String, String> base = Map.of("class", "SizeTieredCompactionStrategy", "min_sstable_size", Long.toString(MIB));
+        SizeTieredPicker plain = new SizeTieredPicker(CompactionStrategyOptions.parse(base));
+        Map<String, String> ra = new java.util.HashMap<>(base);
+        ra.put("range_aware_compaction", "true");
+        ra.put("min_range_sstable_size_in_mb", "50");
+        RangeAwarePicker aware = new RangeAwarePicker(CompactionStrategyOptions.parse(ra), vnodes);
+        java.util.Random random = new java.util.Random(11);
+        Synthetic.Generations ga = new Synthetic.Generations(1), gp = new Synthetic.Generations(1);
+        Version va = Version.empty(), vp = Version.empty();
+        int picks = 0;
+        for (int flush = 0; flush < 200; flush++) {
+            long size = 2 * MIB + random.nextInt((int) MIB);
+            long first = Long.MIN_VALUE + 1 + random.nextInt(1 << 20), last = Long.MAX_VALUE - 1 - random.nextInt(1 << 20);
+            SSTableInfo f = sst(ga.next(), first, last, size, 0);
+            gp.next();
+            va = va.apply(VersionEdit.adding(List.of(f)));
+            vp = vp.apply(VersionEdit.adding(List.of(f)));
+            while (true) {
+                CompactionPick a = aware.pick(va), p = plain.pick(vp);
+                if (a == null || p == null) {
+                    assertEquals(p == null, a == null, "flush " + flush + ": plain " + p + " / range-aware " + a);
+                    break;
+                }
+                assertArrayEquals(p.inputGenerations(), a.inputGenerations(), "flush " + flush);
+                assertEquals(0, a.splitTokens().length, "flush " + flush + ": " + a);
+                va = va.apply(a.edit(Synthetic.outputs(a, ga)));
+                vp = vp.apply(p.edit(Synthetic.outputs(p, gp)));
+                picks++;
+            }
+        }
+        assertTrue(picks >= 6, "only " + picks + " compactions");
+        assertEquals(vp.sstables().size(), va.sstables().size());
     }
 
     @Test
@@ -175,13 +283,13 @@ class RangeAwarePickerTest {
     }
 
     @Test
-    void theEstimateAddsSplitsTheSharedBucketAndTheRanges() {
+    void theEstimateAddsTheSharedBucketAndTheRanges() {
         List<SSTableInfo> s = new ArrayList<>();
-        s.add(spanning(1, 50 * MIB));                                   // one split
+        s.add(spanning(1, 50 * MIB));                                   // alone in its tier: no task
         for (int i = 2; i <= 5; i++) s.add(spanning(i, MIB));           // one shared tier
         for (int i = 6; i <= 9; i++) s.add(inRange(i, 3, 100 * MIB));   // one tier in range 3
         s.add(inRange(10, 2, 100 * MIB));
-        assertEquals(3, STCS.estimatedRemainingTasks(Version.of(s)));
+        assertEquals(2, STCS.estimatedRemainingTasks(Version.of(s)));
         assertEquals(0, STCS.estimatedRemainingTasks(Version.of(List.of(inRange(1, 0, MIB)))));
     }
 }

@@ -7,8 +7,9 @@ import java.util.List;
  * Synthetic sstables and a stand-in for the merge, for picker tests: no files, only the numbers a
  * picker reads. The stand-in writes what a compaction of the pick's inputs would if the data were
  * spread evenly over each input's token span and nothing were dropped: the inputs' bytes, cut at
- * the pick's split tokens and then into pieces of at most the pick's maximum size. Every segment
- * that holds data gets at least one byte, so totals may exceed the inputs' by a few bytes.
+ * the pick's split tokens and then into pieces of at most the pick's maximum size; the segments the
+ * pick pools go together into one output spanning them (not cut by size). Every segment that
+ * holds data gets at least one byte, so totals may exceed the inputs' by a few bytes.
  */
 final class Synthetic {
     static final long KIB = 1024L;
@@ -61,6 +62,8 @@ final class Synthetic {
         // Segments between split tokens, narrowed to where some input has data.
         List<long[]> segments = new ArrayList<>();
         List<Double> segmentBytes = new ArrayList<>();
+        List<Boolean> segmentPooled = new ArrayList<>();
+        boolean[] pooledFlags = pick.pooledSegments();
         long segLo = lo;
         long[] splits = pick.splitTokens();
         for (int i = 0; i <= splits.length; i++) {
@@ -78,6 +81,7 @@ final class Synthetic {
             if (first <= last) {
                 segments.add(new long[] {first, last});
                 segmentBytes.add(bytes);
+                segmentPooled.add(pooledFlags.length > 0 && pooledFlags[i]);
             }
             if (i < splits.length) segLo = splits[i];
         }
@@ -93,8 +97,15 @@ final class Synthetic {
 
         List<SSTableInfo> out = new ArrayList<>();
         long max = pick.maxOutputBytes();
+        long poolFirst = Long.MAX_VALUE, poolLast = Long.MIN_VALUE, poolBytes = 0;
         for (int i = 0; i < segments.size(); i++) {
             long first = segments.get(i)[0], last = segments.get(i)[1];
+            if (segmentPooled.get(i)) {
+                poolFirst = Math.min(poolFirst, first);
+                poolLast = Math.max(poolLast, last);
+                poolBytes += whole[i];
+                continue;
+            }
             long bytes = whole[i];
             long pieces = max == Long.MAX_VALUE ? 1 : Math.max(1, (bytes + max - 1) / max);
             double w = width(first, last);
@@ -108,6 +119,7 @@ final class Synthetic {
                 start = end + 1;
             }
         }
+        if (poolFirst <= poolLast) out.add(new SSTableInfo(gens.next(), poolFirst, poolLast, poolBytes, pick.outputLevel(), minTs, maxTs));
         return out;
     }
 

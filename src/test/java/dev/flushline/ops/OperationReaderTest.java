@@ -542,4 +542,24 @@ class OperationReaderTest {
             assertNull(r.next());
         }
     }
+
+    @Test
+    void aLineOverTheLimitIsRefusedByNumberAndTheNextLineStillReads() throws Exception {
+        String ok = "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"a\",\"ck2\":1,\"v1\":7}}";
+        int limit = ok.length();
+        String tooLong = "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":2,\"ck\":\"" + "x".repeat(200_000)
+                + "\",\"ck2\":1,\"v1\":8}}";
+        // The first line is exactly at the limit, with a CRLF end (the CR does not count).
+        String text = ok + "\r\n" + tooLong + "\n" + ok + "\n";
+        OperationReader r = new OperationReader(new java.io.ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+                "big.jsonl", new OperationDecoder(T, NOW), limit);
+        assertNotNull(r.next());
+        BadInputException e = assertThrows(BadInputException.class, r::next);
+        assertTrue(e.getMessage().startsWith("big.jsonl:2:"), e.getMessage());
+        assertTrue(e.getMessage().contains(tooLong.length() + " bytes long"), e.getMessage());
+        assertTrue(e.getMessage().contains("limit of " + limit), e.getMessage());
+        assertNotNull(r.next(), "the line after the refused one is read");
+        assertEquals(3, r.lineNumber());
+        assertNull(r.next());
+    }
 }

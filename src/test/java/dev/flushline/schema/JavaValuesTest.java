@@ -68,6 +68,12 @@ class JavaValuesTest {
         byte[] t = new byte[theirs.remaining()];
         theirs.duplicate().get(t);
         assertArrayEquals(t, ours, cql + " " + v + " (" + v.getClass().getName() + ")");
+        // the direct route into an arena: same bytes, wherever in the arena they land
+        ValueBuffer arena = new ValueBuffer(16);
+        arena.putBytes(new byte[13], 0, 13);
+        int start = arena.position();
+        JavaValues.write(ourType(cql), v, arena);
+        assertArrayEquals(t, java.util.Arrays.copyOfRange(arena.array(), start, arena.position()), "write: " + cql + " " + v);
     }
 
     @Test
@@ -82,6 +88,7 @@ class JavaValuesTest {
             check("double", n == 0 ? Double.NaN : n == 1 ? -0.0 : Double.longBitsToDouble(r.nextLong()));
             check("boolean", r.nextBoolean());
             check("text", "t\u00e9" + r.nextInt());
+            check("text", "\u2603\ud83d\ude00" + r.nextInt() + "\ud800"); // a pair and a stray surrogate: the codec route
             check("ascii", "a" + r.nextInt());
             check("varchar", "");
             check("uuid", new UUID(r.nextLong(), r.nextLong()));
@@ -129,7 +136,14 @@ class JavaValuesTest {
             Object v = c[1].equals("int") ? (Object) 5 : c[1].equals("instant") ? Instant.EPOCH : c[1].equals("list") ? List.of() : c[1];
             ValueException e = assertThrows(ValueException.class, () -> JavaValues.toCodecInput(ourType(c[0]), v));
             assertEquals(true, e.getMessage().contains(c[2]), c[0] + ": " + e.getMessage());
+            ValueException w = assertThrows(ValueException.class, () -> JavaValues.write(ourType(c[0]), v, new ValueBuffer(16)));
+            assertEquals(e.getMessage(), w.getMessage(), "write refuses as toCodecInput");
         }
+        ValueException ascii = assertThrows(ValueException.class, () -> JavaValues.write(ourType("ascii"), "ab\u00e9", new ValueBuffer(16)));
+        assertEquals(true, ascii.getMessage().contains("index 2"), ascii.getMessage());
+        ValueException version = assertThrows(ValueException.class,
+                () -> JavaValues.write(ourType("timeuuid"), new UUID(0x4000L, 1L << 63), new ValueBuffer(16)));
+        assertEquals(true, version.getMessage().contains("version 4"), version.getMessage());
         List<Object> withNull = new ArrayList<>();
         withNull.add(null);
         ValueException e = assertThrows(ValueException.class, () -> JavaValues.toCodecInput(ourType("list<int>"), withNull));

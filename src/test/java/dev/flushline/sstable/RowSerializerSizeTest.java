@@ -407,6 +407,81 @@ class RowSerializerSizeTest {
         }
     }
 
+    /**
+     * Rows as a plain INSERT writes them (every simple cell shares the row's timestamp, and its TTL if
+     * any): the size pass sizes their simple cells from the Row's summary instead of reading them. The
+     * sizes must still equal the independent recomputation and the bytes written, for fixed- and
+     * variable-length columns, empty values, values past one vint byte, header subsets and all three
+     * cell classes; one cell that does not share the liveness turns the summary off.
+     */
+    @Test
+    void rowsWhoseCellsShareTheRowLivenessAreSizedExactly() {
+        dev.flushline.oracle.CassandraOracle.init();
+        for (String cql : new String[] {WIDE, bigTable()}) {
+            TableSchema schema = CqlParser.parse(cql);
+            Random r = new Random(31);
+            ColumnMetadata[] cols = schema.regularColumns();
+            int cs = schema.regularComplexStart();
+            int plain = 0;
+            for (EncodingStats stats : statsChoices(r)) {
+                for (int h = 0; h < 3; h++) {
+                    SerializationHeader header = new SerializationHeader(schema, stats,
+                            subset(r, schema.staticColumns().length, h < 2), subset(r, cols.length, h < 2));
+                    StatsCollector collector = new StatsCollector(new ClusteringComparator(schema));
+                    RowSerializer ser = new RowSerializer(header, collector);
+                    Gen gen = new Gen(schema, r.nextLong());
+                    for (int i = 0; i < 200; i++) {
+                        long ts = gen.ts();
+                        boolean expiring = r.nextInt(3) == 0;
+                        int ttl = expiring ? gen.ttl() : Cell.NO_TTL;
+                        long exp = expiring ? gen.ldt() : Cell.NO_DELETION_TIME;
+                        Cell[] cells = new Cell[cs];
+                        int odd = r.nextInt(4) == 0 ? r.nextInt(Math.max(1, cs)) : -1; // one cell that does not share
+                        for (int p = 0; p < cs; p++) {
+                            if (header.regularIndex(p) < 0 || r.nextInt(3) == 0) {
+                                if (p == odd) odd = -1;
+                                continue;
+                            }
+                            CqlType t = cols[p].type();
+                            byte[] v = t.fixedLength() >= 0 ? (r.nextInt(5) == 0 ? new byte[0] : gen.value(t))
+                                    : new byte[r.nextInt(4) == 0 ? 0 : r.nextInt(r.nextBoolean() ? 200 : 10)];
+                            ArrayCell a;
+                            if (p == odd) {
+                                a = r.nextBoolean() ? ArrayCell.live(ts + 1, v, null) : ArrayCell.tombstone(ts, gen.ldt(), null);
+                            } else {
+                                a = expiring ? ArrayCell.expiring(ts, ttl, exp, v, null) : ArrayCell.live(ts, v, null);
+                            }
+                            cells[p] = asClass(a, r.nextInt(3));
+                        }
+                        ColumnMetadata[] cc = schema.clusteringColumns();
+                        byte[][] ck = new byte[cc.length][];
+                        for (int k = 0; k < cc.length; k++) ck[k] = gen.value(cc[k].type());
+                        Row row = new Row(false, ck, ts, ttl, exp, DeletionTime.LIVE, cells, new ComplexColumn[cols.length - cs]);
+                        assertEquals(odd < 0, row.simpleCellsShareLiveness(), () -> "summary flag of " + row);
+                        if (row.simpleCellsShareLiveness()) plain++;
+                        checkRow(schema, header, ser, collector, row, r.nextInt(3) == 0 ? 0 : r.nextInt(500));
+                    }
+                }
+            }
+            assertTrue(plain > 1000, "plain rows exercised: " + plain);
+        }
+    }
+
+    /** A fixed-length column's value of the wrong length is refused by the summarised size pass too. */
+    @Test
+    void sharedLivenessRowWithAWrongFixedLengthIsRefused() {
+        dev.flushline.oracle.CassandraOracle.init();
+        TableSchema schema = CqlParser.parse("CREATE TABLE ks.f (pk int, ck int, a int, b text, PRIMARY KEY (pk, ck))");
+        SerializationHeader header = new SerializationHeader(schema, EncodingStats.NO_STATS, new boolean[0], new boolean[] {true, true});
+        RowSerializer ser = new RowSerializer(header, new StatsCollector(new ClusteringComparator(schema)));
+        Row row = new Row(false, new byte[][] {new byte[4]}, 5, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                new Cell[] {ArrayCell.live(5, new byte[3], null), ArrayCell.live(5, new byte[2], null)}, new ComplexColumn[0]);
+        assertTrue(row.simpleCellsShareLiveness());
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ser.rowSize(row, 0));
+        assertEquals("cell value has 3 bytes; its type needs exactly 4", e.getMessage());
+    }
+
     /** The test's own vint arithmetic, pinned to spec values so the oracle itself is trustworthy. */
     @Test
     void independentVIntSizesMatchTheSpec() {

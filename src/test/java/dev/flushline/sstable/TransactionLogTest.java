@@ -68,9 +68,17 @@ class TransactionLogTest {
     }
 
     /**
+     * The first action of {@link #run} at or after which the compaction is committed: begun, two
+     * outputs' ADD and 8 renames each, two REMOVEs, the table directory's fsync; COMMIT is next.
+     */
+    static final int COMMITTED_AT = 1 + 2 * 9 + 2 + 1;
+
+    /**
      * Runs a compaction of inputs 1 and 2 into outputs 3 and 4 and crashes at action {@code crashAt}
      * (-1 = never). Actions: 0 right after begin, then each output's reservation, each of its
-     * component renames, each REMOVE, COMMIT and each file deletion, and the log's deletion.
+     * component renames, each REMOVE, the directory fsync before COMMIT, COMMIT and each file
+     * deletion, and the log's deletion. Outputs are published as the writer does it: the log's
+     * records made durable first, then the renames.
      * {@code abortInstead}: roll back after the REMOVEs instead of committing.
      * Returns the number of actions it went through.
      */
@@ -90,6 +98,7 @@ class TransactionLogTest {
             for (int out = 0; out < 2; out++) {
                 Descriptor d = txn.reserveOutput();
                 for (String c : ALL) Files.write(d.stagingDir().resolve("oa-" + d.generation() + "-big-" + c), ("out" + c).getBytes());
+                d.beforePublish();
                 for (Component c : Component.values()) { // the writer's publish order, TOC.txt last
                     Path from = d.stagingPath(c);
                     if (!Files.exists(from)) continue;
@@ -118,7 +127,7 @@ class TransactionLogTest {
             int actions = run(probe, -1, abortInstead);
             assertEquals(abortInstead ? filesOf(1, 2) : filesOf(3, 4), sstableFiles(probe), "a run without a crash");
             assertEquals(List.of(), names(probe).stream().filter(n -> !n.startsWith("oa-")).toList(), "nothing but sstables left");
-            int committedAt = abortInstead ? Integer.MAX_VALUE : 1 + 2 * 9 + 2; // begun, 2 x (ADD + 8 renames), 2 REMOVEs
+            int committedAt = abortInstead ? Integer.MAX_VALUE : COMMITTED_AT;
             for (int k = 0; k < actions; k++) {
                 Path dir = tableDir(base.resolve("k" + k));
                 publishFake(dir, 1);
@@ -151,7 +160,7 @@ class TransactionLogTest {
         Path dir = tableDir(tmp);
         publishFake(dir, 1);
         publishFake(dir, 2);
-        run(dir, 1 + 2 * 9 + 2 + 3, false); // committed, Data.db and two more files of input 1 deleted
+        run(dir, COMMITTED_AT + 3, false); // committed, Data.db and two more files of input 1 deleted
         List<RecoveredTransaction> r = TransactionLog.recover(dir);
         assertEquals(1, r.size());
         assertTrue(r.get(0).committed());
@@ -163,7 +172,7 @@ class TransactionLogTest {
     static Path committedState(Path dir) throws IOException {
         publishFake(dir, 1);
         publishFake(dir, 2);
-        run(dir, 1 + 2 * 9 + 2, false);
+        run(dir, COMMITTED_AT, false);
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.getFileName().toString().endsWith(".log")).findFirst().orElseThrow();
         }

@@ -83,6 +83,17 @@ class ReadmeExampleTest {
     }
 
     @Test
+    void sortedWriteExample() throws Exception {
+        Path dir = tmp.resolve("sorted");
+        String printed = compileAndRun("SortedWriteExample", dir);
+        assertEquals("wrote 1000 rows into 1 sstable(s)\n", printed);
+        List<Partition> ps = CassandraReader.readAll(dir, "CREATE TABLE shop.stock (warehouse int, item text, qty int,"
+                + " tags set<text>, PRIMARY KEY (warehouse, item))");
+        assertEquals(100, ps.size());
+        for (Partition p : ps) assertEquals(10, p.rows().size(), p.toString());
+    }
+
+    @Test
     void tableExample() throws Exception {
         Path dir = tmp.resolve("node");
         String printed = compileAndRun("TableExample", dir);

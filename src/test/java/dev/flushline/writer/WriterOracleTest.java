@@ -160,6 +160,11 @@ class WriterOracleTest {
     }
 
     void compare(String table, String statement, List<Object[]> rows, List<String> names) throws Exception {
+        compare(table, statement, rows, names, false);
+    }
+
+    /** As above; {@code sorted}: ours is built with sorted() (the rows must be in sstable order). */
+    void compare(String table, String statement, List<Object[]> rows, List<String> names, boolean sorted) throws Exception {
         boolean frozen = FixedClock.installIfPossible();
         CassandraOracle.init();
         for (int attempt = 0; ; attempt++) {
@@ -167,20 +172,14 @@ class WriterOracleTest {
             int run = runs++;
             Path theirs = Files.createDirectories(tmp.resolve("c" + run));
             Path ours = Files.createDirectories(tmp.resolve("f" + run));
-            long beforeMillis = Clock.Global.currentTimeMillis();
+            long beforeMillis = writeWithCassandra(theirs, table, statement, rows, names);
+            if (beforeMillis < 0 && attempt < 5) continue; // the tombstones' "now" must be one second for both
+            beforeMillis = Math.abs(beforeMillis);
             long before = beforeMillis / 1000;
-            try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(table).using(statement).build()) {
-                for (Object[] row : rows) {
-                    Object[] c = new Object[row.length];
-                    for (int i = 0; i < row.length; i++) c[i] = forCassandra(row[i]);
-                    if (names == null) w.addRow(c);
-                    else w.addRow(asMap(names, c));
-                }
-            }
-            long after = Clock.Global.currentTimeMillis() / 1000;
-            if (before != after && attempt < 5) continue; // the tombstones' "now" must be one second for both
-            try (FlushlineSSTableWriter w = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(statement)
-                    .withNowMillis(frozen ? beforeMillis : before * 1000).build()) {
+            FlushlineSSTableWriter.Builder builder = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(statement)
+                    .withNowMillis(frozen ? beforeMillis : before * 1000);
+            if (sorted) builder.sorted();
+            try (FlushlineSSTableWriter w = builder.build()) {
                 for (Object[] row : rows) {
                     if (names == null) w.addRow(row);
                     else w.addRow(asMap(names, row));
@@ -196,6 +195,25 @@ class WriterOracleTest {
             }
             return;
         }
+    }
+
+    /**
+     * Writes the rows (our Java mapping) with CQLSSTableWriter into {@code dir}; returns Cassandra's
+     * clock in millis when it started, negated if the clock's second changed before it finished
+     * (its tombstones' "now" is then not one second).
+     */
+    static long writeWithCassandra(Path dir, String table, String statement, List<Object[]> rows, List<String> names) throws Exception {
+        long beforeMillis = Clock.Global.currentTimeMillis();
+        try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(dir.toString()).forTable(table).using(statement).build()) {
+            for (Object[] row : rows) {
+                Object[] c = new Object[row.length];
+                for (int i = 0; i < row.length; i++) c[i] = forCassandra(row[i]);
+                if (names == null) w.addRow(c);
+                else w.addRow(asMap(names, c));
+            }
+        }
+        long after = Clock.Global.currentTimeMillis() / 1000;
+        return after == beforeMillis / 1000 ? beforeMillis : -beforeMillis;
     }
 
     static Map<String, Object> asMap(List<String> names, Object[] values) {
@@ -269,41 +287,56 @@ class WriterOracleTest {
 
     // ---- the statements
 
-    @Test
-    void insertEveryTypeWithTimestampAndTtlMarkers() throws Exception {
-        Random r = new Random(101);
-        StringBuilder cols = new StringBuilder("pk, ck, ck2, s");
-        StringBuilder marks = new StringBuilder("?, ?, ?, ?");
+    /** INSERT of the key, (the static s,) every typed column, USING TIMESTAMP ? AND TTL ?. */
+    static String everyTypeInsert(boolean withStatic) {
+        StringBuilder cols = new StringBuilder(withStatic ? "pk, ck, ck2, s" : "pk, ck, ck2");
+        StringBuilder marks = new StringBuilder(withStatic ? "?, ?, ?, ?" : "?, ?, ?");
         for (String c : TYPED) {
             cols.append(", ").append(c);
             marks.append(", ?");
         }
-        String st = "INSERT INTO ks.all_types (" + cols + ") VALUES (" + marks + ") USING TIMESTAMP ? AND TTL ?";
+        return "INSERT INTO ks.all_types (" + cols + ") VALUES (" + marks + ") USING TIMESTAMP ? AND TTL ?";
+    }
+
+    /** 300 rows for {@link #everyTypeInsert}: values, nulls and unsets of every type, timestamps and TTLs. */
+    static List<Object[]> everyTypeRows(Random r, boolean withStatic) {
         List<Object[]> rows = new ArrayList<>();
         for (int n = 0; n < 300; n++) {
             List<Object> row = new ArrayList<>();
             row.add(r.nextInt(40));
             row.add("c" + r.nextInt(5));
             row.add(r.nextInt(5));
-            row.add(valueOrNullOrUnset("c_text", r));
+            if (withStatic) row.add(valueOrNullOrUnset("c_text", r));
             for (String c : TYPED) row.add(valueOrNullOrUnset(c, r));
             row.add(1_000_000L + r.nextInt(50));
             row.add(pick(r, 0, 0, 3600, 86400 * 365));
             rows.add(row.toArray());
         }
-        compare(st, rows, null);
+        return rows;
     }
 
     @Test
-    void insertNamedMarkersByMapWithLiteralTimestampAndTtl() throws Exception {
-        Random r = new Random(202);
-        String st = "INSERT INTO ks.all_types (pk, ck, ck2, c_int, c_text, m, sd) VALUES (:k, :c, :c2, :i, :t, :m, :sd)"
-                + " USING TTL 600 AND TIMESTAMP 42";
+    void insertEveryTypeWithTimestampAndTtlMarkers() throws Exception {
+        compare(everyTypeInsert(true), everyTypeRows(new Random(101), true), null);
+    }
+
+    static final String NAMED_INSERT = "INSERT INTO ks.all_types (pk, ck, ck2, c_int, c_text, m, sd)"
+            + " VALUES (:k, :c, :c2, :i, :t, :m, :sd) USING TTL 600 AND TIMESTAMP 42";
+
+    /** 200 rows for {@link #NAMED_INSERT}, in marker order. */
+    static List<Object[]> namedRows(Random r) {
         List<Object[]> rows = new ArrayList<>();
         for (int n = 0; n < 200; n++) {
             rows.add(new Object[]{r.nextInt(30), "x" + r.nextInt(3), r.nextInt(3), valueOrNullOrUnset("c_int", r),
                     valueOrNullOrUnset("c_text", r), valueOrNullOrUnset("m", r), valueOrNullOrUnset("sd", r)});
         }
+        return rows;
+    }
+
+    @Test
+    void insertNamedMarkersByMapWithLiteralTimestampAndTtl() throws Exception {
+        String st = NAMED_INSERT;
+        List<Object[]> rows = namedRows(new Random(202));
         // a name missing from the map binds null (a tombstone) in both writers
         List<Object[]> withMissing = new ArrayList<>(rows);
         compare(st, withMissing, List.of("k", "c", "c2", "i", "t", "m", "sd"));
@@ -424,5 +457,88 @@ class WriterOracleTest {
                     valueOrNullOrUnset("st", r), valueOrNullOrUnset("l", r), 5_000L + r.nextInt(10)});
         }
         compare("INSERT INTO ks.all_types (pk, ck, ck2, c_int, st, l) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?", rows, null);
+    }
+
+    // ---- sorted mode: the same statements, rows fed in sstable order
+
+    /**
+     * The rows in the order a sorted writer takes them: partitions by Murmur3 token then key
+     * bytes, rows by clustering (ck ASC, ck2 DESC), one row per primary key (the first; a sorted
+     * writer takes each row once). {@code pk}, {@code ck}, {@code ck2}: the positions of the key
+     * values in a row of values (-1: not bound).
+     */
+    static List<Object[]> inSSTableOrder(List<Object[]> rows, int pk, int ck, int ck2) {
+        dev.flushline.schema.TableSchema schema = dev.flushline.schema.CqlParser.parse(TABLE);
+        dev.flushline.schema.CqlType text = schema.column("ck").type(), integer = schema.column("pk").type();
+        Map<String, Object[]> unique = new LinkedHashMap<>();
+        for (Object[] row : rows) unique.putIfAbsent(row[pk] + "/" + (ck < 0 ? "" : row[ck]) + "/" + (ck2 < 0 ? "" : row[ck2]), row);
+        List<Object[]> out = new ArrayList<>(unique.values());
+        out.sort((a, b) -> {
+            byte[] ka = encode(integer, a[pk]), kb = encode(integer, b[pk]);
+            int c = Long.compare(dev.flushline.data.Murmur3.token(ka, 0, 4), dev.flushline.data.Murmur3.token(kb, 0, 4));
+            if (c == 0) c = java.util.Arrays.compareUnsigned(ka, kb);
+            if (c == 0 && ck >= 0) c = schema.column("ck").compareClustering(encode(text, a[ck]), encode(text, b[ck]));
+            if (c == 0 && ck2 >= 0) c = schema.column("ck2").compareClustering(encode(integer, a[ck2]), encode(integer, b[ck2]));
+            return c;
+        });
+        return out;
+    }
+
+    static byte[] encode(dev.flushline.schema.CqlType t, Object v) {
+        dev.flushline.schema.ValueBuffer b = new dev.flushline.schema.ValueBuffer(16);
+        dev.flushline.schema.JavaValues.write(t, v, b);
+        return java.util.Arrays.copyOf(b.array(), b.position());
+    }
+
+    @Test
+    void sortedInsertEveryTypeWithTimestampAndTtl() throws Exception {
+        compare(TABLE, everyTypeInsert(false), inSSTableOrder(everyTypeRows(new Random(1101), false), 0, 1, 2), null, true);
+    }
+
+    @Test
+    void sortedStaticOnlyUpdatesAndDeletes() throws Exception {
+        Random r = new Random(1102);
+        List<Object[]> statics = new ArrayList<>();
+        for (int n = 0; n < 50; n++) statics.add(new Object[]{r.nextInt(30), valueOrNullOrUnset("c_text", r), 100L + n});
+        compare(TABLE, "INSERT INTO ks.all_types (pk, s) VALUES (?, ?) USING TIMESTAMP ?", inSSTableOrder(statics, 0, -1, -1), null, true);
+
+        String update = "UPDATE ks.all_types USING TIMESTAMP ? AND TTL ? SET c_bigint = ?, c_date = ?, l = l + ?, st += ?, m = m + ?,"
+                + " sd = ?, fl = ?, fm = ?, lt = lt + ? WHERE pk = ? AND ck = ? AND ck2 = ?";
+        List<Object[]> updates = new ArrayList<>();
+        for (int n = 0; n < 300; n++) {
+            updates.add(new Object[]{2_000_000L + r.nextInt(30), pick(r, 0, 60, 7200), valueOrNullOrUnset("c_bigint", r),
+                    valueOrNullOrUnset("c_date", r), valueOrNull("l", r), valueOrNullOrUnset("st", r),
+                    valueOrNullOrUnset("m", r), valueOrNullOrUnset("sd", r), valueOrNullOrUnset("fl", r),
+                    valueOrNullOrUnset("fm", r), valueOrNull("lt", r), r.nextInt(30), "u" + r.nextInt(3), r.nextInt(3)});
+        }
+        compare(TABLE, update, inSSTableOrder(updates, 11, 12, 13), null, true);
+
+        List<Object[]> staticUpdates = new ArrayList<>();
+        for (int n = 0; n < 40; n++) staticUpdates.add(new Object[]{300L + n, "st" + r.nextInt(4), r.nextInt(40)});
+        compare(TABLE, "UPDATE ks.all_types USING TIMESTAMP ? SET s = ? WHERE pk = ?", inSSTableOrder(staticUpdates, 2, -1, -1), null, true);
+
+        List<Object[]> partitions = new ArrayList<>();
+        for (int n = 0; n < 40; n++) partitions.add(new Object[]{10L + r.nextInt(100), r.nextInt(50)});
+        compare(TABLE, "DELETE FROM ks.all_types USING TIMESTAMP ? WHERE pk = ?", inSSTableOrder(partitions, 1, -1, -1), null, true);
+
+        List<Object[]> deletedRows = new ArrayList<>();
+        for (int n = 0; n < 80; n++) deletedRows.add(new Object[]{10L + r.nextInt(100), r.nextInt(20), "d" + r.nextInt(3), r.nextInt(4)});
+        compare(TABLE, "DELETE FROM ks.all_types USING TIMESTAMP ? WHERE pk = ? AND ck = ? AND ck2 = ?",
+                inSSTableOrder(deletedRows, 1, 2, 3), null, true);
+
+        List<Object[]> cols = new ArrayList<>();
+        for (int n = 0; n < 60; n++) cols.add(new Object[]{10L + r.nextInt(100), r.nextInt(20), "d" + r.nextInt(3), r.nextInt(3)});
+        compare(TABLE, "DELETE c_int, st, fm, l FROM ks.all_types USING TIMESTAMP ? WHERE pk = ? AND ck = ? AND ck2 = ?",
+                inSSTableOrder(cols, 1, 2, 3), null, true);
+        List<Object[]> staticDeletes = new ArrayList<>();
+        for (int n = 0; n < 20; n++) staticDeletes.add(new Object[]{1L + n, r.nextInt(20)});
+        compare(TABLE, "DELETE s FROM ks.all_types USING TIMESTAMP ? WHERE pk = ?", inSSTableOrder(staticDeletes, 1, -1, -1), null, true);
+    }
+
+    @Test
+    void sortedNamedMarkersByMapWithLiteralTimestampAndTtl() throws Exception {
+        String st = NAMED_INSERT;
+        List<Object[]> rows = namedRows(new Random(1103));
+        compare(TABLE, st, inSSTableOrder(rows, 0, 1, 2), List.of("k", "c", "c2", "i", "t", "m", "sd"), true);
     }
 }

@@ -16,17 +16,20 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * {@code flushline bench --against cassandra,rocksdb}: the same operations (BenchCommand's deterministic
- * workload) filled into and flushed from Flushline, Cassandra 5.0.5's own SkipListMemtable + flush, and
- * RocksDB, in one JVM, each warmed up first. Prints each flush, then a table of flush CPU, wall time,
+ * {@code flushline bench --against cassandra,rocksdb,cqlsstablewriter}: the same operations (BenchCommand's
+ * deterministic workload) filled into and flushed from Flushline, Cassandra 5.0.5's own SkipListMemtable + flush,
+ * and RocksDB, and written as sstables by Cassandra's bulk writer CQLSSTableWriter (sorted and unsorted feeds;
+ * {@link CqlWriterPeer}), in one JVM, each warmed up first. Every fill line also gives the GC count and time
+ * during the fill (GarbageCollectorMXBeans before and after). Prints each flush, then a table of flush CPU, wall time,
  * allocation, bytes written and fill throughput with each peer's ratio to Flushline; {@code --json} adds one
  * object per flush (the keys of {@code flushline bench --json}, {@code system} included).
  *
  * <p>Options: every {@code flushline bench} option; here {@code --allocation} and {@code --compression} may be
  * comma lists (default heap_buffers,offheap_objects and lz4,none), and Flushline and Cassandra run each
- * combination; RocksDB runs each compression. Order: warm-ups (Flushline's three allocation modes, Cassandra's
- * three allocation types and each compression, RocksDB each compression), then per compression and allocation
- * Flushline then Cassandra, then RocksDB. Before each measured fill: System.gc().
+ * combination; RocksDB and CQLSSTableWriter run each compression. Order: warm-ups (Flushline's three allocation
+ * modes, Cassandra's three allocation types and each compression, RocksDB each compression, CQLSSTableWriter
+ * each compression and feed), then per compression and allocation Flushline then Cassandra, then RocksDB, then
+ * CQLSSTableWriter unsorted and sorted per compression. Before each measured fill: System.gc().
  *
  * <p>Entry points: {@link #main} and {@link #run} (called by BenchCommand through reflection).
  */
@@ -69,8 +72,8 @@ public final class AgainstMain {
                     case "--against":
                         for (String s : value.split(",")) {
                             s = s.trim();
-                            if (!s.equals("cassandra") && !s.equals("rocksdb")) {
-                                return usage(err, "--against " + value + ": systems are cassandra and rocksdb");
+                            if (!s.equals("cassandra") && !s.equals("rocksdb") && !s.equals(CQL_WRITER)) {
+                                return usage(err, "--against " + value + ": systems are cassandra, rocksdb and " + CQL_WRITER);
                             }
                             systems.add(s);
                         }
@@ -85,7 +88,9 @@ public final class AgainstMain {
                         keep = Path.of(value);
                 }
             }
-            if (systems.isEmpty()) return usage(err, "--against needs cassandra, rocksdb or cassandra,rocksdb");
+            if (systems.isEmpty()) {
+                return usage(err, "--against needs one or more of cassandra, rocksdb, " + CQL_WRITER + " (comma-separated)");
+            }
             if (allocations == null) allocations = List.of("heap_buffers", "offheap_objects");
             if (compressions == null) compressions = List.of("lz4", "none");
 
@@ -119,6 +124,7 @@ public final class AgainstMain {
             first.warmUp(out);
             CassandraPeer cassandra = systems.contains("cassandra") ? new CassandraPeer(w, valueOrder, root.resolve("cassandra")) : null;
             RocksPeer rocks = systems.contains("rocksdb") ? new RocksPeer(root.resolve("rocksdb")) : null;
+            CqlWriterPeer cqlWriter = systems.contains(CQL_WRITER) ? new CqlWriterPeer(w, valueOrder, root.resolve(CQL_WRITER)) : null;
             BenchCommand.Workload small = w.withPartitions(Math.max(1, first.warmupPartitions));
             if (first.warmupPartitions > 0) {
                 long t0 = System.nanoTime();
@@ -133,6 +139,13 @@ public final class AgainstMain {
                     if (rocks != null) {
                         rocks.fillAndFlush(small, c);
                         n++;
+                    }
+                    if (cqlWriter != null) {
+                        for (String feed : CQL_WRITER_FEEDS) {
+                            FlushRun warm = cqlWriter.write(small, feed, c, first.schema.chunkLengthBytes());
+                            BenchCommand.deleteRecursively(warm.dir);
+                            n++;
+                        }
                     }
                 }
                 out.println("Peer warm-up: " + n + " flushes of " + (long) small.partitions * small.rowsPerPartition + " rows in "
@@ -173,6 +186,17 @@ public final class AgainstMain {
                     if (keep == null) BenchCommand.deleteRecursively(Path.of(r.sstable).getParent());
                 }
             }
+            if (cqlWriter != null) {
+                for (String c : compressions) {
+                    for (String feed : CQL_WRITER_FEEDS) {
+                        FlushRun r = cqlWriter.write(w, feed, c, first.schema.chunkLengthBytes());
+                        out.println(cqlWriterLine(r));
+                        runs.add(r);
+                        jsonLines.add(r.json());
+                        if (keep == null) BenchCommand.deleteRecursively(r.dir);
+                    }
+                }
+            }
             if (cassandra != null) cassandra.close();
 
             out.println();
@@ -200,6 +224,9 @@ public final class AgainstMain {
         }
     }
 
+    static final String CQL_WRITER = "cqlsstablewriter";
+    static final List<String> CQL_WRITER_FEEDS = List.of("unsorted", "sorted");
+
     private static int usage(PrintStream err, String message) {
         err.println("flushline bench: " + message);
         return 1;
@@ -217,8 +244,11 @@ public final class AgainstMain {
             alloc += o.allocatedBytes;
         }
         String sstable = m.outcomes.isEmpty() ? "" : m.outcomes.get(0).result.dataPath.toString();
-        return new FlushRun("flushline", s.memtable(), s.allocation().cliName(), s.compression(), sstable, bytes, partitions,
+        FlushRun run = new FlushRun("flushline", s.memtable(), s.allocation().cliName(), s.compression(), sstable, bytes, partitions,
                 rows, cells, m.fillNanos, m.flushWallNanos, cpu, alloc, m.flushProcessCpuNanos, "FlushJob threads");
+        run.fillGcCount = m.fillGcCount;
+        run.fillGcMillis = m.fillGcMillis;
+        return run;
     }
 
     /** Flushline's own --json object plus the comparison's fill and process keys. */
@@ -226,12 +256,33 @@ public final class AgainstMain {
         return json.substring(0, json.length() - 1)
                 + ",\"fill_ms\":" + FlushRun.ms(m.fillNanos)
                 + ",\"fill_rows_per_s\":" + Math.round(fl.fillRowsPerSecond())
+                + ",\"fill_gc_ms\":" + m.fillGcMillis + ",\"fill_gc_count\":" + m.fillGcCount
                 + ",\"process_cpu_ms\":" + FlushRun.ms(m.flushProcessCpuNanos) + "}";
     }
 
     private static String fillLine(FlushRun r) {
-        return String.format(Locale.ROOT, "Filled %s memtable (%s) with %d rows in %d ms: %d rows/s", r.system,
-                r.allocation, r.rows, r.fillNanos / 1_000_000, Math.round(r.fillRowsPerSecond()));
+        return String.format(Locale.ROOT, "Filled %s memtable (%s) with %d rows in %d ms: %d rows/s%s", r.system,
+                r.allocation, r.rows, r.fillNanos / 1_000_000, Math.round(r.fillRowsPerSecond()), gcText(r, "fill"));
+    }
+
+    private static String gcText(FlushRun r, String what) {
+        return r.fillGcMillis < 0 ? ""
+                : String.format(Locale.ROOT, "; gc during the %s: %d collections, %d ms", what, r.fillGcCount, r.fillGcMillis);
+    }
+
+    /**
+     * A CQLSSTableWriter run in the shape of Cassandra's flush log line, with the cpu time and allocation the other
+     * lines carry; its path is one of its Data.db files and its sizes are over all of them.
+     */
+    private static String cqlWriterLine(FlushRun r) {
+        double secs = Math.max(1e-9, r.wallNanos / 1e9);
+        return String.format(Locale.ROOT, "CQLSSTableWriter (%s, %s): Completed writing %s (%s), time spent: %d ms, "
+                        + "bytes written: %d/(%d per sec), partitions written: %d/(%d per sec), rows: %d/(%d per sec), "
+                        + "cpu time: %d ms, allocated: %s (threads %s; process cpu %d ms)%s",
+                r.allocation, r.compression, r.sstable, FlushLog.mib(r.bytes), r.wallNanos / 1_000_000, r.bytes,
+                (long) (r.bytes / secs), r.partitions, (long) (r.partitions / secs), r.rows, (long) (r.rows / secs),
+                r.cpuNanos / 1_000_000, FlushLog.mib(r.allocatedBytes), r.threads, r.processCpuNanos / 1_000_000,
+                gcText(r, "write"));
     }
 
     /** Cassandra's own flush log line, with the cpu and allocation that Flushline's line adds. */
@@ -262,41 +313,72 @@ public final class AgainstMain {
     /** The summary table: one line per flush, then each peer's ratio to the Flushline flush of the same settings. */
     static String table(List<FlushRun> runs) {
         StringBuilder sb = new StringBuilder();
-        String head = String.format(Locale.ROOT, "%-10s %-16s %-5s %12s %9s %9s %8s %11s %10s %10s %9s %9s%n",
-                "system", "allocation", "comp", "fill rows/s", "wall ms", "cpu ms", "cpu ns/row", "alloc MiB",
+        String head = String.format(Locale.ROOT, "%-16s %-16s %-5s %12s %8s %9s %9s %8s %11s %10s %10s %9s %9s%n",
+                "system", "allocation", "comp", "fill rows/s", "fill gc", "wall ms", "cpu ms", "cpu ns/row", "alloc MiB",
                 "alloc B/row", "bytes MiB", "proc cpu", "rows");
         sb.append(head);
         for (FlushRun r : runs) {
-            sb.append(String.format(Locale.ROOT, "%-10s %-16s %-5s %12d %9.0f %9.0f %8.0f %11s %10s %10.1f %9.0f %9d%n",
-                    r.system, r.allocation, r.compression, Math.round(r.fillRowsPerSecond()), r.wallNanos / 1e6,
+            sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %12d %8s %9.0f %9.0f %8.0f %11s %10s %10.1f %9.0f %9d%n",
+                    r.system, r.allocation, r.compression, Math.round(r.fillRowsPerSecond()),
+                    r.fillGcMillis < 0 ? "n/a" : r.fillGcMillis + " ms", r.wallNanos / 1e6,
                     r.cpuNanos / 1e6, (double) r.cpuNanos / Math.max(1, r.rows),
                     r.allocatedBytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", r.allocatedBytes / 1048576.0),
                     r.allocatedBytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", (double) r.allocatedBytes / Math.max(1, r.rows)),
                     r.bytes / 1048576.0, r.processCpuNanos / 1e6, r.rows));
         }
+        sb.append(String.format(Locale.ROOT, "(%s: fill and wall are its whole write, build() to close(); cpu and alloc "
+                + "over every Java thread)%n", CQL_WRITER));
         sb.append(String.format(Locale.ROOT, "%nRatios, peer / Flushline (same allocation and compression; RocksDB against "
                 + "Flushline heap_buffers, else the first allocation). >1 = the peer costs more (or fills faster):%n"));
-        sb.append(String.format(Locale.ROOT, "%-10s %-16s %-5s %9s %9s %9s %9s %9s%n", "system", "allocation", "comp",
+        sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %9s %9s %9s %9s %9s%n", "system", "allocation", "comp",
                 "cpu", "wall", "alloc", "bytes", "fill/s"));
         for (FlushRun r : runs) {
-            if (r.system.equals("flushline")) continue;
-            FlushRun base = null;
-            for (FlushRun f : runs) {
-                if (!f.system.equals("flushline") || !f.compression.equals(r.compression)) continue;
-                if (f.allocation.equals(r.allocation) || (r.system.equals("rocksdb") && f.allocation.equals("heap_buffers"))) {
-                    base = f;
-                    break;
-                }
-                if (base == null) base = f;
-            }
+            if (r.system.equals("flushline") || r.system.equals(CQL_WRITER)) continue;
+            FlushRun base = flushlineBase(runs, r);
             if (base == null) continue;
-            sb.append(String.format(Locale.ROOT, "%-10s %-16s %-5s %9s %9s %9s %9s %9s%n", r.system,
+            sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %9s %9s %9s %9s %9s%n", r.system,
                     r.allocation + (r.system.equals("rocksdb") ? "/" + base.allocation : ""), r.compression,
                     ratio(r.cpuNanos, base.cpuNanos), ratio(r.wallNanos, base.wallNanos),
                     r.allocatedBytes < 0 ? "n/a" : ratio(r.allocatedBytes, base.allocatedBytes),
                     ratio(r.bytes, base.bytes), ratio(r.fillRowsPerSecond(), base.fillRowsPerSecond())));
         }
+        boolean bulk = false;
+        for (FlushRun r : runs) {
+            if (!r.system.equals(CQL_WRITER)) continue;
+            FlushRun base = flushlineBase(runs, r);
+            if (base == null) continue;
+            if (!bulk) {
+                sb.append(String.format(Locale.ROOT, "%nBulk write, rows to sstables. Flushline: fill + flush of the same rows "
+                        + "(already built in memory: no parsing, unlike flushline load); %s: build() to close(). "
+                        + "Ratio = Flushline / %s, >1 = Flushline faster or cheaper:%n", CQL_WRITER, CQL_WRITER));
+                sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %14s %14s %9s %9s%n", "system", "feed/base", "comp",
+                        "peer rows/s", "ours rows/s", "rows/s", "cpu"));
+                bulk = true;
+            }
+            long oursNanos = base.fillNanos + base.wallNanos;
+            // Flushline's cpu here is the flush's threads only: the fill ran on the bench thread, which the
+            // bulk writer's figure (every Java thread) includes. Add the fill's wall time as the fill thread's
+            // upper bound of CPU, so the comparison cannot flatter Flushline.
+            long oursCpu = base.cpuNanos + base.fillNanos;
+            double peerRate = r.rows * 1e9 / Math.max(1, r.wallNanos), oursRate = base.rows * 1e9 / Math.max(1, oursNanos);
+            sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %14.0f %14.0f %9s %9s%n", r.system,
+                    r.allocation + "/" + base.allocation, r.compression, peerRate, oursRate, ratio(oursRate, peerRate),
+                    ratio(r.cpuNanos, oursCpu)));
+        }
         return sb.toString();
+    }
+
+    /** The Flushline run a peer's run is compared with: same compression and allocation, or heap_buffers, or the first. */
+    private static FlushRun flushlineBase(List<FlushRun> runs, FlushRun r) {
+        FlushRun base = null;
+        for (FlushRun f : runs) {
+            if (!f.system.equals("flushline") || !f.compression.equals(r.compression)) continue;
+            if (f.allocation.equals(r.allocation) || (!r.system.equals("cassandra") && f.allocation.equals("heap_buffers"))) {
+                return f;
+            }
+            if (base == null) base = f;
+        }
+        return base;
     }
 
     private static String ratio(double peer, double flushline) {

@@ -161,7 +161,7 @@ final class CassandraPeer implements AutoCloseable {
      * cassandra-all ships no logback configuration, so logback's default logs DEBUG to the console; a node logs
      * INFO. WARN here: the flush's two INFO lines per sstable cost nothing next to the flush, and we print our own.
      */
-    private static void quietLogging() {
+    static void quietLogging() {
         org.slf4j.Logger root = org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         if (root instanceof ch.qos.logback.classic.Logger) {
             ((ch.qos.logback.classic.Logger) root).setLevel(ch.qos.logback.classic.Level.WARN);
@@ -292,7 +292,9 @@ final class CassandraPeer implements AutoCloseable {
         usePool(allocationType(allocation));
         System.gc();
         long[] fillNanos = new long[1];
+        long gcCount0 = BenchCommand.gcCount(), gcMillis0 = BenchCommand.gcMillis();
         Memtable m = fill(cfs, w, fillNanos);
+        long fillGcCount = BenchCommand.gcCount() - gcCount0, fillGcMillis = BenchCommand.gcMillis() - gcMillis0;
         // what ColumnFamilyStore.Flush does before it flushes: seal the commit-log upper bound, wait for writers
         OpOrder.Barrier barrier = Keyspace.writeOrder.newBarrier();
         m.switchOut(barrier, new AtomicReference<>(new Memtable.LastCommitLogPosition(CommitLogPosition.NONE)));
@@ -329,8 +331,11 @@ final class CassandraPeer implements AutoCloseable {
             SSTableReader s = sstables.get(0);
             long rows = s.getSSTableMetadata().totalRows;
             long partitions = s.getSSTableMetadata().estimatedPartitionSize.count();
-            return new FlushRun("cassandra", "skiplist", allocation, compression, s.getFilename(), s.bytesOnDisk(),
+            FlushRun run = new FlushRun("cassandra", "skiplist", allocation, compression, s.getFilename(), s.bytesOnDisk(),
                     partitions, rows, rows * w.valueColumns, fillNanos[0], wall, cpu, alloc, proc, names.toString());
+            run.fillGcCount = fillGcCount;
+            run.fillGcMillis = fillGcMillis;
+            return run;
         } finally {
             for (SSTableReader s : sstables) s.selfRef().release();
             m.discard();

@@ -12,6 +12,10 @@ import java.util.Locale;
  * is -1 when it cannot be measured (RocksDB allocates with malloc, which no JVM counter sees).
  * {@code processCpuNanos} is the whole process's CPU over the flush (GC and JIT threads included), a
  * cross-check that no flush work ran on a thread we did not count.
+ *
+ * <p>For the bulk writer ({@code cqlsstablewriter}) there is no separate fill: its whole write, from
+ * {@code build()} to {@code close()}, is both {@code fillNanos} and {@code wallNanos}, its costs are summed over
+ * every Java thread, and {@code allocation} names the feed (sorted or unsorted).
  */
 final class FlushRun {
     final String system;
@@ -29,6 +33,11 @@ final class FlushRun {
     final long allocatedBytes;
     final long processCpuNanos;
     final String threads;
+    /** Collections, and milliseconds collecting, during the fill (GarbageCollectorMXBeans); -1 when not measured. */
+    long fillGcCount = -1;
+    long fillGcMillis = -1;
+    /** Where a bulk writer's run left its files (to delete them), or null. */
+    java.nio.file.Path dir;
 
     FlushRun(String system, String memtable, String allocation, String compression, String sstable, long bytes,
              long partitions, long rows, long cells, long fillNanos, long wallNanos, long cpuNanos,
@@ -71,6 +80,8 @@ final class FlushRun {
         sb.append(",\"system\":").append(quote(system));
         sb.append(",\"fill_ms\":").append(ms(fillNanos));
         sb.append(",\"fill_rows_per_s\":").append(Math.round(fillRowsPerSecond()));
+        sb.append(",\"fill_gc_ms\":").append(fillGcMillis < 0 ? "null" : Long.toString(fillGcMillis));
+        sb.append(",\"fill_gc_count\":").append(fillGcCount < 0 ? "null" : Long.toString(fillGcCount));
         sb.append(",\"process_cpu_ms\":").append(ms(processCpuNanos));
         sb.append(",\"flush_threads\":").append(quote(threads));
         return sb.append('}').toString();

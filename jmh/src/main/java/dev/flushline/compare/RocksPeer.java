@@ -49,7 +49,9 @@ final class RocksPeer {
              RocksDB db = RocksDB.open(options, dir.toString());
              WriteOptions wo = new WriteOptions().setDisableWAL(true);
              FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+            long gcCount0 = BenchCommand.gcCount(), gcMillis0 = BenchCommand.gcMillis();
             long fillNanos = fill(db, wo, w);
+            long fillGcCount = BenchCommand.gcCount() - gcCount0, fillGcMillis = BenchCommand.gcMillis() - gcMillis0;
             long caller = Thread.currentThread().getId();
             Map<String, Long> native0 = Costs.nativeThreadCpu("rocksdb");
             long callerCpu0 = Costs.cpu(caller);
@@ -80,9 +82,12 @@ final class RocksPeer {
             long entries = db.getLongProperty("rocksdb.estimate-num-keys");
             long rows = (long) w.partitions * w.rowsPerPartition;
             if (entries != rows) throw new IllegalStateException("RocksDB holds " + entries + " keys, expected " + rows);
-            return new FlushRun("rocksdb", "skiplist", "native", compression, ssts.get(0).toString(), bytes,
+            FlushRun run = new FlushRun("rocksdb", "skiplist", "native", compression, ssts.get(0).toString(), bytes,
                     w.partitions, rows, rows * w.valueColumns, fillNanos, wall, nativeCpu + callerCpu,
                     callerAlloc > 4096 ? callerAlloc : -1, proc, names.toString());
+            run.fillGcCount = fillGcCount;
+            run.fillGcMillis = fillGcMillis;
+            return run;
         }
     }
 

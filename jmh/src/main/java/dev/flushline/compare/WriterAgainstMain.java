@@ -82,6 +82,8 @@ public final class WriterAgainstMain {
         long rows;
         long partitions;
         int sstables;
+        /** The first Data.db that {@link #count} found (null if none). */
+        Path firstDataFile;
 
         double rowsPerSecond(long fed) { return fed / (wallNanos / 1e9); }
     }
@@ -256,7 +258,7 @@ public final class WriterAgainstMain {
      * Sums CPU and allocation deltas over all Java threads: a baseline at start, samples every 10 ms (so a thread
      * that ends in the window keeps its last sampled totals), a final sample. Excludes itself.
      */
-    private static final class Sampler extends Thread {
+    static final class Sampler extends Thread {
         private final Map<Long, long[]> base = new HashMap<>();
         private final Map<Long, long[]> last = new HashMap<>();
         private volatile boolean stop;
@@ -302,7 +304,7 @@ public final class WriterAgainstMain {
     }
 
     /** Rows, partitions, sstables and bytes of what a writer left in {@code dir} (Statistics.db of each Data.db). */
-    private static void count(Path dir, Result r) throws IOException {
+    static void count(Path dir, Result r) throws IOException {
         List<Path> files = new ArrayList<>();
         collect(dir, files);
         for (Path f : files) {
@@ -313,6 +315,7 @@ public final class WriterAgainstMain {
                 r.rows += s.totalRows;
                 r.partitions += s.estimatedPartitionSize.count();
                 r.sstables++;
+                if (r.firstDataFile == null) r.firstDataFile = f;
             }
         }
     }
@@ -325,7 +328,7 @@ public final class WriterAgainstMain {
         }
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         List<Path> files = new ArrayList<>();
         collect(dir, files);
         for (Path f : files) Files.delete(f);

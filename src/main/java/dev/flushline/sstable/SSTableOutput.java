@@ -1,4 +1,4 @@
-package dev.flushline.compaction;
+package dev.flushline.sstable;
 
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
@@ -7,31 +7,30 @@ import dev.flushline.data.DeletionTime;
 import dev.flushline.data.RowBuffer;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.Component;
-import dev.flushline.sstable.DataLayout;
-import dev.flushline.sstable.Descriptor;
-import dev.flushline.sstable.RowIndexBuilder;
-import dev.flushline.sstable.RowSerializer;
-import dev.flushline.sstable.SSTableWriteException;
-import dev.flushline.sstable.SSTableWriter;
-import dev.flushline.sstable.SerializationHeader;
-import dev.flushline.sstable.SSTableVersion;
-import dev.flushline.sstable.StatisticsWriter;
-import dev.flushline.sstable.StatsCollector;
-import dev.flushline.sstable.TableDirectory;
 
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * One sstable a compaction writes: the shared {@link SSTableWriter} (staging, fsync, TOC.txt last),
- * the shared {@link RowSerializer} and {@link StatsCollector}, and the partition bookkeeping the
- * flush does (previous-unfiltered sizes, row index blocks, open range deletion, first/last row
- * clustering), for items that arrive as flyweights.
+ * One sstable written partition by partition from {@link RowBuffer} flyweights, by compaction and
+ * by the sorted bulk writer: the shared {@link SSTableWriter} (staging, fsync, TOC.txt last), the
+ * shared {@link RowSerializer} and {@link StatsCollector}, and the partition bookkeeping the flush
+ * does (previous-unfiltered sizes, row index blocks, open range deletion, first/last row
+ * clustering).
  *
- * <p>Thread safety: none; owned by the compaction's thread.
+ * <p>REQUIRES: partitions in token order, and within one the rows and markers in clustering
+ * order; the caller checks it (this class trusts its input, as the serializer does).
+ *
+ * <p>Life cycle: {@link #beginPartition}, {@link #row} / {@link #marker}, {@link #endPartition},
+ * repeated; then {@link #seal} (ends Data.db and Index.db) and {@link #finish} (publishes), or
+ * {@link #close} at any point to remove everything of this sstable.
+ *
+ * <p>Thread safety: none; owned by one writer thread.
  */
-final class CompactionOutput implements AutoCloseable {
+public final class SSTableOutput implements AutoCloseable {
+    /** The open range deletion when none is open: a LIVE deletion's (timestamp, local deletion time). */
+    private static final long LIVE_TS = Long.MIN_VALUE, LIVE_LDT = Long.MAX_VALUE;
+
     private final TableSchema schema;
     private final int level;
     private final SerializationHeader header;
@@ -47,12 +46,17 @@ final class CompactionOutput implements AutoCloseable {
     private long previousStart;
     private DeletionTime partitionDeletion;
     private boolean hasRow;
-    private long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT;
+    private long openTs = LIVE_TS, openLdt = LIVE_LDT;
 
-    long partitions, rows, markers;
+    private long partitions, rows, markers;
 
-    CompactionOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined,
-                     SSTableVersion version, int level) throws IOException {
+    /**
+     * Reserves the next generation in {@code dir} and opens its writer. {@code expectedKeys} sizes
+     * the bloom filter; {@link SSTableWriter#KEYS_UNKNOWN} sizes it from the real count at
+     * {@link #seal}. {@code level} goes into Statistics.db (0 outside leveled compaction).
+     */
+    public SSTableOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined,
+                         SSTableVersion version, int level) throws IOException {
         this.schema = schema;
         this.level = level;
         this.header = header;
@@ -62,7 +66,8 @@ final class CompactionOutput implements AutoCloseable {
             throw new SSTableWriteException(dir.path(), SSTableWriteException.Phase.RESERVE, e);
         }
         try {
-            this.sst = new SSTableWriter(schema, descriptor, Math.max(1, expectedKeys), pipelined);
+            this.sst = new SSTableWriter(schema, descriptor,
+                    expectedKeys == SSTableWriter.KEYS_UNKNOWN ? expectedKeys : Math.max(1, expectedKeys), pipelined);
         } catch (IOException e) {
             throw new SSTableWriteException(descriptor.path(Component.DATA), SSTableWriteException.Phase.CREATE, e);
         }
@@ -72,18 +77,18 @@ final class CompactionOutput implements AutoCloseable {
         this.lastRow = new ClusteringBuffer(schema.clusteringColumns().length);
     }
 
-    Descriptor descriptor() { return descriptor; }
+    public Descriptor descriptor() { return descriptor; }
 
-    long dataPosition() { return sst.dataPosition(); }
+    public long dataPosition() { return sst.dataPosition(); }
 
-    long cellsWritten() { return collector.cellsWritten(); }
+    public long cellsWritten() { return collector.cellsWritten(); }
 
-    IOException wrap(IOException e) {
+    public IOException wrap(IOException e) {
         return e instanceof SSTableWriteException ? e : new SSTableWriteException(descriptor.path(Component.DATA), sst.phase(), e);
     }
 
     /** Writes the partition header and, when the header has static columns, the static row (empty if null). */
-    void beginPartition(byte[] key, int keyLength, DeletionTime pd, RowBuffer staticRow, RowBuffer emptyStatic) throws IOException {
+    public void beginPartition(byte[] key, int keyLength, DeletionTime pd, RowBuffer staticRow, RowBuffer emptyStatic) throws IOException {
         partitionStart = sst.dataPosition();
         partitionDeletion = pd;
         int size = rs.partitionHeaderSize(keyLength, pd);
@@ -97,11 +102,11 @@ final class CompactionOutput implements AutoCloseable {
         rowIndex.reset();
         previousStart = 0;
         hasRow = false;
-        openTs = RowMerger.LIVE_TS;
-        openLdt = RowMerger.LIVE_LDT;
+        openTs = LIVE_TS;
+        openLdt = LIVE_LDT;
     }
 
-    void row(RowBuffer row) throws IOException {
+    public void row(RowBuffer row) throws IOException {
         long start = sst.dataPosition() - partitionStart;
         long prevSize = start - previousStart;
         int size = rs.rowSize(row, prevSize);
@@ -117,15 +122,15 @@ final class CompactionOutput implements AutoCloseable {
     }
 
     /** {@code bound.kind()} is the marker's kind; a bound uses the deletion of its side only. */
-    void marker(ClusteringBuffer bound, long endTs, long endLdt, long startTs, long startLdt) throws IOException {
+    public void marker(ClusteringBuffer bound, long endTs, long endLdt, long startTs, long startLdt) throws IOException {
         long start = sst.dataPosition() - partitionStart;
         long prevSize = start - previousStart;
         int size = rs.markerSize(bound, endTs, endLdt, startTs, startLdt, prevSize);
         rs.writeMarker(sst.reserve(size), bound, endTs, endLdt, startTs, startLdt, prevSize, size);
         byte kind = bound.kind();
         if (kind == ClusteringBound.EXCL_END_BOUND || kind == ClusteringBound.INCL_END_BOUND) {
-            openTs = RowMerger.LIVE_TS;
-            openLdt = RowMerger.LIVE_LDT;
+            openTs = LIVE_TS;
+            openLdt = LIVE_LDT;
         } else {
             openTs = startTs;
             openLdt = startLdt;
@@ -135,7 +140,7 @@ final class CompactionOutput implements AutoCloseable {
         markers++;
     }
 
-    void endPartition(byte[] key, int keyLength) throws IOException {
+    public void endPartition(byte[] key, int keyLength) throws IOException {
         if (hasRow) collector.rowClustering(lastRow);
         FixedBuffer out = sst.reserve(1);
         out.putByte(DataLayout.END_OF_PARTITION);
@@ -150,7 +155,7 @@ final class CompactionOutput implements AutoCloseable {
     private boolean sealed;
 
     /** Ends Data.db and Index.db (stopping the I/O thread) and prepares Statistics.db; publishes nothing yet. */
-    void seal() throws IOException {
+    public void seal() throws IOException {
         if (sealed) return;
         sealed = true;
         if (partitions == 0) return;
@@ -166,21 +171,45 @@ final class CompactionOutput implements AutoCloseable {
         }
     }
 
-    /** Seals if needed and publishes; returns the Data.db path, or null (nothing published) if no partition was written. */
-    Path finish() throws IOException {
+    /**
+     * Seals if needed and publishes; returns the Data.db path, or null (nothing published) if no
+     * partition was written. A failure is an {@link SSTableWriteException} naming the file and phase.
+     */
+    public Path finish() throws IOException {
         seal();
         if (partitions == 0) {
             sst.close();
             return null;
         }
-        return sst.finish(statistics);
+        try {
+            return sst.finish(statistics);
+        } catch (IOException e) {
+            throw wrap(e);
+        }
     }
 
-    long uncompressedBytes, fileBytes;
+    /** True once Data.db reached {@code maxBytes} (0: no limit): the next partition goes to a new sstable. */
+    public boolean isFull(long maxBytes) {
+        return maxBytes > 0 && sst.dataPosition() >= maxBytes;
+    }
 
-    long ioCpuNanos() { return sst.ioCpuNanos(); }
+    private long uncompressedBytes, fileBytes;
 
-    long ioAllocatedBytes() { return sst.ioAllocatedBytes(); }
+    public long partitions() { return partitions; }
+
+    public long rows() { return rows; }
+
+    public long markers() { return markers; }
+
+    /** Logical Data.db bytes. Valid after {@link #seal}. */
+    public long uncompressedBytes() { return uncompressedBytes; }
+
+    /** Physical Data.db bytes. Valid after {@link #seal}. */
+    public long fileBytes() { return fileBytes; }
+
+    public long ioCpuNanos() { return sst.ioCpuNanos(); }
+
+    public long ioAllocatedBytes() { return sst.ioAllocatedBytes(); }
 
     /** Aborts unless published: nothing of this sstable stays visible. */
     @Override
@@ -188,5 +217,5 @@ final class CompactionOutput implements AutoCloseable {
         sst.close();
     }
 
-    TableSchema schema() { return schema; }
+    public TableSchema schema() { return schema; }
 }
