@@ -1,6 +1,7 @@
 package dev.flushline.spark;
 
 import dev.flushline.data.Murmur3;
+import dev.flushline.data.PartitionKey;
 import dev.flushline.data.TokenSplits;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
@@ -10,7 +11,6 @@ import dev.flushline.schema.ValueCodec;
 
 import org.apache.spark.unsafe.hash.Murmur3_x86_32;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -43,16 +43,14 @@ final class TokenPartitioning {
     static byte[] partitionKey(TableSchema schema, Object[] javaValues) {
         ColumnMetadata[] pk = schema.partitionKeyColumns();
         if (pk.length == 1) return encode(pk[0], javaValues[0]);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[][] components = new byte[pk.length][];
         for (int i = 0; i < pk.length; i++) {
-            byte[] b = encode(pk[i], javaValues[i]);
-            if (b.length > 0xFFFF) throw new IllegalArgumentException("partition key column '" + pk[i].name() + "' is longer than 65535 bytes");
-            out.write(b.length >>> 8);
-            out.write(b.length);
-            out.write(b, 0, b.length);
-            out.write(0); // end-of-component
+            components[i] = encode(pk[i], javaValues[i]);
+            if (components[i].length > PartitionKey.MAX_COMPONENT_BYTES) {
+                throw new IllegalArgumentException("partition key column '" + pk[i].name() + "' is longer than " + PartitionKey.MAX_COMPONENT_BYTES + " bytes");
+            }
         }
-        return out.toByteArray();
+        return PartitionKey.compose(components);
     }
 
     private static byte[] encode(ColumnMetadata c, Object javaValue) {
