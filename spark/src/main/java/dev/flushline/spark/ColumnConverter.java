@@ -1,6 +1,9 @@
 package dev.flushline.spark;
 
 import dev.flushline.schema.CqlType;
+import dev.flushline.schema.JavaValues;
+import dev.flushline.schema.ValueBuffer;
+import dev.flushline.writer.SortedSSTableWriter;
 
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
 import org.apache.spark.sql.catalyst.util.ArrayData;
@@ -20,6 +23,8 @@ import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.types.UTF8String;
 
 import java.io.Serializable;
 import java.net.InetAddress;
@@ -70,6 +75,30 @@ abstract class ColumnConverter implements Serializable {
 
     abstract Object convert(SpecializedGetters row, int ordinal);
 
+    /**
+     * Appends the value's CQL serialized bytes to {@code out}; its length is what
+     * {@code out.position()} moved by. The common types write their bytes straight from the row;
+     * the rest go through {@link #convert} and {@link JavaValues#write}, which boxes: they are the
+     * types whose Spark form needs parsing (uuid, inet) or a Java object anyway (decimal, varint).
+     */
+    void serialize(SpecializedGetters row, int ordinal, ValueBuffer out) {
+        JavaValues.write(cqlType, convert(row, ordinal), out);
+    }
+
+    /** Sets the cell of {@code column} (the sorted writer's index) from the row; {@code arena} holds its bytes until endRow. */
+    void set(SortedSSTableWriter w, int column, SpecializedGetters row, int ordinal, ValueBuffer arena) {
+        int offset = arena.position();
+        serialize(row, ordinal, arena);
+        w.set(column, arena.array(), offset, arena.position() - offset);
+    }
+
+    /** Sets clustering value {@code i} from the row; {@code arena} holds its bytes until endRow. */
+    void clustering(SortedSSTableWriter w, int i, SpecializedGetters row, int ordinal, ValueBuffer arena) {
+        int offset = arena.position();
+        serialize(row, ordinal, arena);
+        w.clustering(i, arena.array(), offset, arena.position() - offset);
+    }
+
     final IllegalArgumentException bad(Object value, String why) {
         return new IllegalArgumentException("column '" + column + "' (CQL " + cqlType + ", Spark " + sparkType.simpleString()
                 + "): value " + value + " " + why);
@@ -93,6 +122,20 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof StringType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getUTF8String(i).toString(); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) {
+                            UTF8String u = r.getUTF8String(i);
+                            int n = u.numBytes();
+                            out.ensure(n);
+                            u.writeToMemory(out.array(), Platform.BYTE_ARRAY_OFFSET + out.position());
+                            out.advance(n);
+                        }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer arena) {
+                            UTF8String u = r.getUTF8String(i);
+                            Object base = u.getBaseObject();
+                            // On heap (an UnsafeRow's array): the row's own bytes, unchanged until the next row.
+                            if (base instanceof byte[]) w.set(c, (byte[]) base, (int) (u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET), u.numBytes());
+                            else super.set(w, c, r, i, arena);
+                        }
                     };
                 }
                 return null;
@@ -130,6 +173,9 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof IntegerType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getInt(i); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putInt(r.getInt(i)); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setInt(c, r.getInt(i)); }
+                        @Override void clustering(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.clusteringInt(c, r.getInt(i)); }
                     };
                 }
                 return null;
@@ -137,6 +183,9 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof LongType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getLong(i); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putLong(r.getLong(i)); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setLong(c, r.getLong(i)); }
+                        @Override void clustering(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.clusteringLong(c, r.getLong(i)); }
                     };
                 }
                 return null;
@@ -144,6 +193,8 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof ShortType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getShort(i); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putShort(r.getShort(i)); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setShort(c, r.getShort(i)); }
                     };
                 }
                 return null;
@@ -151,6 +202,8 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof ByteType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getByte(i); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putByte(r.getByte(i)); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setByte(c, r.getByte(i)); }
                     };
                 }
                 return null;
@@ -158,6 +211,8 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof FloatType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getFloat(i); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putInt(Float.floatToRawIntBits(r.getFloat(i))); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setFloat(c, r.getFloat(i)); }
                     };
                 }
                 return null;
@@ -165,6 +220,8 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof DoubleType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getDouble(i); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putLong(Double.doubleToRawLongBits(r.getDouble(i))); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setDouble(c, r.getDouble(i)); }
                     };
                 }
                 return null;
@@ -172,6 +229,8 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof BooleanType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getBoolean(i); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putByte(r.getBoolean(i) ? 1 : 0); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setBoolean(c, r.getBoolean(i)); }
                     };
                 }
                 return null;
@@ -206,6 +265,10 @@ abstract class ColumnConverter implements Serializable {
                             long micros = r.getLong(i); // Spark: microseconds since the epoch, UTC
                             return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
                         }
+                        // A CQL timestamp is milliseconds; the floor, as Instant.toEpochMilli of the value above.
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putLong(Math.floorDiv(r.getLong(i), 1000L)); }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.setLong(c, Math.floorDiv(r.getLong(i), 1000L)); }
+                        @Override void clustering(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) { w.clusteringLong(c, Math.floorDiv(r.getLong(i), 1000L)); }
                     };
                 }
                 return null;
@@ -220,6 +283,7 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof LongType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return r.getLong(i); } // nanoseconds since midnight
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { JavaValues.write(cqlType, convert(r, i), out); } // range-checked there
                     };
                 }
                 return null;

@@ -56,36 +56,29 @@ final class FlushlineWrite implements org.apache.spark.sql.connector.write.Write
     }
 
     /**
-     * Split by token range: by token, then by as many leading clustering columns as Spark orders
-     * the way Cassandra does (so each partition's rows arrive in clustering order for most tables).
+     * Split by token range: by token, then by the partition key columns (two keys of one token
+     * never interleave), then by as many leading clustering columns as Spark orders the way
+     * Cassandra does (so each partition's rows arrive in clustering order for most tables).
      * Spark orders strings by their UTF-8 bytes, binaries unsigned, and numbers, dates, times and
      * timestamps by value, as Cassandra orders text, blob and the numeric types; a uuid, timeuuid or
      * inet held in a Spark string, a float or double (Spark equates -0.0 and 0.0), or a frozen
-     * collection ends the prefix. The memtable the rows go through orders them anyway; the order
-     * only matters to a writer that takes rows already sorted.
+     * collection ends the prefix. When every clustering column is in the order, {@link RangeWriter}
+     * writes the rows as they come through the sorted writer; otherwise through a memtable, which
+     * orders them itself.
      */
     @Override
     public SortOrder[] requiredOrdering() {
         if (!plan.byTokenRange()) return new SortOrder[0];
         List<SortOrder> order = new java.util.ArrayList<>();
         order.add(Expressions.sort(FieldReference.column(FlushlineSpark.TOKEN_COLUMN), SortDirection.ASCENDING));
+        // Then the key columns: keys of one token stay together, each partition's rows contiguous.
+        for (ColumnMetadata c : plan.options.schema().partitionKeyColumns()) {
+            order.add(Expressions.sort(FieldReference.column(c.name()), SortDirection.ASCENDING));
+        }
         for (ColumnMetadata c : plan.options.schema().clusteringColumns()) {
-            if (!sparkOrdersLikeCassandra(c)) break;
+            if (!plan.sparkOrdersLikeCassandra(c)) break;
             order.add(Expressions.sort(FieldReference.column(c.name()), c.isReversed() ? SortDirection.DESCENDING : SortDirection.ASCENDING));
         }
         return order.toArray(new SortOrder[0]);
-    }
-
-    private boolean sparkOrdersLikeCassandra(ColumnMetadata c) {
-        int ordinal = -1;
-        for (int i = 0; i < plan.columnNames.length; i++) if (plan.columnNames[i].equals(c.name())) ordinal = plan.columnOrdinals[i];
-        if (ordinal < 0 || !ColumnConverter.accepts(c.type(), plan.inputSchema.fields()[ordinal].dataType())) return false;
-        switch (c.type().kind()) {
-            case ASCII: case TEXT: case BLOB: case BOOLEAN: case INT: case BIGINT: case SMALLINT: case TINYINT:
-            case DECIMAL: case VARINT: case DATE: case TIME: case TIMESTAMP:
-                return true;
-            default:
-                return false;
-        }
     }
 }

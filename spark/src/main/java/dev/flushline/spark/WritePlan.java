@@ -161,4 +161,36 @@ final class WritePlan implements Serializable {
     static String quote(String identifier) {
         return "\"" + identifier.replace("\"", "\"\"") + "\"";
     }
+
+    /** Whether Spark's order of the column's input values is Cassandra's order of its CQL values (ASC). */
+    boolean sparkOrdersLikeCassandra(ColumnMetadata c) {
+        int ordinal = -1;
+        for (int i = 0; i < columnNames.length; i++) if (columnNames[i].equals(c.name())) ordinal = columnOrdinals[i];
+        if (ordinal < 0 || !ColumnConverter.accepts(c.type(), inputSchema.fields()[ordinal].dataType())) return false;
+        switch (c.type().kind()) {
+            case ASCII: case TEXT: case BLOB: case BOOLEAN: case INT: case BIGINT: case SMALLINT: case TINYINT:
+            case DECIMAL: case VARINT: case DATE: case TIME: case TIMESTAMP:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * Whether a task can write its rows as Spark sorted them, through the sorted writer: split by
+     * token range with every clustering column in Spark's order, and nothing the sorted writer
+     * leaves to its caller: a static column (one static row per partition, while each input row
+     * may set it), a non-frozen collection (cells, not one value), a default TTL (not applied).
+     */
+    boolean writesSorted() {
+        if (!byTokenRange()) return false;
+        TableSchema schema = options.schema();
+        if (schema.staticColumns().length > 0 || schema.defaultTimeToLiveSeconds() > 0) return false;
+        for (ColumnMetadata c : schema.clusteringColumns()) if (!sparkOrdersLikeCassandra(c)) return false;
+        for (int i = 0; i < columnNames.length; i++) {
+            ColumnMetadata c = schema.column(columnNames[i]);
+            if (c.type().isMultiCell() || !ColumnConverter.accepts(c.type(), inputSchema.fields()[columnOrdinals[i]].dataType())) return false;
+        }
+        return true;
+    }
 }

@@ -310,6 +310,93 @@ class BulkWriteTest {
         assertNoStaging(out);
     }
 
+    /** A table the sorted path writes (its own name: cassandra-all keeps one schema per table in a JVM): no static column, no non-frozen collection, clustering Spark sorts as Cassandra. */
+    static final String SORTED_TABLE = "CREATE TABLE ks.sorted_types ("
+            + " pk int, pk2 text, c1 bigint, c2 text,"
+            + " c_ascii ascii, c_bigint bigint, c_blob blob, c_boolean boolean, c_date date, c_decimal decimal,"
+            + " c_double double, c_float float, c_inet inet, c_int int, c_smallint smallint, c_text text, c_time time,"
+            + " c_timestamp timestamp, c_timeuuid timeuuid, c_tinyint tinyint, c_uuid uuid, c_varint varint,"
+            + " fl frozen<list<decimal>>, fm frozen<map<uuid, blob>>,"
+            + " PRIMARY KEY ((pk, pk2), c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC)";
+    static final String[] SORTED_COLUMNS = {"pk", "pk2", "c1", "c2", "c_ascii", "c_bigint", "c_blob", "c_boolean", "c_date", "c_decimal",
+            "c_double", "c_float", "c_inet", "c_int", "c_smallint", "c_text", "c_time", "c_timestamp", "c_timeuuid", "c_tinyint", "c_uuid",
+            "c_varint", "fl", "fm"};
+
+    /**
+     * The sorted path (no memtable): a composite key, a DESC and an ASC clustering column, every
+     * scalar type and frozen collections, nulls, TTLs and timestamps, rows given in random order:
+     * cassandra-all reads back what Cassandra's own CQLSSTableWriter writes from the same rows.
+     */
+    @Test
+    void sortedPathReadsBackAsCassandrasOwnWriterWritesIt() throws Exception {
+        long seed = 16_007L;
+        List<StructField> fields = new ArrayList<>();
+        for (String c : SORTED_COLUMNS) {
+            fields.add(c.equals("pk2") || c.equals("c2") ? field(c, DataTypes.StringType)
+                    : c.equals("c1") ? field(c, DataTypes.LongType) : SCHEMA.apply(c));
+        }
+        fields.add(field("timestamp", DataTypes.LongType));
+        fields.add(field("ttl", DataTypes.IntegerType));
+        StructType schema = new StructType(fields.toArray(new StructField[0]));
+        Random r = new Random(seed);
+        List<Row> rows = new ArrayList<>();
+        int partitions = 50;
+        for (int p = 0; p < partitions; p++) {
+            int pk = r.nextInt(20) - 10; // small, negative too: several keys share pk, differ in pk2
+            String pk2 = "k" + p;
+            Set<String> clusterings = new HashSet<>();
+            for (int c = 0; c < 6; c++) {
+                long c1 = r.nextInt(3) == 0 ? Long.MIN_VALUE + r.nextInt(3) : r.nextInt(7) - 3;
+                String c2 = r.nextInt(5) == 0 ? "" : "\u00e9" + r.nextInt(4);
+                if (!clusterings.add(c1 + "/" + c2)) continue;
+                Object[] v = new Object[schema.size()];
+                v[0] = pk;
+                v[1] = pk2;
+                v[2] = c1;
+                v[3] = c2;
+                for (int i = 4; i < SORTED_COLUMNS.length; i++) v[i] = r.nextInt(8) == 0 ? null : value(SORTED_COLUMNS[i], r);
+                v[SORTED_COLUMNS.length] = 1_600_000_000_000_000L + r.nextInt(1_000_000_000);
+                v[SORTED_COLUMNS.length + 1] = r.nextInt(3) == 0 ? null : 1 + r.nextInt(100_000);
+                rows.add(RowFactory.create(v));
+            }
+        }
+        java.util.Collections.shuffle(rows, r);
+        Path out = tmp.resolve("out");
+        Map<String, String> o = options(out, 4);
+        o.put("table", SORTED_TABLE);
+        Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(3);
+        assertTrue(new WritePlan(WriteOptions.parse(o), FlushlineSpark.partitionByTokenRange(df, SORTED_TABLE, 4).schema(), "q").writesSorted(),
+                "the table is one the sorted path writes");
+        FlushlineSpark.write(df, o);
+
+        Path theirs = Files.createDirectories(tmp.resolve("reference"));
+        String insert = "INSERT INTO ks.sorted_types (" + String.join(", ", SORTED_COLUMNS) + ") VALUES ("
+                + "?, ".repeat(SORTED_COLUMNS.length - 1) + "?) USING TIMESTAMP ? AND TTL ?";
+        try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(SORTED_TABLE).using(insert).build()) {
+            for (Row row : rows) {
+                Object[] c = new Object[SORTED_COLUMNS.length + 2];
+                for (int i = 0; i < SORTED_COLUMNS.length; i++) c[i] = forCassandra(SORTED_COLUMNS[i], row.get(i));
+                c[SORTED_COLUMNS.length] = row.get(SORTED_COLUMNS.length);
+                c[SORTED_COLUMNS.length + 1] = row.get(SORTED_COLUMNS.length + 1) == null ? 0 : row.get(SORTED_COLUMNS.length + 1);
+                w.addRow(c);
+            }
+        }
+        List<Partition> expected = CassandraReader.readAll(theirs, SORTED_TABLE);
+        List<Partition> actual = new ArrayList<>();
+        for (Path range : rangeDirs(out)) {
+            try (Stream<Path> dirs = Files.list(range.resolve("ks"))) {
+                for (Path d : dirs.toList()) actual.addAll(CassandraReader.readAll(d, SORTED_TABLE));
+            }
+        }
+        assertEquals(partitions, expected.size(), "seed " + seed + ": reference partitions");
+        assertEquals(expected.size(), actual.size(), "seed " + seed + ": partitions");
+        for (int i = 0; i < expected.size(); i++) assertEquals(expected.get(i), actual.get(i), "seed " + seed + ": partition " + i);
+        int rowCount = 0;
+        for (Partition p : actual) rowCount += p.rows().size();
+        assertEquals(rows.size(), rowCount, "rows");
+        assertNoStaging(out);
+    }
+
     /**
      * The ranges tile the ring: range i holds only tokens of [first_i, last_i], consecutive ranges
      * meet, and every input partition is in exactly one range.

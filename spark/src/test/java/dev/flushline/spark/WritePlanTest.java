@@ -34,19 +34,20 @@ class WritePlanTest {
     }
 
     @Test
-    void orderingIsTokenThenTheClusteringPrefixSparkOrdersAsCassandra() {
+    void orderingIsTokenThenTheKeyThenTheClusteringPrefixSparkOrdersAsCassandra() {
         String table = "CREATE TABLE ks.t (pk int, a text, b bigint, c uuid, d int, v text, PRIMARY KEY (pk, a, b, c, d))"
                 + " WITH CLUSTERING ORDER BY (a ASC, b DESC, c ASC, d ASC)";
         StructType input = withTokens(f("pk", DataTypes.IntegerType), f("a", DataTypes.StringType), f("b", DataTypes.LongType),
                 f("c", DataTypes.StringType), f("d", DataTypes.IntegerType), f("v", DataTypes.StringType));
         FlushlineWrite w = new FlushlineWrite(WriteOptions.parse(options(table)), input, "q1");
         SortOrder[] order = w.requiredOrdering();
-        assertEquals(3, order.length, "token, a, b; the uuid c (a Spark string) ends the prefix");
+        assertEquals(4, order.length, "token, pk, a, b; the uuid c (a Spark string) ends the prefix");
         assertEquals(FlushlineSpark.TOKEN_COLUMN, order[0].expression().toString());
-        assertEquals("a", order[1].expression().toString());
-        assertEquals(SortDirection.ASCENDING, order[1].direction());
-        assertEquals("b", order[2].expression().toString());
-        assertEquals(SortDirection.DESCENDING, order[2].direction());
+        assertEquals("pk", order[1].expression().toString());
+        assertEquals("a", order[2].expression().toString());
+        assertEquals(SortDirection.ASCENDING, order[2].direction());
+        assertEquals("b", order[3].expression().toString());
+        assertEquals(SortDirection.DESCENDING, order[3].direction());
         assertEquals(4, w.requiredNumPartitions());
     }
 
