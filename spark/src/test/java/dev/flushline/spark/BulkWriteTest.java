@@ -398,6 +398,31 @@ class BulkWriteTest {
     }
 
     /**
+     * The sorted path takes each primary key once: a repeated one fails the task with the
+     * writer's error naming the partition, and the aborted attempts leave nothing behind.
+     */
+    @Test
+    void sortedPathRefusesARepeatedPrimaryKeyAndPublishesNothing() throws Exception {
+        StructType schema = new StructType(new StructField[] {field("pk", DataTypes.IntegerType), field("pk2", DataTypes.StringType),
+                field("c1", DataTypes.LongType), field("c2", DataTypes.StringType), field("c_int", DataTypes.IntegerType)});
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 100; i++) rows.add(RowFactory.create(i, "k", (long) i, "a", i));
+        rows.add(RowFactory.create(7, "k", 7L, "a", -1)); // the primary key of row 7 again
+        Path out = tmp.resolve("out");
+        Map<String, String> o = options(out, 2);
+        o.put("table", SORTED_TABLE);
+        Dataset<Row> df = spark.createDataFrame(rows, schema);
+        String msg = rootMessage(assertThrows(SparkException.class, () -> FlushlineSpark.write(df, o)));
+        assertTrue(msg.contains("flushline: Spark partition") && msg.contains("(c1=7, c2=\"a\")") && msg.contains("already written"), msg);
+        assertNoStaging(out);
+        if (Files.exists(out)) {
+            try (Stream<Path> s = Files.list(out)) {
+                assertEquals(List.of(), s.toList(), "nothing published");
+            }
+        }
+    }
+
+    /**
      * The ranges tile the ring: range i holds only tokens of [first_i, last_i], consecutive ranges
      * meet, and every input partition is in exactly one range.
      */
