@@ -83,8 +83,6 @@ class BulkWriteTest {
             field("fl", DataTypes.createArrayType(DataTypes.createDecimalType(20, 3))),
             field("fm", DataTypes.createMapType(DataTypes.StringType, DataTypes.BinaryType)),
             field("timestamp", DataTypes.LongType), field("ttl", DataTypes.IntegerType)});
-    static final String INSERT = "INSERT INTO ks.all_types (" + String.join(", ", COLUMNS) + ") VALUES ("
-            + "?, ".repeat(COLUMNS.length - 1) + "?) USING TIMESTAMP ? AND TTL ?";
 
     static SparkSession spark;
 
@@ -278,6 +276,36 @@ class BulkWriteTest {
     // ---- tests
 
     /**
+     * Writes {@code rows} (the columns, then the timestamp and TTL) through Cassandra's own
+     * CQLSSTableWriter and asserts that cassandra-all reads back, partition by partition (list
+     * cell paths numbered), what it read from ours, and that every row is there.
+     */
+    void assertReadsBackAsCassandrasWriter(List<Row> rows, String table, String name, String[] columns, List<Partition> ours, long seed,
+            int partitions) throws Exception {
+        Path theirs = Files.createDirectories(tmp.resolve("reference"));
+        String insert = "INSERT INTO " + name + " (" + String.join(", ", columns) + ") VALUES ("
+                + "?, ".repeat(columns.length - 1) + "?) USING TIMESTAMP ? AND TTL ?";
+        try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(table).using(insert).build()) {
+            for (Row row : rows) {
+                Object[] c = new Object[columns.length + 2];
+                for (int i = 0; i < columns.length; i++) c[i] = forCassandra(columns[i], row.get(i));
+                c[columns.length] = row.get(columns.length);
+                c[columns.length + 1] = row.get(columns.length + 1) == null ? 0 : row.get(columns.length + 1);
+                w.addRow(c);
+            }
+        }
+        List<Partition> expected = normalize(CassandraReader.readAll(theirs, table));
+        List<Partition> actual = normalize(ours);
+        assertEquals(partitions, expected.size(), "seed " + seed + ": reference partitions");
+        assertEquals(expected.size(), actual.size(), "seed " + seed + ": partitions");
+        for (int i = 0; i < expected.size(); i++) assertEquals(expected.get(i), actual.get(i), "seed " + seed + ": partition " + i);
+        int rowCount = 0;
+        for (Partition p : actual) rowCount += p.rows().size();
+        assertEquals(rows.size(), rowCount, "seed " + seed + ": rows");
+    }
+
+
+    /**
      * Every supported type, nulls (tombstones), collections, per-row TTLs and write timestamps:
      * what cassandra-all reads from the ranges is, partition by partition, what it reads from
      * Cassandra's own CQLSSTableWriter given the same rows.
@@ -289,24 +317,7 @@ class BulkWriteTest {
         Path out = tmp.resolve("out");
         FlushlineSpark.write(frame(rows, 3), options(out, 4));
 
-        Path theirs = Files.createDirectories(tmp.resolve("reference"));
-        try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(TABLE).using(INSERT).build()) {
-            for (Row row : rows) {
-                Object[] c = new Object[COLUMNS.length + 2];
-                for (int i = 0; i < COLUMNS.length; i++) c[i] = forCassandra(COLUMNS[i], row.get(i));
-                c[COLUMNS.length] = row.get(COLUMNS.length);
-                c[COLUMNS.length + 1] = row.get(COLUMNS.length + 1) == null ? 0 : row.get(COLUMNS.length + 1);
-                w.addRow(c);
-            }
-        }
-        List<Partition> expected = normalize(CassandraReader.readAll(theirs, TABLE));
-        List<Partition> actual = normalize(readAll(out));
-        assertEquals(60, expected.size(), "seed " + seed + ": reference partitions");
-        assertEquals(expected.size(), actual.size(), "seed " + seed + ": partitions");
-        for (int i = 0; i < expected.size(); i++) assertEquals(expected.get(i), actual.get(i), "seed " + seed + ": partition " + i);
-        int rowCount = 0;
-        for (Partition p : actual) rowCount += p.rows().size();
-        assertEquals(rows.size(), rowCount, "rows");
+        assertReadsBackAsCassandrasWriter(rows, TABLE, "ks.all_types", COLUMNS, readAll(out), seed, 60);
         assertNoStaging(out);
     }
 
@@ -369,31 +380,13 @@ class BulkWriteTest {
                 "the table is one the sorted path writes");
         FlushlineSpark.write(df, o);
 
-        Path theirs = Files.createDirectories(tmp.resolve("reference"));
-        String insert = "INSERT INTO ks.sorted_types (" + String.join(", ", SORTED_COLUMNS) + ") VALUES ("
-                + "?, ".repeat(SORTED_COLUMNS.length - 1) + "?) USING TIMESTAMP ? AND TTL ?";
-        try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(SORTED_TABLE).using(insert).build()) {
-            for (Row row : rows) {
-                Object[] c = new Object[SORTED_COLUMNS.length + 2];
-                for (int i = 0; i < SORTED_COLUMNS.length; i++) c[i] = forCassandra(SORTED_COLUMNS[i], row.get(i));
-                c[SORTED_COLUMNS.length] = row.get(SORTED_COLUMNS.length);
-                c[SORTED_COLUMNS.length + 1] = row.get(SORTED_COLUMNS.length + 1) == null ? 0 : row.get(SORTED_COLUMNS.length + 1);
-                w.addRow(c);
-            }
-        }
-        List<Partition> expected = CassandraReader.readAll(theirs, SORTED_TABLE);
         List<Partition> actual = new ArrayList<>();
         for (Path range : rangeDirs(out)) {
             try (Stream<Path> dirs = Files.list(range.resolve("ks"))) {
                 for (Path d : dirs.toList()) actual.addAll(CassandraReader.readAll(d, SORTED_TABLE));
             }
         }
-        assertEquals(partitions, expected.size(), "seed " + seed + ": reference partitions");
-        assertEquals(expected.size(), actual.size(), "seed " + seed + ": partitions");
-        for (int i = 0; i < expected.size(); i++) assertEquals(expected.get(i), actual.get(i), "seed " + seed + ": partition " + i);
-        int rowCount = 0;
-        for (Partition p : actual) rowCount += p.rows().size();
-        assertEquals(rows.size(), rowCount, "rows");
+        assertReadsBackAsCassandrasWriter(rows, SORTED_TABLE, "ks.sorted_types", SORTED_COLUMNS, actual, seed, partitions);
         assertNoStaging(out);
     }
 
