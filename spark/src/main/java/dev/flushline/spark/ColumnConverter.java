@@ -255,6 +255,14 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof BinaryType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return ByteBuffer.wrap(r.getBinary(i)); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) {
+                            byte[] b = r.getBinary(i); // Spark's copy: its getters hand out no view of a binary
+                            out.putBytes(b, 0, b.length);
+                        }
+                        @Override void set(SortedSSTableWriter w, int c, SpecializedGetters r, int i, ValueBuffer a) {
+                            byte[] b = r.getBinary(i); // a fresh array, referenced until endRow
+                            w.set(c, b, 0, b.length);
+                        }
                     };
                 }
                 return null;
@@ -276,6 +284,8 @@ abstract class ColumnConverter implements Serializable {
                 if (s instanceof DateType) {
                     return new ColumnConverter(column, t, s) {
                         @Override Object convert(SpecializedGetters r, int i) { return LocalDate.ofEpochDay(r.getInt(i)); }
+                        // CQL date: the day number shifted by 2^31, as an unsigned int (int arithmetic wraps to exactly that)
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) { out.putInt(r.getInt(i) - Integer.MIN_VALUE); }
                     };
                 }
                 return null;
