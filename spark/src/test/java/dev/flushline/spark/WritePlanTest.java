@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,6 +50,26 @@ class WritePlanTest {
         assertEquals("b", order[3].expression().toString());
         assertEquals(SortDirection.DESCENDING, order[3].direction());
         assertEquals(4, w.requiredNumPartitions());
+    }
+
+    @Test
+    void onlyTablesWhoseRowsSparkSortsCompletelyTakeTheSortedWriter() {
+        StructType keyed = withTokens(f("pk", DataTypes.IntegerType), f("c", DataTypes.StringType), f("v", DataTypes.LongType));
+        assertTrue(plan("CREATE TABLE ks.t (pk int, c text, v bigint, PRIMARY KEY (pk, c)) WITH CLUSTERING ORDER BY (c DESC)", keyed).writesSorted());
+        assertFalse(plan("CREATE TABLE ks.t (pk int, c uuid, v bigint, PRIMARY KEY (pk, c))", keyed).writesSorted(), "uuid clustering from a string");
+        assertFalse(plan("CREATE TABLE ks.t (pk int, c text, v bigint static, PRIMARY KEY (pk, c))", keyed).writesSorted(), "static column");
+        assertFalse(plan("CREATE TABLE ks.t (pk int, c text, v bigint, PRIMARY KEY (pk, c)) WITH default_time_to_live = 60", keyed).writesSorted(),
+                "default TTL");
+        StructType withList = withTokens(f("pk", DataTypes.IntegerType), f("c", DataTypes.StringType),
+                f("v", DataTypes.createArrayType(DataTypes.LongType)));
+        assertFalse(plan("CREATE TABLE ks.t (pk int, c text, v list<bigint>, PRIMARY KEY (pk, c))", withList).writesSorted(), "non-frozen list");
+        assertTrue(plan("CREATE TABLE ks.t (pk int, c text, v frozen<list<bigint>>, PRIMARY KEY (pk, c))", withList).writesSorted(), "frozen list");
+        StructType plain = new StructType(new StructField[] {f("pk", DataTypes.IntegerType), f("c", DataTypes.StringType), f("v", DataTypes.LongType)});
+        assertFalse(plan("CREATE TABLE ks.t (pk int, c text, v bigint, PRIMARY KEY (pk, c))", plain).writesSorted(), "not split by token range");
+    }
+
+    static WritePlan plan(String table, StructType input) {
+        return new WritePlan(WriteOptions.parse(options(table)), input, "q");
     }
 
     @Test
