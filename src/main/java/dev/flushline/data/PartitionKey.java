@@ -22,6 +22,50 @@ public final class PartitionKey implements Comparable<PartitionKey> {
         return new PartitionKey(Murmur3.token(key, 0, key.length), key);
     }
 
+    /** The largest component of a composite key, and the largest key: lengths are unsigned 16-bit. */
+    public static final int MAX_COMPONENT_BYTES = 0xFFFF;
+    /** Per component of a composite key: the u16 length before its bytes and the end-of-component byte after. */
+    public static final int COMPONENT_OVERHEAD_BYTES = 3;
+
+    /**
+     * The serialized key of the column values {@code components} (each non-null, in key order):
+     * one column's bytes as they are (the array itself, not a copy), several as Cassandra's
+     * CompositeType encodes them: per component a u16 length, the bytes, and an end-of-component
+     * byte 0. Checks no component is longer than {@link #MAX_COMPONENT_BYTES}; the caller checks
+     * the whole key's length (and names the columns).
+     */
+    public static byte[] compose(byte[][] components) {
+        if (components.length == 1) return components[0];
+        int size = 0;
+        for (int i = 0; i < components.length; i++) size += COMPONENT_OVERHEAD_BYTES + checkedLength(components[i].length, i);
+        byte[] key = new byte[size];
+        int p = 0;
+        for (int i = 0; i < components.length; i++) p = putComponent(key, p, components[i], 0, components[i].length);
+        return key;
+    }
+
+    /**
+     * Writes one component of a composite key at {@code offset} of {@code dst} (which has room for
+     * {@code length + COMPONENT_OVERHEAD_BYTES}) and returns the offset after it: for callers that
+     * build keys in a reused array without allocating.
+     */
+    public static int putComponent(byte[] dst, int offset, byte[] value, int valueOffset, int length) {
+        checkedLength(length, -1);
+        dst[offset] = (byte) (length >>> 8);
+        dst[offset + 1] = (byte) length;
+        System.arraycopy(value, valueOffset, dst, offset + 2, length);
+        dst[offset + 2 + length] = 0; // end-of-component
+        return offset + COMPONENT_OVERHEAD_BYTES + length;
+    }
+
+    private static int checkedLength(int length, int component) {
+        if (length > MAX_COMPONENT_BYTES) {
+            throw new IllegalArgumentException("partition key component " + (component >= 0 ? component + " " : "") + "is " + length
+                    + " bytes, longer than the maximum of " + MAX_COMPONENT_BYTES);
+        }
+        return length;
+    }
+
     /** A search key that sorts before every real key with this token (for range lookups). */
     public static PartitionKey minimumForToken(long token) {
         return new PartitionKey(token, null);

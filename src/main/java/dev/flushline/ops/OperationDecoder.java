@@ -643,25 +643,21 @@ public final class OperationDecoder {
                         + "): a partition key may not be empty");
             }
         } else {
+            // A component over the u16 limit makes the whole key longer than the maximum too: refused before composing, naming the columns.
             int size = 0;
-            for (byte[] v : pkValues) size += 2 + v.length + 1;
-            key = new byte[size];
-            int p = 0;
-            for (byte[] v : pkValues) {
-                key[p++] = (byte) (v.length >>> 8);
-                key[p++] = (byte) v.length;
-                System.arraycopy(v, 0, key, p, v.length);
-                p += v.length;
-                key[p++] = 0;
-            }
+            for (byte[] v : pkValues) size += PartitionKey.COMPONENT_OVERHEAD_BYTES + v.length;
+            if (size > MAX_KEY_BYTES) throw tooLong(size);
+            key = PartitionKey.compose(pkValues);
         }
-        if (key.length > MAX_KEY_BYTES) {
-            StringBuilder names = new StringBuilder();
-            for (ColumnMetadata c : partitionKey) names.append(names.length() == 0 ? "" : ", ").append(c.name());
-            throw new BadOperation("partition key (" + names + ") is " + key.length + " bytes, longer than the maximum of "
-                    + MAX_KEY_BYTES);
-        }
+        if (key.length > MAX_KEY_BYTES) throw tooLong(key.length);
         return key;
+    }
+
+    private BadOperation tooLong(int keyBytes) {
+        StringBuilder names = new StringBuilder();
+        for (ColumnMetadata c : partitionKey) names.append(names.length() == 0 ? "" : ", ").append(c.name());
+        return new BadOperation("partition key (" + names + ") is " + keyBytes + " bytes, longer than the maximum of "
+                + MAX_KEY_BYTES);
     }
 
     // ---------------------------------------------------------------------------------------

@@ -58,6 +58,11 @@ class PartitionKeyTokenTest {
                     ByteBuffer.wrap(parts[0]), ByteBuffer.wrap(parts[1]), ByteBuffer.wrap(parts[2]));
             assertArrayEquals(ByteBufferUtil.getArray(theirs), ours);
             assertEquals(theirToken(ours), PartitionKey.of(ours).token());
+            byte[] put = new byte[ours.length + 1];
+            int at = 1;
+            for (byte[] part : parts) at = PartitionKey.putComponent(put, at, part, 0, part.length);
+            assertEquals(put.length, at, "putComponent's end offset");
+            assertArrayEquals(ours, java.util.Arrays.copyOfRange(put, 1, put.length), "putComponent at an offset");
         }
     }
 

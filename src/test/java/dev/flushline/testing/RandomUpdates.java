@@ -58,14 +58,7 @@ public final class RandomUpdates {
     }
 
     public static byte[] partitionKeyBytes(TableSchema schema, byte[][] values) {
-        if (values.length == 1) return values[0];
-        int size = 0;
-        for (byte[] v : values) size += 2 + v.length + 1;
-        ByteBuffer b = ByteBuffer.allocate(size);
-        for (byte[] v : values) {
-            b.putShort((short) v.length).put(v).put((byte) 0);
-        }
-        return b.array();
+        return PartitionKey.compose(values);
     }
 
     /** Moves the clock: later operations delete and expire relative to it (several flushes at several times). */
