@@ -77,7 +77,7 @@ public final class OperationReader implements Closeable {
     private final String source;
     private final OperationDecoder decoder;
     /** The slow path for messages only: the wording and column of a refused line's first error. */
-    private JsonParser messages;
+    private JsonParser messageParser;
 
     /**
      * jackson's defaults, less interning (names are never compared by identity, and map keys
@@ -98,7 +98,6 @@ public final class OperationReader implements Closeable {
     private ByteQuadsCanonicalizer names = ByteQuadsCanonicalizer.createRoot();
     /** One reader, one thread: jackson's char buffers are recycled from line to line through this. */
     private final BufferRecycler recycler = new BufferRecycler();
-    private com.fasterxml.jackson.core.JsonParser p;
     private long lineNumber;
     private long operations;
     private long noOps;
@@ -184,9 +183,8 @@ public final class OperationReader implements Closeable {
         IOContext context = new IOContext(recycler, ContentReference.unknown(), false);
         com.fasterxml.jackson.core.JsonParser parser = new UTF8StreamJsonParser(context, PARSER_FEATURES, null, null,
                 names.makeChild(SYMBOL_FEATURES), lineBytes, start, end, 0, false);
-        p = parser;
         try {
-            Object v = value(parser.nextToken(), 0);
+            Object v = value(parser, parser.nextToken(), 0);
             if (parser.nextToken() != null) throw new Refused("more than one JSON value on the line");
             return v;
         } catch (JsonProcessingException e) {
@@ -197,7 +195,6 @@ public final class OperationReader implements Closeable {
             // Input from a byte array: any other IOException is a parse problem as well.
             throw malformed(start, end, String.valueOf(e.getMessage()), null);
         } finally {
-            p = null;
             try {
                 parser.close(); // returns the char buffers to the recycler, merges new names into the table
             } catch (IOException ignored) {
@@ -210,8 +207,7 @@ public final class OperationReader implements Closeable {
      * The value that starts at token {@code t}, nested in {@code depth} arrays and objects;
      * the parser ends on the value's last token.
      */
-    private Object value(JsonToken t, int depth) throws IOException, Refused {
-        final com.fasterxml.jackson.core.JsonParser parser = p;
+    private Object value(com.fasterxml.jackson.core.JsonParser parser, JsonToken t, int depth) throws IOException, Refused {
         if (t == null) throw new Refused("unexpected end of line, expected a value");
         switch (t) {
             case START_OBJECT: {
@@ -221,7 +217,7 @@ public final class OperationReader implements Closeable {
                 while ((n = parser.nextToken()) == JsonToken.FIELD_NAME) {
                     String key = parser.getCurrentName();
                     if (surrogateEscapes && !pairedSurrogates(key)) throw new Refused("lone surrogate");
-                    Object v = value(parser.nextToken(), depth + 1);
+                    Object v = value(parser, parser.nextToken(), depth + 1);
                     if (m.containsKey(key)) throw new Refused("duplicate key " + OpsText.display(key));
                     m.put(key, v);
                 }
@@ -232,7 +228,7 @@ public final class OperationReader implements Closeable {
                 if (depth >= JsonParser.MAX_DEPTH) throw new Refused("nested deeper than " + JsonParser.MAX_DEPTH + " levels");
                 List<Object> list = new ArrayList<>();
                 JsonToken n;
-                while ((n = parser.nextToken()) != JsonToken.END_ARRAY) list.add(value(n, depth + 1));
+                while ((n = parser.nextToken()) != JsonToken.END_ARRAY) list.add(value(parser, n, depth + 1));
                 return list;
             }
             case VALUE_STRING: {
@@ -298,9 +294,9 @@ public final class OperationReader implements Closeable {
      */
     private BadInputException malformed(int start, int end, String reason, JsonLocation location) {
         String text = new String(lineBytes, start, end - start, StandardCharsets.UTF_8);
-        if (messages == null) messages = new JsonParser();
+        if (messageParser == null) messageParser = new JsonParser();
         try {
-            messages.parse(text);
+            messageParser.parse(text);
         } catch (JsonSyntaxException e) {
             return new BadInputException(source, lineNumber, "malformed JSON at column " + e.column() + ": " + e.getMessage());
         }
