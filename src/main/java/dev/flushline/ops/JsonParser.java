@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A strict RFC 8259 JSON parser for one line of an operations file. It produces the value model
+ * A strict RFC 8259 JSON parser for one line of an operations file. {@link OperationReader}
+ * parses with jackson-core (faster from file bytes to mutations) and calls this parser only on a
+ * line it refuses, for the message: the wording and the column of the first error. It stays
+ * public for callers that hold one operation as a String. It produces the value model
  * {@code ValueCodec} takes: {@code String}, {@code BigDecimal} for every number (so no digit is
  * lost), {@code Boolean}, {@code List<Object>}, {@code Map<String, Object>} in input order, and
  * {@code null} for JSON null.

@@ -3,18 +3,28 @@ package dev.flushline.ops;
 import dev.flushline.data.Mutation;
 import dev.flushline.schema.TableSchema;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.ContentReference;
+import com.fasterxml.jackson.core.io.IOContext;
+import com.fasterxml.jackson.core.json.UTF8StreamJsonParser;
+import com.fasterxml.jackson.core.sym.ByteQuadsCanonicalizer;
+import com.fasterxml.jackson.core.util.BufferRecycler;
+import dev.flushline.schema.ValueCodec;
+
 import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 
 /**
  * Streams an operations file (JSON Lines, see OperationDecoder) as {@link Mutation}s, one line at a
@@ -23,16 +33,27 @@ import java.nio.file.Path;
  *
  * <p>A bad line throws {@link BadInputException} naming {@code source:line}; the reader stays
  * usable and the next call continues with the following line, so a caller may skip bad lines.
- * Lines are split on bytes and decoded one by one, so text that is not UTF-8 is bad input on
- * exactly the line (and byte) where it appears. Line ends: LF or CRLF.
+ * Lines are split on bytes and checked one by one as strict UTF-8, so text that is not UTF-8 is
+ * bad input on exactly the line (and byte) where it appears. Line ends: LF or CRLF.
+ *
+ * <p>Parsing: jackson-core's UTF-8 byte parser runs over each line's bytes in place (no String
+ * per line), and {@link #value} builds the value model {@code OperationDecoder} takes:
+ * {@code LinkedHashMap} in key order, {@code ArrayList}, {@code String}, {@code BigDecimal} for
+ * every number (built from the number's chars, so no digit is lost), {@code Boolean}, null. On
+ * top of jackson's grammar this reader refuses what a load should not guess at: duplicate keys,
+ * nesting deeper than {@link JsonParser#MAX_DEPTH}, numbers longer than
+ * {@link ValueCodec#MAX_NUMBER_CHARS} chars or out of BigDecimal's range, lone surrogate escapes
+ * (jackson passes them through as unpaired UTF-16), and anything after the line's one value.
+ *
+ * <p>Messages: a refused line is rare, so its message comes from the slow path: the line is
+ * decoded to a String and {@link JsonParser} names the first offending column (1-based, in
+ * UTF-16 chars of the line) in the wording this reader has always used. Only if that parser
+ * takes a line jackson refused is jackson's own message given, at jackson's column.
  *
  * <p>Thread safety: not thread-safe; one thread reads.
  */
 public final class OperationReader implements Closeable {
     private final InputStream in;
-    private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
     /**
      * The longest line accepted, in bytes. A line is held whole in memory while it is decoded, so
      * without a bound one unterminated or runaway line (a binary file given by mistake, a
@@ -49,10 +70,34 @@ public final class OperationReader implements Closeable {
     private int bufferPosition;
     private int bufferLimit;
     private boolean endOfInput;
-    private CharBuffer chars = CharBuffer.allocate(4096);
+    /** The current line is lineBytes[0, lineLength). */
+    private int lineLength;
+    /** Whether the current line may hold an escaped surrogate (a backslash, u, d), so its strings need the pairing check. */
+    private boolean surrogateEscapes;
     private final String source;
     private final OperationDecoder decoder;
-    private final JsonParser parser = new JsonParser();
+    /** The slow path for messages only: the wording and column of a refused line's first error. */
+    private JsonParser messageParser;
+
+    /**
+     * jackson's defaults, less interning (names are never compared by identity, and map keys
+     * are data: interning every one would fill the JVM's string table) and less the hash-flood
+     * check (it throws IllegalStateException, which would end the load instead of refusing a line).
+     */
+    private static final int SYMBOL_FEATURES = JsonFactory.Feature.collectDefaults()
+            & ~JsonFactory.Feature.INTERN_FIELD_NAMES.getMask()
+            & ~JsonFactory.Feature.FAIL_ON_SYMBOL_HASH_OVERFLOW.getMask();
+    private static final int PARSER_FEATURES = com.fasterxml.jackson.core.JsonParser.Feature.collectDefaults();
+    /**
+     * The names table is started afresh when it holds more names than this. A line's parser
+     * copies the shared table before its first new name, so with map keys (which are data,
+     * new on most lines) an ever-growing table would cost a copy of it per line; the schema's
+     * names fit well within the bound and are relearned in one line after a reset.
+     */
+    private final int maxSharedNames;
+    private ByteQuadsCanonicalizer names = ByteQuadsCanonicalizer.createRoot();
+    /** One reader, one thread: jackson's char buffers are recycled from line to line through this. */
+    private final BufferRecycler recycler = new BufferRecycler();
     private long lineNumber;
     private long operations;
     private long noOps;
@@ -74,6 +119,10 @@ public final class OperationReader implements Closeable {
         this.source = source;
         this.decoder = decoder;
         this.maxLineBytes = maxLineBytes;
+        TableSchema t = decoder.schema();
+        int columns = t.partitionKeyColumns().length + t.clusteringColumns().length + t.staticColumns().length
+                + t.regularColumns().length;
+        this.maxSharedNames = 64 + 2 * columns;
     }
 
     /** Reads {@code input} ("-" = stdin); messages name it as given, stdin as {@code <stdin>}. */
@@ -98,16 +147,14 @@ public final class OperationReader implements Closeable {
      */
     public Mutation next() throws IOException, BadInputException {
         while (true) {
-            String line = readLine();
-            if (line == null) return null;
-            if (lineNumber == 1 && !line.isEmpty() && line.charAt(0) == '\uFEFF') line = line.substring(1);
-            if (isSkipped(line)) continue;
-            Object parsed;
-            try {
-                parsed = parser.parse(line);
-            } catch (JsonSyntaxException e) {
-                throw new BadInputException(source, lineNumber, "malformed JSON at column " + e.column() + ": " + e.getMessage());
+            if (!readLine()) return null;
+            int start = 0;
+            if (lineNumber == 1 && lineLength >= 3 && lineBytes[0] == (byte) 0xEF && lineBytes[1] == (byte) 0xBB
+                    && lineBytes[2] == (byte) 0xBF) {
+                start = 3; // the byte order mark U+FEFF some editors put at the start of a file
             }
+            if (isSkipped(lineBytes, start, lineLength)) continue;
+            Object parsed = parse(start, lineLength);
             Mutation m;
             try {
                 m = decoder.decode(parsed);
@@ -123,8 +170,158 @@ public final class OperationReader implements Closeable {
         }
     }
 
-    /** The next line without its LF / CRLF, decoded as strict UTF-8; null at the end. */
-    private String readLine() throws IOException, BadInputException {
+    /** Refused by this reader's rules beyond jackson's grammar; the message comes from the slow path. */
+    private static final class Refused extends Exception {
+        Refused(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** The one JSON value of lineBytes[start, end), in the value model; REQUIRES: the bytes are valid UTF-8. */
+    private Object parse(int start, int end) throws BadInputException {
+        if (names.size() > maxSharedNames) names = ByteQuadsCanonicalizer.createRoot();
+        IOContext context = new IOContext(recycler, ContentReference.unknown(), false);
+        com.fasterxml.jackson.core.JsonParser parser = new UTF8StreamJsonParser(context, PARSER_FEATURES, null, null,
+                names.makeChild(SYMBOL_FEATURES), lineBytes, start, end, 0, false);
+        try {
+            Object v = value(parser, parser.nextToken(), 0);
+            if (parser.nextToken() != null) throw new Refused("more than one JSON value on the line");
+            return v;
+        } catch (JsonProcessingException e) {
+            throw malformed(start, end, e.getOriginalMessage(), e.getLocation());
+        } catch (Refused e) {
+            throw malformed(start, end, e.getMessage(), null);
+        } catch (IOException e) {
+            // Input from a byte array: any other IOException is a parse problem as well.
+            throw malformed(start, end, String.valueOf(e.getMessage()), null);
+        } finally {
+            try {
+                parser.close(); // returns the char buffers to the recycler, merges new names into the table
+            } catch (IOException ignored) {
+                // nothing to close: the input is a byte array
+            }
+        }
+    }
+
+    /**
+     * The value that starts at token {@code t}, nested in {@code depth} arrays and objects;
+     * the parser ends on the value's last token.
+     */
+    private Object value(com.fasterxml.jackson.core.JsonParser parser, JsonToken t, int depth) throws IOException, Refused {
+        if (t == null) throw new Refused("unexpected end of line, expected a value");
+        switch (t) {
+            case START_OBJECT: {
+                if (depth >= JsonParser.MAX_DEPTH) throw new Refused("nested deeper than " + JsonParser.MAX_DEPTH + " levels");
+                LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+                JsonToken n;
+                while ((n = parser.nextToken()) == JsonToken.FIELD_NAME) {
+                    String key = parser.getCurrentName();
+                    if (surrogateEscapes && !pairedSurrogates(key)) throw new Refused("lone surrogate");
+                    Object v = value(parser, parser.nextToken(), depth + 1);
+                    if (m.containsKey(key)) throw new Refused("duplicate key " + OpsText.display(key));
+                    m.put(key, v);
+                }
+                if (n != JsonToken.END_OBJECT) throw new Refused("unexpected " + n + " in an object");
+                return m;
+            }
+            case START_ARRAY: {
+                if (depth >= JsonParser.MAX_DEPTH) throw new Refused("nested deeper than " + JsonParser.MAX_DEPTH + " levels");
+                List<Object> list = new ArrayList<>();
+                JsonToken n;
+                while ((n = parser.nextToken()) != JsonToken.END_ARRAY) list.add(value(parser, n, depth + 1));
+                return list;
+            }
+            case VALUE_STRING: {
+                String s = parser.getText();
+                if (surrogateEscapes && !pairedSurrogates(s)) throw new Refused("lone surrogate");
+                return s;
+            }
+            case VALUE_NUMBER_INT:
+            case VALUE_NUMBER_FLOAT:
+                return number(parser);
+            case VALUE_TRUE: return Boolean.TRUE;
+            case VALUE_FALSE: return Boolean.FALSE;
+            case VALUE_NULL: return null;
+            default: throw new Refused("unexpected " + t + ", expected a value");
+        }
+    }
+
+    /** The current number token as a BigDecimal, built from its chars (no String). */
+    private static BigDecimal number(com.fasterxml.jackson.core.JsonParser parser) throws IOException, Refused {
+        final int length = parser.getTextLength();
+        // BigDecimal parses in quadratic time: a million digits would take half a minute.
+        if (length > ValueCodec.MAX_NUMBER_CHARS) throw new Refused("number of " + length + " chars");
+        final char[] chars = parser.getTextCharacters();
+        final int offset = parser.getTextOffset();
+        BigDecimal d;
+        try {
+            d = new BigDecimal(chars, offset, length);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new Refused("number out of range"); // only an exponent beyond int range gets here
+        }
+        if (d.signum() == 0 && chars[offset] == '-' && fractionOrExponent(chars, offset, offset + length)) {
+            return new ValueCodec.NegativeZero(d.scale()); // -0.0 keeps its sign for float/double
+        }
+        return d;
+    }
+
+    private static boolean fractionOrExponent(char[] c, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char x = c[i];
+            if (x == '.' || x == 'e' || x == 'E') return true;
+        }
+        return false;
+    }
+
+    /** Whether every surrogate in {@code s} is half of a pair (jackson decodes escapes without checking). */
+    private static boolean pairedSurrogates(String s) {
+        final int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 == n || !Character.isLowSurrogate(s.charAt(i + 1))) return false;
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The message of a refused line lineBytes[start, end): our parser's wording and column; if
+     * it takes the line, {@code reason} at {@code location}'s column (or the first).
+     */
+    private BadInputException malformed(int start, int end, String reason, JsonLocation location) {
+        String text = new String(lineBytes, start, end - start, StandardCharsets.UTF_8);
+        if (messageParser == null) messageParser = new JsonParser();
+        try {
+            messageParser.parse(text);
+        } catch (JsonSyntaxException e) {
+            return new BadInputException(source, lineNumber, "malformed JSON at column " + e.column() + ": " + e.getMessage());
+        }
+        int column = 1;
+        if (location != null && location.getByteOffset() >= 0) {
+            column = 1 + charsIn(lineBytes, start, (int) Math.min(end, start + location.getByteOffset()));
+        }
+        return new BadInputException(source, lineNumber, "malformed JSON at column " + column + ": " + OpsText.cut(reason));
+    }
+
+    /** UTF-16 chars in the valid UTF-8 bytes b[from, to): one per lead byte, two for a 4-byte sequence. */
+    private static int charsIn(byte[] b, int from, int to) {
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            int x = b[i] & 0xFF;
+            if ((x & 0xC0) != 0x80) n += x >= 0xF0 ? 2 : 1;
+        }
+        return n;
+    }
+
+    /**
+     * Reads the next line, without its LF / CRLF, into lineBytes[0, lineLength) and checks it is
+     * strict UTF-8; false at the end of the input.
+     */
+    private boolean readLine() throws IOException, BadInputException {
         int n = 0;
         long total = 0; // the whole line's length, also past maxLineBytes while it is skipped
         boolean any = false;
@@ -153,7 +350,7 @@ public final class OperationReader implements Closeable {
             }
             bufferPosition = limit;
         }
-        if (!any) return null;
+        if (!any) return false;
         lineNumber++;
         if (n > 0 && lineBytes[n - 1] == '\r' && total == n) {
             n--;
@@ -164,17 +361,52 @@ public final class OperationReader implements Closeable {
             throw new BadInputException(source, lineNumber, "line is " + total + " bytes long, over the limit of "
                     + maxLineBytes + " bytes (a missing line end, or not a JSON Lines file?)");
         }
-        if (chars.capacity() < n) chars = CharBuffer.allocate(Math.max(n, chars.capacity() * 2));
-        chars.clear();
-        ByteBuffer bytes = ByteBuffer.wrap(lineBytes, 0, n);
-        utf8.reset();
-        CoderResult r = utf8.decode(bytes, chars, true);
-        if (!r.isError()) r = utf8.flush(chars);
-        if (r.isError()) {
-            throw new BadInputException(source, lineNumber, "not valid UTF-8 at byte " + (bytes.position() + 1) + " of the line");
+        lineLength = n;
+        int bad = checkUtf8(lineBytes, n);
+        if (bad >= 0) throw new BadInputException(source, lineNumber, "not valid UTF-8 at byte " + (bad + 1) + " of the line");
+        return true;
+    }
+
+    /**
+     * The index of the first byte of b[0, n) where strict UTF-8 (RFC 3629: shortest forms only,
+     * no surrogates, nothing past U+10FFFF) stops, or -1 if it is all valid. Also sets
+     * {@link #surrogateEscapes}.
+     */
+    private int checkUtf8(byte[] b, int n) {
+        boolean escapes = false;
+        int i = 0;
+        while (i < n) {
+            int x = b[i];
+            if (x >= 0) {
+                if (x == '\\' && i + 2 < n && b[i + 1] == 'u' && (b[i + 2] | 0x20) == 'd') escapes = true;
+                i++;
+                continue;
+            }
+            x &= 0xFF;
+            int length, min2 = 0x80, max2 = 0xBF;
+            if (x >= 0xC2 && x <= 0xDF) {
+                length = 2;
+            } else if (x >= 0xE0 && x <= 0xEF) {
+                length = 3;
+                if (x == 0xE0) min2 = 0xA0;      // shorter forms are overlong
+                else if (x == 0xED) max2 = 0x9F; // U+D800..U+DFFF are surrogates
+            } else if (x >= 0xF0 && x <= 0xF4) {
+                length = 4;
+                if (x == 0xF0) min2 = 0x90;
+                else if (x == 0xF4) max2 = 0x8F; // past U+10FFFF
+            } else {
+                return i; // a continuation byte without a lead, an overlong 2-byte lead, or 0xF5..0xFF
+            }
+            if (i + length > n) return i;
+            int second = b[i + 1] & 0xFF;
+            if (second < min2 || second > max2) return i;
+            for (int k = 2; k < length; k++) {
+                if ((b[i + k] & 0xC0) != 0x80) return i;
+            }
+            i += length;
         }
-        chars.flip();
-        return chars.toString();
+        surrogateEscapes = escapes;
+        return -1;
     }
 
     private boolean fill() throws IOException {
@@ -189,14 +421,15 @@ public final class OperationReader implements Closeable {
         return true;
     }
 
-    static boolean isSkipped(String line) {
-        int i = 0, n = line.length();
-        while (i < n) {
-            char c = line.charAt(i);
+    /** Blank (spaces, tabs, CRs) or a comment: the first non-blank bytes of b[from, to) are {@code //}. */
+    static boolean isSkipped(byte[] b, int from, int to) {
+        int i = from;
+        while (i < to) {
+            byte c = b[i];
             if (c != ' ' && c != '\t' && c != '\r') break;
             i++;
         }
-        return i == n || line.startsWith("//", i);
+        return i == to || (i + 1 < to && b[i] == '/' && b[i + 1] == '/');
     }
 
     /** The line of the last operation returned or refused (1-based; 0 before the first). */

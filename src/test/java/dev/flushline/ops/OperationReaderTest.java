@@ -379,6 +379,59 @@ class OperationReaderTest {
                 error("{} x"));
     }
 
+    /** jackson parses the lines; these are the rules the reader adds on top, each with the column it names. */
+    @Test
+    void oneValuePerLineNoLoneSurrogatesAndBoundedNesting() {
+        assertEquals("ops.jsonl:1: malformed JSON at column 46: unexpected '{' after the end of the JSON value",
+                error("{\"op\":\"delete\",\"timestamp\":1,\"key\":{\"pk\":1}} {}"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 3: unexpected '2' after the end of the JSON value",
+                error("1 2"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 8: lone surrogate \\uD800",
+                error("{\"op\":\"\\ud800\"}"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 3: lone surrogate \\uDC00",
+                error("{\"\\udc00\":1}"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 9: \\uD834 is not followed by a low surrogate",
+                error("[\"\\ud834\\u0041\"]"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 65: nested deeper than 64 levels", error("[".repeat(100) + "]".repeat(100)));
+        assertEquals("ops.jsonl:1: malformed JSON at column 3: unexpected 'x', expected a string key", error("{ x"));
+        assertEquals("ops.jsonl:1: malformed JSON at column 6: unexpected 't', expected a value", error("{\"a\":tru}"));
+    }
+
+    @Test
+    void aByteOrderMarkIsSkippedOnTheFirstLineOnly() throws Exception {
+        String op = "{\"op\":\"delete\",\"timestamp\":1,\"key\":{\"pk\":1}}";
+        assertEquals(1, readAll(T, NOW, "\uFEFF" + op).size());
+        assertEquals(1, readAll(T, NOW, "\uFEFF// a comment\n" + op).size());
+        assertEquals("ops.jsonl:2: malformed JSON at column 1: unexpected '\uFEFF', expected a value",
+                error(op + "\n\uFEFF" + op));
+    }
+
+    /**
+     * Map keys are data: nearly every line brings new names, so the reader's shared names table
+     * is started afresh now and then. Every key must still come out as written, and columns of
+     * non-ASCII lines are counted in chars, not bytes.
+     */
+    @Test
+    void newMapKeysOnEveryLineDecodeAsWritten() throws Exception {
+        StringBuilder sb = new StringBuilder();
+        int n = 2000;
+        for (int i = 0; i < n; i++) {
+            sb.append("{\"op\":\"update\",\"timestamp\":1,\"key\":{\"pk\":").append(i).append(",\"ck\":\"a\",\"ck2\":2},")
+                    .append("\"add\":{\"m\":{\"k").append(i).append("\":").append(i).append(",\"\u00e9").append(i * 7).append("\":1}}}\n");
+        }
+        List<Mutation> ms = readAll(T, NOW, sb.toString());
+        assertEquals(n, ms.size());
+        for (int i = 0; i < n; i++) {
+            ComplexColumn m = complex(ms.get(i).update().rows().get(0), "m");
+            assertEquals(2, m.cells().length);
+            List<String> keys = List.of(new String(m.cells()[0].pathBytes(), StandardCharsets.UTF_8),
+                    new String(m.cells()[1].pathBytes(), StandardCharsets.UTF_8));
+            assertTrue(keys.contains("k" + i) && keys.contains("\u00e9" + (i * 7)), i + ": " + keys);
+        }
+        assertEquals("ops.jsonl:1: malformed JSON at column 9: unexpected '}', expected a value",
+                error("{\"\u00e9\u4e2d\ud834\udd1e\":}"));
+    }
+
     @Test
     void unknownOpFieldOrColumn() {
         assertEquals("ops.jsonl:1: unknown op \"upsert\" (expected insert, update or delete)",
