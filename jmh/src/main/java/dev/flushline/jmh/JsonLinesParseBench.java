@@ -86,7 +86,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Decision.</b> Ours is not measurably better end to end, so {@link OperationReader} now parses with
  * jackson-core 2.13.2 (the release cassandra-all 5.0.5 brings). {@link JsonParser} stays: it words the messages
- * of refused lines, and it is the parse-only baseline here. Not rerun since the switch.
+ * of refused lines, and it is the parse-only baseline here.
+ *
+ * <p><b>After the switch</b> (2026-12-01 22:14 UTC, same VM, another build running; only the two file variants):
+ * {@code oursFileToMutations} (now the jackson-per-line reader) 6.34 +- 1.46 ops/s, 2,521 B per line;
+ * {@code jacksonFileToMutations} 7.99 +- 2.42 ops/s, 1,896 B per line. The per-line reader is no faster than the
+ * old one within the noise; one parser per line (so a bad line is refused alone) costs about a fifth against
+ * one parser over the file.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
