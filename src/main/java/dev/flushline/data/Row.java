@@ -18,6 +18,8 @@ import java.util.Arrays;
  */
 public final class Row {
     private static final byte[][] NO_CLUSTERING = new byte[0][];
+    /** The complex array of a row of a table without complex columns: shared, it is never written. */
+    public static final ComplexColumn[] NO_COMPLEX = new ComplexColumn[0];
 
     private final boolean isStatic;
     private final byte[][] clustering;

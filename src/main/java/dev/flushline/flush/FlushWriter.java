@@ -11,9 +11,11 @@ import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Cell;
 import dev.flushline.data.RangeTombstoneList;
 import dev.flushline.data.Row;
+import dev.flushline.data.RowBuffer;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
+import dev.flushline.memtable.MemtableRowReader;
 import dev.flushline.memtable.RowList;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.DataLayout;
@@ -162,6 +164,7 @@ public final class FlushWriter {
                               FlushProgress progress, long maxDataBytes) throws IOException {
         StatsCollector collector = new StatsCollector(comparator);
         RowSerializer rs = new RowSerializer(header, collector, version);
+        MemtableRowReader records = new MemtableRowReader(schema);
         RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES, version);
         final boolean hasStatics = header.hasStatics();
 
@@ -201,13 +204,13 @@ public final class FlushWriter {
             rowIndex.reset();
             long previousStart = 0;
             DeletionTime open = DeletionTime.LIVE;
-            Row firstRow = null, lastRow = null;
+            RowList.Node firstRow = null, lastRow = null;
             RowList.Node node = p.rows().first();
             int mi = 0;
             while (node != null || mi < markerCount) {
                 long start = sst.dataPosition() - partitionStart;
                 long prevSize = start - previousStart;
-                if (node == null || (mi < markerCount && comparator.compare(node.row().clustering(), rts.markerBound(mi)) > 0)) {
+                if (node == null || (mi < markerCount && comparator.compare(node.clustering(), rts.markerBound(mi)) > 0)) {
                     ClusteringBound bound = rts.markerBound(mi);
                     DeletionTime endDel = rts.markerEndDeletion(mi), startDel = rts.markerStartDeletion(mi);
                     size = rs.markerSize(bound, endDel, startDel, prevSize);
@@ -217,12 +220,20 @@ public final class FlushWriter {
                     wroteMarkers++;
                     mi++;
                 } else {
-                    Row row = node.row();
-                    size = rs.rowSize(row, prevSize);
-                    rs.writeRow(sst.reserve(size), row, prevSize, size);
-                    if (firstRow == null) firstRow = row;
-                    lastRow = row;
-                    rowIndex.added(ClusteringBound.CLUSTERING, row.clustering(), start, start + size, open);
+                    // One branch per row, the same way for every row of a memtable: a record
+                    // (the slab modes) or a Row object (unslabbed_heap).
+                    if (node.isRecord()) {
+                        RowBuffer row = records.read(node);
+                        size = rs.rowSize(row, prevSize);
+                        rs.writeRow(sst.reserve(size), row, prevSize, size);
+                    } else {
+                        Row row = node.row();
+                        size = rs.rowSize(row, prevSize);
+                        rs.writeRow(sst.reserve(size), row, prevSize, size);
+                    }
+                    if (firstRow == null) firstRow = node;
+                    lastRow = node;
+                    rowIndex.added(ClusteringBound.CLUSTERING, node.clustering(), start, start + size, open);
                     wroteRows++;
                     node = node.next();
                 }

@@ -1,16 +1,20 @@
 package dev.flushline.memtable;
 
 import dev.flushline.data.ArrayCell;
-import dev.flushline.data.BufferCell;
-import dev.flushline.data.NativeCell;
+import dev.flushline.data.Row;
 
-/** How a memtable stores cell data, which fixes its cell class (Cassandra's memtable_allocation_type). */
+/**
+ * How a memtable stores its rows (Cassandra's memtable_allocation_type). In both slab modes a row
+ * is one {@link RowRecord} (liveness, deletion and every cell, values included), not a Row with a
+ * cell object per value: the garbage collector sees one skip-list node and the clustering per row,
+ * and the flush reads the record through a reused flyweight ({@link MemtableRowReader}).
+ */
 public enum AllocationMode {
-    /** {@link ArrayCell}: the parsed cells themselves, on heap. */
+    /** The parsed {@link Row}s and their {@link ArrayCell}s themselves, on heap. */
     UNSLABBED_HEAP("unslabbed_heap"),
-    /** {@link BufferCell}: values copied into 1 MiB heap slabs. */
+    /** Row records in 1 MiB heap slabs. */
     HEAP_BUFFERS("heap_buffers"),
-    /** {@link NativeCell}: cells copied into 1 MiB native slabs, freed when the memtable is discarded. */
+    /** Row records in 1 MiB native slabs, freed when the memtable is discarded. */
     OFFHEAP_OBJECTS("offheap_objects");
 
     private final String cliName;

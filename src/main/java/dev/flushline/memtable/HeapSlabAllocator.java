@@ -1,13 +1,12 @@
 package dev.flushline.memtable;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Bump-pointer allocation of ByteBuffer slices from 1 MiB heap slabs (the {@code heap_buffers}
- * mode). Many small values share one slab, so the GC sees few large arrays instead of millions of
- * small ones. Values larger than {@link #MAX_SLAB_ALLOCATION_BYTES} get their own buffer.
+ * Bump-pointer allocation of row records from 1 MiB heap slabs (the {@code heap_buffers} mode).
+ * Many records share one slab, so the GC sees few large arrays instead of millions of small
+ * objects. Records larger than {@link #MAX_SLAB_ALLOCATION_BYTES} get their own array.
  *
  * <p>Thread safety: any number of writer threads. A slab's offset is claimed with a CAS; a full
  * slab is replaced by whichever thread wins the CAS on {@code current}; losers retry on the new one.
@@ -17,25 +16,32 @@ final class HeapSlabAllocator {
     static final int MAX_SLAB_ALLOCATION_BYTES = SLAB_BYTES / 8;
 
     private static final class Slab {
-        final ByteBuffer buffer = ByteBuffer.allocate(SLAB_BYTES);
+        final byte[] array = new byte[SLAB_BYTES];
         final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
     }
 
     private final AtomicReference<Slab> current = new AtomicReference<>();
     private final AtomicLong ownedBytes = new AtomicLong();
 
-    /** A slice of exactly {@code length} bytes, position 0. */
-    ByteBuffer allocate(int length) {
+    /**
+     * Claims {@code length} bytes for {@code node}'s record: sets its slab and offset. The node is
+     * the out-parameter so that an allocation creates no object.
+     */
+    void allocate(int length, RowList.Node node) {
         if (length > MAX_SLAB_ALLOCATION_BYTES) {
             ownedBytes.addAndGet(length);
-            return ByteBuffer.allocate(length);
+            node.slab = new byte[length];
+            node.record = 0;
+            return;
         }
         while (true) {
             Slab slab = current.get();
             if (slab != null) {
                 int offset = slab.next.getAndAdd(length);
                 if (offset + length <= SLAB_BYTES) {
-                    return slab.buffer.slice(offset, length);
+                    node.slab = slab.array;
+                    node.record = offset;
+                    return;
                 }
             }
             Slab fresh = new Slab();

@@ -1,20 +1,18 @@
 package dev.flushline.memtable;
 
 import dev.flushline.data.ArrayCell;
-import dev.flushline.data.BufferCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.CommitLogPosition;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
-import dev.flushline.data.NativeCell;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.RangeTombstone;
 import dev.flushline.data.Row;
+import dev.flushline.io.NativeMemory;
 import dev.flushline.schema.TableSchema;
 
-import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -117,26 +115,22 @@ public abstract class Memtable {
     /**
      * Applies an update whose cells are {@link ArrayCell}s. Returns false, and changes nothing, if
      * the memtable is sealed: the caller must retry on the memtable that replaced it.
+     *
+     * <p>The update's rows are stored as they are ({@code unslabbed_heap}: the update owns its
+     * arrays and never changes them) or encoded into records in the memtable's slabs, under the
+     * partition's monitor, after the merge with what the partition already holds.
      */
     public final boolean apply(PartitionUpdate update) {
-        checkWritable(update); // before anything is counted or copied: a refused update leaves no trace
+        checkWritable(update); // before anything is counted or stored: a refused update leaves no trace
         if (!beginWrite()) {
             return false;
         }
         try {
             collectStats(update);
-            DeletionTime pd = update.partitionDeletion();
-            Row staticRow = update.staticRow() == null ? null : copy(update.staticRow(), staticColumnsWritten);
-            List<Row> in = update.rows();
-            Row[] rows = new Row[in.size()];
-            for (int i = 0; i < rows.length; i++) {
-                rows[i] = copy(in.get(i), regularColumnsWritten);
-            }
-            List<RangeTombstone> ranges = update.rangeTombstones();
             MemtablePartition p = getOrCreate(update.key());
             long deltas;
             synchronized (p) {
-                deltas = p.apply(pd, ranges, staticRow, rows, schema, comparator);
+                deltas = p.apply(update.partitionDeletion(), update.rangeTombstones(), update.staticRow(), update.rows(), this);
             }
             rowCount.add(deltas >> 32);
             cellCount.add((int) deltas);
@@ -366,6 +360,7 @@ public abstract class Memtable {
     }
 
     private void noteRow(Row r) {
+        markColumns(r);
         if (r.hasLiveness()) {
             lowerTo(minTimestamp, r.livenessTimestamp());
             if (r.isLivenessExpiring()) {
@@ -385,70 +380,87 @@ public abstract class Memtable {
         }
     }
 
-    /** Copies a parsed row into this memtable's allocation, and records its columns. */
-    private Row copy(Row r, AtomicLongArray written) {
-        Cell[] in = r.cells();
-        Cell[] cells = new Cell[in.length];
-        // The Row (72 bytes with its size-pass summary), its cell array and its complex array.
-        long heap = 72 + 16L + 8L * in.length + 16L + 8L * r.complex().length;
-        byte[][] cl = r.clustering();
-        for (int i = 0; i < cl.length; i++) heap += 16 + cl[i].length;
-        for (int i = 0; i < in.length; i++) {
-            if (in[i] == null) continue;
-            markWritten(written, i);
-            cells[i] = copyCell((ArrayCell) in[i]);
-            heap += cellHeapBytes(cells[i]);
-        }
-        ComplexColumn[] cin = r.complex();
-        ComplexColumn[] complex = new ComplexColumn[cin.length];
-        int complexStart = in.length;
-        for (int i = 0; i < cin.length; i++) {
-            if (cin[i] == null) continue;
-            markWritten(written, complexStart + i);
-            Cell[] src = cin[i].cells();
-            Cell[] dst = new Cell[src.length];
-            heap += 48 + 8L * src.length;
-            for (int j = 0; j < src.length; j++) {
-                dst[j] = copyCell((ArrayCell) src[j]);
-                heap += cellHeapBytes(dst[j]);
-            }
-            complex[i] = new ComplexColumn(cin[i].complexDeletion(), dst);
-        }
-        onHeapBytes.add(heap);
-        return new Row(r.isStatic(), r.clustering(), r.livenessTimestamp(), r.livenessTtl(),
-                r.livenessExpirationTime(), r.deletion(), cells, complex);
-    }
-
-    /** One switch on the allocation mode per cell; each branch calls concrete final classes only. */
-    private Cell copyCell(ArrayCell c) {
+    /**
+     * Stores {@code row} in {@code node} in this memtable's allocation mode: the Row itself
+     * ({@code unslabbed_heap}) or a {@link RowRecord} in a heap or native slab, replacing what the
+     * node held (a replaced record's bytes stay in their slab until the memtable is discarded, as in
+     * Cassandra's slab allocators). REQUIRES: the caller holds the partition's monitor; the row's
+     * cells are ArrayCells.
+     */
+    final void store(RowList.Node node, Row row, boolean newNode) {
+        long heap = newNode ? RowList.NODE_HEAP_BYTES + clusteringHeapBytes(row.clustering()) : 0;
         switch (allocationMode) {
             case UNSLABBED_HEAP:
-                return c;
+                node.row = row;
+                heap += rowObjectHeapBytes(row);
+                break;
             case HEAP_BUFFERS: {
-                byte[] v = c.value();
-                ByteBuffer value = heapSlab.allocate(v.length);
-                value.put(0, v);
-                ByteBuffer path = null;
-                byte[] p = c.path();
-                if (p.length > 0) {
-                    path = heapSlab.allocate(p.length);
-                    path.put(0, p);
-                }
-                return new BufferCell(c.timestamp(), c.ttl(), c.localDeletionTime(), value, path);
+                int size = RowRecord.size(row);
+                heapSlab.allocate(size, node);
+                RowRecord.write(row, size, node.slab, (int) node.record);
+                break;
             }
             case OFFHEAP_OBJECTS: {
-                long address = nativeSlab.allocate(NativeCell.recordLength(c.pathLength(), c.valueLength()));
-                NativeCell.write(address, c);
-                return new NativeCell(address);
+                int size = RowRecord.size(row);
+                byte[] scratch = RECORD_SCRATCH.get();
+                if (scratch.length < size) {
+                    scratch = new byte[Math.max(size, scratch.length * 2)];
+                    RECORD_SCRATCH.set(scratch);
+                }
+                RowRecord.write(row, size, scratch, 0);
+                long address = nativeSlab.allocate(size);
+                NativeMemory.copyFromArray(scratch, 0, address, size);
+                node.record = address;
+                break;
             }
             default:
                 throw new AssertionError(allocationMode);
         }
+        onHeapBytes.add(heap);
     }
 
-    private static long cellHeapBytes(Cell c) {
-        if (c instanceof NativeCell) return 16;
-        if (c instanceof ArrayCell) return 48 + 16 + c.valueLength() + (c.pathLength() > 0 ? 16 + c.pathLength() : 0);
-        return 48 + 48 + (c.pathLength() > 0 ? 48 : 0); // BufferCell + slice objects; bytes are in slabs
+    /** Counts a static row, kept as a Row object in every mode (one per partition at most). */
+    final void storedStatic(Row row) {
+        onHeapBytes.add(rowObjectHeapBytes(row));
+    }
+
+    /**
+     * Where {@code offheap_objects} encodes a record before copying it into native memory: a store
+     * runs under one partition's monitor and never re-enters, so one array per writer thread serves.
+     */
+    private static final ThreadLocal<byte[]> RECORD_SCRATCH = ThreadLocal.withInitial(() -> new byte[512]);
+
+    /** Records which columns an update's row writes (the sstable header's column set). */
+    private void markColumns(Row r) {
+        AtomicLongArray written = r.isStatic() ? staticColumnsWritten : regularColumnsWritten;
+        Cell[] cells = r.cells();
+        for (int i = 0; i < cells.length; i++) if (cells[i] != null) markWritten(written, i);
+        ComplexColumn[] complex = r.complex();
+        for (int i = 0; i < complex.length; i++) if (complex[i] != null) markWritten(written, cells.length + i);
+    }
+
+    private static long clusteringHeapBytes(byte[][] clustering) {
+        long heap = 16 + 4L * clustering.length;
+        for (int i = 0; i < clustering.length; i++) heap += 16 + ((clustering[i].length + 7) & ~7);
+        return heap;
+    }
+
+    /** A Row of ArrayCells on the heap: the Row, its arrays, its cells and their arrays. */
+    private static long rowObjectHeapBytes(Row r) {
+        Cell[] cells = r.cells();
+        long heap = 72 + 16L + 4L * cells.length + 16L + 4L * r.complex().length;
+        for (int i = 0; i < cells.length; i++) if (cells[i] != null) heap += arrayCellHeapBytes(cells[i]);
+        ComplexColumn[] complex = r.complex();
+        for (int i = 0; i < complex.length; i++) {
+            if (complex[i] == null) continue;
+            Cell[] cc = complex[i].cells();
+            heap += 32 + 16 + 4L * cc.length;
+            for (int j = 0; j < cc.length; j++) heap += arrayCellHeapBytes(cc[j]);
+        }
+        return heap;
+    }
+
+    private static long arrayCellHeapBytes(Cell c) {
+        return 40 + 16 + c.valueLength() + (c.pathLength() > 0 ? 16 + c.pathLength() : 0);
     }
 }

@@ -61,18 +61,20 @@ public final class MemtablePartition {
     }
 
     /**
-     * Merges an update whose cells are already in the memtable's allocation.
-     * Returns the change in row count in the high 32 bits and in cell count in the low 32 bits.
-     * REQUIRES: the caller holds this partition's monitor.
+     * Merges an update (ArrayCell rows, as parsed) and stores the results in {@code memtable}'s
+     * allocation mode. Returns the change in row count in the high 32 bits and in cell count in the
+     * low 32 bits. REQUIRES: the caller holds this partition's monitor.
      */
-    long apply(DeletionTime updateDeletion, List<RangeTombstone> updateRanges, Row updateStatic, Row[] updateRows,
-               TableSchema schema, ClusteringComparator comparator) {
+    long apply(DeletionTime updateDeletion, List<RangeTombstone> updateRanges, Row updateStatic, List<Row> updateRows,
+               Memtable memtable) {
+        final TableSchema schema = memtable.schema;
+        final ClusteringComparator comparator = memtable.comparator;
         int rowsBefore = rows.size();
         int cellsBefore = cellCount;
 
         if (updateDeletion.supersedes(partitionDeletion)) {
             partitionDeletion = updateDeletion;
-            reapply(partitionDeletion, null, schema, comparator);
+            reapply(partitionDeletion, null, memtable);
             if (rangeTombstones != null) rangeTombstones.applyPartitionDeletion(partitionDeletion);
         }
         for (int i = 0; i < updateRanges.size(); i++) {
@@ -85,23 +87,29 @@ public final class MemtablePartition {
             rangeTombstones.add(rt);
             // A range the partition deletion supersedes can shadow rows; one it does not is only
             // stored (it can still win a timestamp tie against a later range).
-            if (rt.deletion().supersedes(partitionDeletion)) reapply(rt.deletion(), rt, schema, comparator);
+            if (rt.deletion().supersedes(partitionDeletion)) reapply(rt.deletion(), rt, memtable);
         }
         if (updateStatic != null) {
             Row old = staticRow;
             staticRow = Rows.merge(old, updateStatic, schema.staticColumns(), schema.staticComplexStart(), partitionDeletion);
+            if (staticRow != null && staticRow != old) memtable.storedStatic(staticRow);
             cellCount += cells(staticRow) - cells(old);
         }
-        for (int i = 0; i < updateRows.length; i++) {
-            Row u = updateRows[i];
+        for (int i = 0, n = updateRows.size(); i < n; i++) {
+            Row u = updateRows.get(i);
             DeletionTime active = partitionDeletion;
             if (rangeTombstones != null) {
                 active = DeletionTime.max(active, rangeTombstones.deletionAt(u.clustering()));
             }
-            RowList.Node node = rows.find(u.clustering(), comparator);
-            Row old = node == null ? null : node.row();
+            RowList.Node node = rows.getOrAdd(u.clustering(), comparator);
+            boolean fresh = node.isUnset();
+            Row old = fresh ? null : node.row();
             Row merged = Rows.merge(old, u, schema.regularColumns(), schema.regularComplexStart(), active);
-            rows.put(u.clustering(), merged, comparator);
+            if (merged == null) {
+                rows.remove(node, comparator);
+            } else {
+                memtable.store(node, merged, fresh);
+            }
             cellCount += cells(merged) - cells(old);
         }
         return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
@@ -113,22 +121,29 @@ public final class MemtablePartition {
      * which is the stored range's (the new one did not win where a stored range has its
      * timestamp) or the partition deletion if that is larger.
      */
-    private void reapply(DeletionTime deletion, RangeTombstone range, TableSchema schema, ClusteringComparator comparator) {
+    private void reapply(DeletionTime deletion, RangeTombstone range, Memtable memtable) {
+        final TableSchema schema = memtable.schema;
+        final ClusteringComparator comparator = memtable.comparator;
         if (range == null && staticRow != null) {
             Row old = staticRow;
             staticRow = Rows.merge(old, null, schema.staticColumns(), schema.staticComplexStart(), deletion);
+            if (staticRow != null && staticRow != old) memtable.storedStatic(staticRow);
             cellCount += cells(staticRow) - cells(old);
         }
         for (RowList.Node n = rows.first(); n != null; ) {
             RowList.Node next = n.next();
-            Row old = n.row();
-            if (range == null || (comparator.compare(old.clustering(), range.start()) > 0
-                    && comparator.compare(old.clustering(), range.end()) < 0)) {
+            if (range == null || (comparator.compare(n.clustering(), range.start()) > 0
+                    && comparator.compare(n.clustering(), range.end()) < 0)) {
+                Row old = n.row();
                 DeletionTime active = range == null ? deletion
                         : DeletionTime.max(partitionDeletion, rangeTombstones.deletionAt(old.clustering()));
                 // A new row without what the deletion shadows, or null (removed) if nothing is left.
                 Row kept = Rows.merge(old, null, schema.regularColumns(), schema.regularComplexStart(), active);
-                rows.put(old.clustering(), kept, comparator);
+                if (kept == null) {
+                    rows.remove(n, comparator);
+                } else if (kept != old) {
+                    memtable.store(n, kept, false);
+                }
                 cellCount += cells(kept) - cells(old);
             }
             n = next;

@@ -263,14 +263,14 @@ class LoadCommandTest {
     @Test
     void aBadLineStopsTheLoadAndLeavesOnlyCompleteSstables() throws Exception {
         Path schema = write("t.cql", CQL);
-        String ops = rows(0, 8_000) + "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"a\",\"v1\":1}}\n" + rows(8_000, 8_100);
+        String ops = rows(0, 30_000) + "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"a\",\"v1\":1}}\n" + rows(30_000, 30_100);
         Path in = write("ops.jsonl", ops);
         Path out = tmp.resolve("out");
         Result r = main("load", "--schema", schema.toString(), "--input", in.toString(), "--out", out.toString(),
                 "--now", Long.toString(NOW), "--memtable-size-mb", "2");
         assertEquals(1, r.status);
-        assertTrue(r.err.startsWith(in + ":8001: missing clustering column 'n' (int) in \"values\"\n"), r.err);
-        assertTrue(r.err.contains("stopped at " + in + ":8001"), r.err);
+        assertTrue(r.err.startsWith(in + ":30001: missing clustering column 'n' (int) in \"values\"\n"), r.err);
+        assertTrue(r.err.contains("stopped at " + in + ":30001"), r.err);
         List<Path> data = dataFiles(tableDir(out));
         assertTrue(data.size() >= 2 && data.size() <= 10, "a flush happened before the bad line: " + data.size());
         assertEquals(List.of(), staging(tableDir(out)), "no staging directories left");
@@ -283,8 +283,8 @@ class LoadCommandTest {
                 maxV1 = Math.max(maxV1, v1.value().toBuffer().getInt(0));
             }
         }
-        assertEquals(8_000, rowCount, "exactly the operations before the bad line");
-        assertEquals(7_999, maxV1, "nothing after the bad line");
+        assertEquals(30_000, rowCount, "exactly the operations before the bad line");
+        assertEquals(29_999, maxV1, "nothing after the bad line");
     }
 
     @Test

@@ -43,7 +43,7 @@ class FlusherSoakTest {
     Path out;
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"UNSLABBED_HEAP, 262144", "OFFHEAP_OBJECTS, 524288", "HEAP_BUFFERS, 2097152"})
+    @CsvSource({"UNSLABBED_HEAP, 262144", "OFFHEAP_OBJECTS, 262144", "HEAP_BUFFERS, 262144"})
     void fourWritersSmallLimitInjectedFailuresNothingLost(AllocationMode mode, long limitBytes) throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(FlusherTest.CQL);

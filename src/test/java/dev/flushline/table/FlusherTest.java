@@ -288,7 +288,7 @@ class FlusherTest {
             "UNSLABBED_HEAP, 4", "HEAP_BUFFERS, 4", "OFFHEAP_OBJECTS, 4"})
     void flushCountFollowsTheDataNotTheSlabs(AllocationMode mode, int shards) throws Exception {
         TableSchema schema = CqlParser.parse(CQL);
-        List<PartitionUpdate> updates = distinctKeyUpdates(schema, 23, 12_000);
+        List<PartitionUpdate> updates = distinctKeyUpdates(schema, 23, 24_000);
         java.util.function.Supplier<Memtable> memtables = shards == 1 ? () -> new SkipListMemtable(schema, mode)
                 : () -> new dev.flushline.memtable.ShardedSkipListMemtable(schema, mode, shards);
         // N: what the same data takes in one memtable.

@@ -10,6 +10,7 @@ import dev.flushline.flush.FlushWriter;
 import dev.flushline.sstable.RowSerializer;
 import dev.flushline.sstable.StatsCollector;
 import dev.flushline.io.FixedBuffer;
+import dev.flushline.io.NativeMemory;
 import dev.flushline.jmh.Workloads.MemtableKind;
 import dev.flushline.jmh.Workloads.UpdateShape;
 import dev.flushline.memtable.AllocationMode;
@@ -53,9 +54,10 @@ import java.util.concurrent.TimeUnit;
  * <p><b>What is measured.</b> One op = one cell; an invocation serializes 1280 cells
  * ({@code 1280 / cellsPerRow} rows) into a {@link FixedBuffer}: per row {@code rowSize} then
  * {@code writeRow}, feeding a {@link StatsCollector} (the baseline keeps the same min/max stats
- * itself), exactly as {@code FlushWriter} drives it. Rows come from a sealed memtable of the
- * allocation mode that holds the chosen cell class (INSERT rows of {@code pk bigint, ck int,
- * c0..cN text}, one row per partition, in flush order), with the header from
+ * itself), exactly as {@code FlushWriter} drives it. Rows come from a sealed unslabbed_heap
+ * memtable (INSERT rows of {@code pk bigint, ck int, c0..cN text}, one row per partition, in
+ * flush order), their cells rebuilt as the chosen class ({@link #asCellClass}: the slab modes store
+ * row records, not cell objects, since 2026-12-02), with the header from
  * {@code FlushWriter.headerFor(memtable)}. The trial setup checks that both serializers produce
  * the identical bytes for every class, so they do the same work.
  *
@@ -99,15 +101,13 @@ public class CellSerializationBench {
     static final int POLLUTION_PASSES = 3000;
 
     public enum CellClass {
-        ARRAY(AllocationMode.UNSLABBED_HEAP, ArrayCell.class),
-        BUFFER(AllocationMode.HEAP_BUFFERS, BufferCell.class),
-        NATIVE(AllocationMode.OFFHEAP_OBJECTS, NativeCell.class);
+        ARRAY(ArrayCell.class),
+        BUFFER(BufferCell.class),
+        NATIVE(NativeCell.class);
 
-        final AllocationMode mode;
         final Class<? extends Cell> cls;
 
-        CellClass(AllocationMode mode, Class<? extends Cell> cls) {
-            this.mode = mode;
+        CellClass(Class<? extends Cell> cls) {
             this.cls = cls;
         }
     }
@@ -133,10 +133,11 @@ public class CellSerializationBench {
         final RowSerializer split;
         final SharedCallSiteRowSerializer baseline;
         final FixedBuffer out;
+        long nativeAddress, nativeBytes;
 
         Fixture(TableSchema schema, List<PartitionUpdate> updates, CellClass cellClass) {
-            memtable = Workloads.sealedMemtable(MemtableKind.SKIPLIST, cellClass.mode, schema, updates);
-            rows = Workloads.rowsInFlushOrder(memtable);
+            memtable = Workloads.sealedMemtable(MemtableKind.SKIPLIST, AllocationMode.UNSLABBED_HEAP, schema, updates);
+            rows = asCellClass(Workloads.rowsInFlushOrder(memtable), cellClass, this);
             for (Row r : rows) {
                 for (Cell c : r.cells()) {
                     if (c.getClass() != cellClass.cls) throw new IllegalStateException("expected " + cellClass.cls + ", got " + c.getClass());
@@ -153,6 +154,44 @@ public class CellSerializationBench {
             }
             out = new FixedBuffer((int) total);
         }
+    }
+
+    /**
+     * The rows with their cells as {@code cellClass}: the memtables store rows as records now, so
+     * this benchmark of the Row path's per-class call sites makes the cell objects itself (a
+     * BufferCell over a slice of one heap slab, a NativeCell over a record in one native region).
+     */
+    static Row[] asCellClass(Row[] rows, CellClass cellClass, Fixture owner) {
+        if (cellClass == CellClass.ARRAY) return rows;
+        long bytes = 0;
+        for (Row r : rows) for (Cell c : r.cells()) bytes += NativeCell.recordLength(c.pathLength(), c.valueLength());
+        java.nio.ByteBuffer slab = java.nio.ByteBuffer.allocate((int) bytes);
+        long address = cellClass == CellClass.NATIVE ? NativeMemory.allocate(Math.max(1, bytes)) : 0;
+        owner.nativeAddress = address;
+        owner.nativeBytes = Math.max(1, bytes);
+        long next = address;
+        Row[] out = new Row[rows.length];
+        for (int i = 0; i < rows.length; i++) {
+            Row r = rows[i];
+            Cell[] cells = new Cell[r.cells().length];
+            for (int j = 0; j < cells.length; j++) {
+                ArrayCell a = (ArrayCell) r.cells()[j];
+                if (a == null) continue;
+                if (cellClass == CellClass.NATIVE) {
+                    NativeCell.write(next, a);
+                    cells[j] = new NativeCell(next);
+                    next += NativeCell.recordLength(a.pathLength(), a.valueLength());
+                } else {
+                    java.nio.ByteBuffer value = slab.slice(slab.position(), a.valueLength());
+                    value.put(0, a.value());
+                    slab.position(slab.position() + a.valueLength());
+                    cells[j] = new BufferCell(a.timestamp(), a.ttl(), a.localDeletionTime(), value, null);
+                }
+            }
+            out[i] = new Row(r.isStatic(), r.clustering(), r.livenessTimestamp(), r.livenessTtl(), r.livenessExpirationTime(),
+                    r.deletion(), cells, r.complex());
+        }
+        return out;
     }
 
     private Fixture fixture;
@@ -187,7 +226,10 @@ public class CellSerializationBench {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        for (Fixture f : all.values()) Workloads.discard(f.memtable);
+        for (Fixture f : all.values()) {
+            Workloads.discard(f.memtable);
+            if (f.nativeAddress != 0) NativeMemory.free(f.nativeAddress, f.nativeBytes);
+        }
         all.clear();
     }
 
