@@ -78,6 +78,11 @@ public abstract class Memtable {
         this.allocationMode = allocationMode;
         this.heapSlab = allocationMode == AllocationMode.HEAP_BUFFERS ? new HeapSlabAllocator() : null;
         this.nativeSlab = allocationMode == AllocationMode.OFFHEAP_OBJECTS ? new NativeSlabAllocator() : null;
+        if (allocationMode != AllocationMode.UNSLABBED_HEAP
+                && Math.max(schema.regularColumns().length, schema.staticColumns().length) > RowRecord.MAX_SLOTS) {
+            throw new IllegalArgumentException(schema + " has more than " + RowRecord.MAX_SLOTS + " regular or static columns, more than a "
+                    + allocationMode.cliName() + " memtable's row records index; use unslabbed_heap");
+        }
         this.staticColumnsWritten = new AtomicLongArray((schema.staticColumns().length + 63) >>> 6);
         this.regularColumnsWritten = new AtomicLongArray((schema.regularColumns().length + 63) >>> 6);
     }

@@ -104,12 +104,16 @@ public final class MemtablePartition {
             RowList.Node node = rows.getOrAdd(u.clustering(), comparator);
             boolean fresh = node.isUnset();
             Row old = fresh ? null : node.row();
-            Row merged = Rows.merge(old, u, schema.regularColumns(), schema.regularComplexStart(), active);
-            if (merged == null) {
-                rows.remove(node, comparator);
-            } else {
-                memtable.store(node, merged, fresh);
+            Row merged;
+            try {
+                merged = Rows.merge(old, u, schema.regularColumns(), schema.regularComplexStart(), active);
+                if (merged != null) memtable.store(node, merged, fresh);
+            } catch (RuntimeException | Error e) {
+                // A node that never got its row must not stay linked: a flush would read nothing there.
+                if (fresh) rows.remove(node, comparator);
+                throw e;
             }
+            if (merged == null) rows.remove(node, comparator);
             cellCount += cells(merged) - cells(old);
         }
         return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);

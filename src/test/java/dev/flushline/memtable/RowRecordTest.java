@@ -96,6 +96,18 @@ class RowRecordTest {
         assertEquals(true, e.getMessage().contains("65536"), e.getMessage());
     }
 
+    @Test
+    void aSlabMemtableRefusesATableWiderThanItsRecordsIndex() {
+        StringBuilder cql = new StringBuilder("CREATE TABLE ks.wide (pk int, ck int");
+        for (int i = 0; i <= RowRecord.MAX_SLOTS; i++) cql.append(", c").append(i).append(" int");
+        TableSchema schema = CqlParser.parse(cql.append(", PRIMARY KEY (pk, ck))").toString());
+        for (AllocationMode mode : new AllocationMode[] {AllocationMode.HEAP_BUFFERS, AllocationMode.OFFHEAP_OBJECTS}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new SkipListMemtable(schema, mode));
+            assertEquals(true, e.getMessage().contains("ks.wide") && e.getMessage().contains("use unslabbed_heap"), e.getMessage());
+        }
+        new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP).seal();
+    }
+
     private static void check(TableSchema schema, List<PartitionUpdate> updates, List<Row> rows, long seed) {
         // A header from a memtable holding these updates: every column they write, bases that fit.
         Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
