@@ -11,7 +11,7 @@ import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Cell;
 import dev.flushline.data.RangeTombstoneList;
 import dev.flushline.data.Row;
-import dev.flushline.data.RowBuffer;
+import dev.flushline.data.RowRecord;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
@@ -164,7 +164,7 @@ public final class FlushWriter {
                               FlushProgress progress, long maxDataBytes) throws IOException {
         StatsCollector collector = new StatsCollector(comparator);
         RowSerializer rs = new RowSerializer(header, collector, version);
-        MemtableRowReader records = new MemtableRowReader(schema);
+        MemtableRowReader records = new MemtableRowReader();
         RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES, version);
         final boolean hasStatics = header.hasStatics();
 
@@ -223,7 +223,7 @@ public final class FlushWriter {
                     // One branch per row, the same way for every row of a memtable: a record
                     // (the slab modes) or a Row object (unslabbed_heap).
                     if (node.isRecord()) {
-                        RowBuffer row = records.read(node);
+                        RowRecord row = records.read(node);
                         size = rs.rowSize(row, prevSize);
                         rs.writeRow(sst.reserve(size), row, prevSize, size);
                     } else {

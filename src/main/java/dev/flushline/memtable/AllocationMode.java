@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.data.RowRecord;
 import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Row;
 

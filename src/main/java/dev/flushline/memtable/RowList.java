@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.data.RowRecord;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.Row;
 import dev.flushline.io.NativeMemory;

@@ -10,6 +10,7 @@ import dev.flushline.data.DeletionTime;
 import dev.flushline.data.NativeCell;
 import dev.flushline.data.Row;
 import dev.flushline.data.RowBuffer;
+import dev.flushline.data.RowRecord;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.VInt;
 import dev.flushline.sstable.ClusteringLayout;
@@ -74,6 +75,12 @@ public final class RowSerializer {
     private long sizedBufferGeneration;
     private long sizedBufferPrevSize;
     private int sizedBufferBodyBytes;
+
+    // The same for a RowRecord flyweight, identified by the flyweight and its generation.
+    private RowRecord sizedRecord;
+    private long sizedRecordGeneration;
+    private long sizedRecordPrevSize;
+    private int sizedRecordBodyBytes;
 
     // Header indices of the columns present in the row being sized or written, in order: what the
     // column subset encodes, filled by each source's own walk (Row or RowBuffer).
@@ -294,9 +301,7 @@ public final class RowSerializer {
             if (c == null) continue;
             int valueLength = valueLength(c);
             if (valueLength == 0) continue;
-            if (valueLength != fixed[p]) {
-                throw new IllegalArgumentException("cell value has " + valueLength + " bytes; its type needs exactly " + fixed[p]);
-            }
+            checkFixedLength(valueLength, fixed[p]);
             size -= VInt.sizeOfUnsigned(valueLength);
         }
         return size;
@@ -459,6 +464,117 @@ public final class RowSerializer {
         presentCount = n;
     }
 
+    // ---- rows from a memtable record (RowRecord) ------------------------------------------------
+
+    private int flags(RowRecord row) {
+        return rowFlags(row.isStatic(), row.isDeleted(), row.hasComplexDeletion(), row.columnCount());
+    }
+
+    private void beginRow(RowRecord row) {
+        beginRow(row.hasLiveness(), row.livenessTimestamp(), row.isLivenessExpiring(), row.livenessTtl(), row.livenessExpirationTime());
+    }
+
+    /** Exact bytes of a record row with this previous-unfiltered size. */
+    public int rowSize(RowRecord row, long prevSize) {
+        beginRow(row);
+        int body = rowBodySize(row, flags(row), prevSize);
+        sizedRecord = row;
+        sizedRecordGeneration = row.generation();
+        sizedRecordPrevSize = prevSize;
+        sizedRecordBodyBytes = body;
+        return rowSizeFromBody(row.isStatic(), row.isStatic() ? 0 : clusteringLayout.valuesSize(row.clustering()), body);
+    }
+
+    /**
+     * As for a Row: when every simple cell shares the row's liveness, the record's summary sizes the
+     * simple cells, and only the cells of fixed-length columns are read (to drop their length vint
+     * and check their length). Every other cell is read once.
+     */
+    private int rowBodySize(RowRecord row, int flags, long prevSize) {
+        final boolean isStatic = row.isStatic();
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) collectPresent(row);
+        int size = rowHeadSize(flags, isStatic, prevSize, row.deletionTimestamp(), row.deletionLocalTime());
+        boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
+        final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
+        final boolean summarised = row.simpleCellsShareLiveness();
+        final boolean readSimple = !summarised || (isStatic ? staticFixedSimplePositions : regularFixedSimplePositions).length > 0;
+        if (summarised) size += row.simpleCellCount() + row.simpleValueLengthBytes() + row.simpleValueBytes();
+        if (readSimple || row.columnCount() > row.simpleCellCount()) {
+            row.rewind();
+            while (row.nextColumn()) {
+                if (!row.isComplex()) {
+                    if (!readSimple) continue;
+                    row.nextCell();
+                    int fixedLength = fixed[row.columnPosition()];
+                    if (!summarised) {
+                        size += recordCellSize(row, fixedLength, false);
+                    } else if (fixedLength >= 0 && row.cellValueLength() > 0) {
+                        // the summary counted a length vint that a fixed-length value does not have
+                        checkFixedLength(row.cellValueLength(), fixedLength);
+                        size -= VInt.sizeOfUnsigned(row.cellValueLength());
+                    }
+                    continue;
+                }
+                int count = row.columnCellCount();
+                size += complexHeadSize(writeComplexDeletion, row.complexDeletionTimestamp(), row.complexDeletionLocalTime(), count);
+                for (int k = 0; k < count; k++) {
+                    row.nextCell();
+                    size += recordCellSize(row, -1, true);
+                }
+            }
+        }
+        return size;
+    }
+
+    /**
+     * Writes a record row and feeds the stats collector. REQUIRES: {@code expectedSize} came from
+     * {@link #rowSize(RowRecord, long)} for the same row and prevSize.
+     */
+    public void writeRow(FixedBuffer out, RowRecord row, long prevSize, int expectedSize) {
+        final int start = out.position();
+        beginRow(row);
+        int flags = flags(row);
+        final boolean isStatic = row.isStatic();
+        putRowStart(out, flags, isStatic);
+        if (!isStatic) clusteringLayout.putValues(out, row.clustering());
+        int body = row == sizedRecord && row.generation() == sizedRecordGeneration && prevSize == sizedRecordPrevSize
+                ? sizedRecordBodyBytes : rowBodySize(row, flags, prevSize);
+        if ((flags & DataLayout.HAS_ALL_COLUMNS) == 0) collectPresent(row);
+        putRowHead(out, flags, isStatic, body, prevSize, row.deletionTimestamp(), row.deletionLocalTime());
+        boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
+        final int[] fixed = isStatic ? staticFixedLength : regularFixedLength;
+        int columnsWithCells = 0;
+        row.rewind();
+        while (row.nextColumn()) {
+            if (!row.isComplex()) {
+                row.nextCell();
+                writeRecordCell(out, row, fixed[row.columnPosition()], false);
+                columnsWithCells++;
+                continue;
+            }
+            int count = row.columnCellCount();
+            putComplexHead(out, writeComplexDeletion, row.complexDeletionTimestamp(), row.complexDeletionLocalTime(), count);
+            for (int k = 0; k < count; k++) {
+                row.nextCell();
+                writeRecordCell(out, row, -1, true);
+            }
+            if (count > 0) columnsWithCells++;
+        }
+        rowWritten(row.isEmpty(), columnsWithCells);
+        FixedBuffer.checkWritten(isStatic ? "static row" : "row", expectedSize, out.position() - start);
+    }
+
+    private void collectPresent(RowRecord row) {
+        final int[] headerIndex = row.isStatic() ? staticHeaderIndex : regularHeaderIndex;
+        int n = 0;
+        row.rewind();
+        while (row.nextColumn()) {
+            int p = row.columnPosition();
+            n = addPresent(n, headerIndex[p], p);
+        }
+        presentCount = n;
+    }
+
     // ---- column subset (layout: DataLayout), from the present-column list ------------------------
 
     private int bitmapSize(boolean isStatic) {
@@ -547,15 +663,20 @@ public final class RowSerializer {
         int size = complex ? VInt.sizeOfUnsigned(pathLength) + pathLength : 0;
         if (valueLength > 0) {
             if (fixedLength >= 0) {
-                if (valueLength != fixedLength) {
-                    throw new IllegalArgumentException("cell value has " + valueLength + " bytes; its type needs exactly " + fixedLength);
-                }
+                checkFixedLength(valueLength, fixedLength);
                 size += valueLength;
             } else {
                 size += VInt.sizeOfUnsigned(valueLength) + valueLength;
             }
         }
         return size;
+    }
+
+    /** A non-empty value of a fixed-length type must have exactly that length. */
+    private static void checkFixedLength(int valueLength, int fixedLength) {
+        if (valueLength != fixedLength) {
+            throw new IllegalArgumentException("cell value has " + valueLength + " bytes; its type needs exactly " + fixedLength);
+        }
     }
 
     private int cellSize(Cell c, int fixedLength, boolean complex) {
@@ -653,6 +774,29 @@ public final class RowSerializer {
             out.putBytes(r.cellPathSource(k), r.cellPathOffset(k), pathLength);
         }
         writeArrayValueSkipNullAndEmpty(out, r.cellValueSource(k), r.cellValueOffset(k), valueLength, fixedLength);
+    }
+
+    // The record branch: the flyweight's current cell, primitives plus ranges of its source array.
+
+    private int recordCellSize(RowRecord r, int fixedLength, boolean complex) {
+        long ts = r.cellTimestamp(), ldt = r.cellLocalDeletionTime();
+        int ttl = r.cellTtl(), valueLength = r.cellValueLength();
+        return cellHeaderSize(cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt)
+                + pathAndValueSize(r.cellPathLength(), valueLength, fixedLength, complex);
+    }
+
+    private void writeRecordCell(FixedBuffer out, RowRecord r, int fixedLength, boolean complex) {
+        long ts = r.cellTimestamp(), ldt = r.cellLocalDeletionTime();
+        int ttl = r.cellTtl(), valueLength = r.cellValueLength();
+        putCellHeader(out, cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt);
+        collector.cell(ts, ttl, ldt);
+        final byte[] source = r.source();
+        if (complex) {
+            int pathLength = r.cellPathLength();
+            out.putUnsignedVInt(pathLength);
+            out.putBytes(source, r.cellPathOffset(), pathLength);
+        }
+        writeArrayValueSkipNullAndEmpty(out, source, r.cellValueOffset(), valueLength, fixedLength);
     }
 
     private void writeGenericCell(FixedBuffer out, Cell c, int fixedLength, boolean complex) {

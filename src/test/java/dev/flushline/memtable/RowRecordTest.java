@@ -7,7 +7,7 @@ import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.Row;
-import dev.flushline.data.RowBuffer;
+import dev.flushline.data.RowRecord;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.schema.CqlParser;
@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * collections, TTLs, tombstones, row and complex deletions) and for hand-made edge cases (values
  * and paths past the one-byte length, no liveness, a cell timestamp unlike the row's), the record's
  * size is what is written, the record turns back into an equal Row, and the flush's reading of it
- * (a RowBuffer) serializes to the very bytes the Row itself serializes to.
+ * (the RowRecord flyweight) serializes to the very bytes the Row itself serializes to, with the
+ * same statistics.
  */
 class RowRecordTest {
     static LongStream seeds() {
@@ -114,9 +115,10 @@ class RowRecordTest {
         for (PartitionUpdate u : updates) m.apply(u);
         m.seal();
         SerializationHeader header = FlushWriter.headerFor(m);
-        RowSerializer fromRow = new RowSerializer(header, new StatsCollector(new ClusteringComparator(schema)));
-        RowSerializer fromRecord = new RowSerializer(header, new StatsCollector(new ClusteringComparator(schema)));
-        RowBuffer buffer = new RowBuffer(schema.clusteringColumns().length, 4);
+        StatsCollector sa = new StatsCollector(new ClusteringComparator(schema)), sb = new StatsCollector(new ClusteringComparator(schema));
+        RowSerializer fromRow = new RowSerializer(header, sa);
+        RowSerializer fromRecord = new RowSerializer(header, sb);
+        RowRecord flyweight = new RowRecord();
         Random random = new Random(seed);
         for (int i = 0; i < rows.size(); i++) {
             Row row = rows.get(i);
@@ -131,14 +133,29 @@ class RowRecordTest {
             assertEquals(row.cells().length, back.cells().length);
             assertEquals(row.complex().length, back.complex().length);
 
-            RowRecord.decode(slab, offset, row.clustering(), buffer);
+            flyweight.wrap(slab, offset, row.clustering());
             long prevSize = (i * 41L) % 70_000;
-            int a = fromRow.rowSize(row, prevSize), b = fromRecord.rowSize(buffer, prevSize);
+            int a = fromRow.rowSize(row, prevSize), b = fromRecord.rowSize(flyweight, prevSize);
             assertEquals(a, b, row.toString());
             FixedBuffer outA = new FixedBuffer(a), outB = new FixedBuffer(b);
             fromRow.writeRow(outA, row, prevSize, a);
-            fromRecord.writeRow(outB, buffer, prevSize, b);
+            fromRecord.writeRow(outB, flyweight, prevSize, b);
             assertArrayEquals(outA.array(), outB.array(), row.toString());
+            // a second wrap of the same flyweight (sizes cached per generation) writes the same bytes
+            flyweight.wrap(slab, offset, row.clustering());
+            FixedBuffer again = new FixedBuffer(b);
+            fromRecord.writeRow(again, flyweight, prevSize, b);
+            assertArrayEquals(outA.array(), again.array(), row.toString());
         }
+        // Every record row was written twice, every Row once.
+        assertEquals(2 * sa.cellsWritten(), sb.cellsWritten());
+        assertEquals(2 * sa.totalRows(), sb.totalRows());
+        assertEquals(2 * sa.totalColumnsSet(), sb.totalColumnsSet());
+        assertEquals(sa.minTimestamp(), sb.minTimestamp());
+        assertEquals(sa.maxTimestamp(), sb.maxTimestamp());
+        assertEquals(sa.minLocalDeletionTime(), sb.minLocalDeletionTime());
+        assertEquals(sa.maxLocalDeletionTime(), sb.maxLocalDeletionTime());
+        assertEquals(sa.minTtl(), sb.minTtl());
+        assertEquals(sa.maxTtl(), sb.maxTtl());
     }
 }
