@@ -100,14 +100,26 @@ public abstract class Memtable {
     /** The partition for {@code key}, or null. */
     public abstract MemtablePartition get(PartitionKey key);
 
-    /** Get-or-create in one skip list; a lost putIfAbsent race returns the winner's partition. */
-    static MemtablePartition getOrCreate(java.util.concurrent.ConcurrentSkipListMap<PartitionKey, MemtablePartition> map,
-                                         PartitionKey key) {
-        MemtablePartition p = map.get(key);
-        if (p != null) return p;
+    /**
+     * Heap bytes charged for a partition, its key bytes aside: the key object and its array header,
+     * the partition, its row list and the list's head node, and the skip-list map's node and its
+     * share of index nodes.
+     */
+    static final long PARTITION_HEAP_BYTES = 32 + 16 + 40 + 24 + 40 + 24 + 16;
+
+    /**
+     * Get-or-create in one skip list, in one descent: putIfAbsent with a new partition, which is
+     * garbage (a few small young objects) when the partition exists, but saves the second descent
+     * that get-then-put pays for every new partition, one cache miss per level. A lost race returns
+     * the winner's partition.
+     */
+    final MemtablePartition getOrCreate(java.util.concurrent.ConcurrentSkipListMap<PartitionKey, MemtablePartition> map,
+                                        PartitionKey key) {
         MemtablePartition fresh = new MemtablePartition(key);
-        p = map.putIfAbsent(key, fresh);
-        return p == null ? fresh : p;
+        MemtablePartition p = map.putIfAbsent(key, fresh);
+        if (p != null) return p;
+        onHeapBytes.add(PARTITION_HEAP_BYTES + ((key.key().length + 7) & ~7));
+        return fresh;
     }
 
     /** Partitions in token order. REQUIRES: sealed or quiescent. Allocates one iterator. */
