@@ -48,6 +48,21 @@ public final class BlockPool {
         return b;
     }
 
+    /**
+     * Tops the idle blocks up to {@code blocks} (at most {@link #capacity()}). A pipelined writer
+     * calls this with its depth before it starts: how many blocks it ends up holding depends on how
+     * far its I/O thread falls behind, so without it a flush on a loaded machine could meet an empty
+     * pool mid-write and allocate a block there, although earlier flushes had filled the pool. With
+     * it, only a process's first writers allocate blocks. Racing callers may add a block or two
+     * more; a full pool refuses the rest.
+     */
+    public void reserve(int blocks) {
+        int target = Math.min(blocks, capacity());
+        while (idle.size() < target) {
+            if (!idle.offer(new FixedBuffer(blockBytes))) return;
+        }
+    }
+
     /** Returns a block; blocks of another size (oversized one-offs) are dropped. */
     public void release(FixedBuffer b) {
         if (b != null && b.capacity() == blockBytes) {

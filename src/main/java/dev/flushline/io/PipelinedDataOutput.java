@@ -123,6 +123,7 @@ public final class PipelinedDataOutput {
         // Room for depth pooled blocks plus END, so only one-off buffers can ever fill it.
         this.full = new SpscArrayQueue<>(depth + 1);
         this.empty = new SpscArrayQueue<>(depth + 1);
+        pool.reserve(depth); // the most this writer takes, so none is allocated mid-flush
         this.current = pool.acquire();
         this.blocksOut = 1;
         this.serializerThread = Thread.currentThread();

@@ -129,4 +129,19 @@ class BlockPoolTest {
             assertTrue(pool.idleBlocks() > 0);
         });
     }
+
+    @Test
+    void reserveTopsUpToTheRequestWithinCapacity() {
+        BlockPool pool = new BlockPool(64, 4);
+        pool.reserve(3);
+        assertEquals(3, pool.idleBlocks());
+        FixedBuffer a = pool.acquire(), b = pool.acquire();
+        pool.reserve(3);
+        assertEquals(3, pool.idleBlocks(), "topped up again while two blocks are out");
+        pool.release(a);
+        pool.release(b);
+        assertEquals(4, pool.idleBlocks(), "capacity bounds what is kept");
+        pool.reserve(10);
+        assertEquals(4, pool.idleBlocks(), "never past capacity");
+    }
 }

@@ -407,4 +407,48 @@ class PipelinedDataOutputTest {
             assertPoolHoldsExactly(pool, known, "(real sink)");
         });
     }
+
+    /**
+     * A writer whose I/O thread falls behind holds all {@code depth} blocks. The pool must already
+     * have them from earlier writers, even if those never needed as many: else the slow flush
+     * allocates megabyte blocks on its serializer thread, the allocation its goal counts.
+     */
+    @Test
+    void aLaggingWriterTakesItsBlocksFromThePoolNotTheHeap() {
+        assertTimeoutPreemptively(HANG, () -> {
+            int blockBytes = 1 << 20, depth = 4;
+            BlockPool pool = new BlockPool(blockBytes, 8);
+            // First writer: a few bytes, one block ever in use, a sink that keeps up.
+            byte[] small = SinkTestData.random(100, 3);
+            PipelinedDataOutput first = new PipelinedDataOutput(new VerifyingSink(small), pool, depth, threadName(), NO_BACKSTOP_NANOS);
+            first.current().putBytes(small, 0, small.length);
+            first.finish();
+
+            // Second writer: a sink that stalls, so the serializer fills every block it may hold.
+            byte[] data = SinkTestData.random(6 * blockBytes, 4);
+            VerifyingSink verifying = new VerifyingSink(data);
+            BlockSink slow = (src, offset, length) -> {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
+                verifying.write(src, offset, length);
+            };
+            com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long before = mx.getCurrentThreadAllocatedBytes();
+            PipelinedDataOutput out = new PipelinedDataOutput(slow, pool, depth, threadName(), NO_BACKSTOP_NANOS);
+            FixedBuffer b = out.current();
+            for (int written = 0; written < data.length; ) {
+                if (b.remaining() == 0) b = out.next(1);
+                int n = Math.min(b.remaining(), data.length - written);
+                b.putBytes(data, written, n);
+                written += n;
+            }
+            out.finish();
+            long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(data.length, verifying.position);
+            assertTrue(allocated < blockBytes / 2, "the lagging writer allocated " + allocated + " bytes on its serializer thread");
+        });
+    }
 }
