@@ -118,12 +118,43 @@ public class JsonLinesParseBench {
         nowSeconds = BenchCommand.BASE_TIMESTAMP_MICROS / 1_000_000;
         text = new String[lines];
         StringBuilder all = new StringBuilder(lines * 220);
+        int[] next = {0};
+        benchLines(w, lines, line -> {
+            text[next[0]++] = line.toString();
+            all.append(line).append('\n');
+        });
+        file = all.toString().getBytes(StandardCharsets.UTF_8);
+        // Every variant must see the same values, or the comparison is not of the same work.
+        for (int i = 0; i < Math.min(lines, 1000); i++) {
+            Object a = ours.parse(text[i]);
+            Object b = jacksonLine(text[i]);
+            if (!a.equals(b)) throw new IllegalStateException("line " + (i + 1) + ": ours " + a + " but jackson " + b);
+        }
+        OperationReader reader = new OperationReader(schema, new ByteArrayInputStream(file), "bench.jsonl", nowSeconds);
+        long n = 0;
+        while (reader.next() != null) n++;
+        if (n != lines) throw new IllegalStateException("the reader returned " + n + " mutations for " + lines + " lines");
+    }
+
+    /** Takes each line {@link #benchLines} builds; the builder is reused, so copy what is kept. */
+    @FunctionalInterface
+    public interface LineSink {
+        void line(CharSequence line) throws IOException;
+    }
+
+    /**
+     * The bench workload's first {@code lines} rows as JSON Lines inserts, in row order, one line per row and
+     * without the newline: the input described in the class comment. Public for
+     * {@code dev.flushline.compare.LoadAgainstMain}, which writes these lines to the file that
+     * {@code flushline load} reads, so both measure the same text.
+     */
+    public static void benchLines(BenchCommand.Workload w, long lines, LineSink sink) throws IOException {
         StringBuilder sb = new StringBuilder(256);
         long seed = BenchCommand.VALUE_SEED;
         long ts = BenchCommand.BASE_TIMESTAMP_MICROS;
         char[] value = new char[w.valueBytes];
-        for (int i = 0; i < lines; i++) {
-            int p = i / w.rowsPerPartition, r = i % w.rowsPerPartition;
+        for (long i = 0; i < lines; i++) {
+            long p = i / w.rowsPerPartition, r = i % w.rowsPerPartition;
             sb.setLength(0);
             sb.append("{\"op\":\"insert\",\"timestamp\":").append(ts++).append(",\"values\":{\"pk\":").append(p)
                     .append(",\"ck\":").append(r);
@@ -138,20 +169,8 @@ public class JsonLinesParseBench {
                 OpsText.appendQuoted(sb, new String(value));
             }
             sb.append("}}");
-            text[i] = sb.toString();
-            all.append(text[i]).append('\n');
+            sink.line(sb);
         }
-        file = all.toString().getBytes(StandardCharsets.UTF_8);
-        // Every variant must see the same values, or the comparison is not of the same work.
-        for (int i = 0; i < Math.min(lines, 1000); i++) {
-            Object a = ours.parse(text[i]);
-            Object b = jacksonLine(text[i]);
-            if (!a.equals(b)) throw new IllegalStateException("line " + (i + 1) + ": ours " + a + " but jackson " + b);
-        }
-        OperationReader reader = new OperationReader(schema, new ByteArrayInputStream(file), "bench.jsonl", nowSeconds);
-        long n = 0;
-        while (reader.next() != null) n++;
-        if (n != lines) throw new IllegalStateException("the reader returned " + n + " mutations for " + lines + " lines");
     }
 
     @Benchmark
