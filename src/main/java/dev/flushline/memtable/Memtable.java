@@ -108,15 +108,16 @@ public abstract class Memtable {
     static final long PARTITION_HEAP_BYTES = 32 + 16 + 40 + 24 + 40 + 24 + 16;
 
     /**
-     * Get-or-create in one skip list, in one descent: putIfAbsent with a new partition, which is
-     * garbage (a few small young objects) when the partition exists, but saves the second descent
-     * that get-then-put pays for every new partition, one cache miss per level. A lost race returns
-     * the winner's partition.
+     * Get-or-create in one skip list: get first, because most writes go to a partition that exists
+     * (a load of one insert per line meets each partition once per row), and only a miss builds a
+     * partition and descends again to insert it. A lost putIfAbsent race returns the winner's.
      */
     final MemtablePartition getOrCreate(java.util.concurrent.ConcurrentSkipListMap<PartitionKey, MemtablePartition> map,
                                         PartitionKey key) {
+        MemtablePartition p = map.get(key);
+        if (p != null) return p;
         MemtablePartition fresh = new MemtablePartition(key);
-        MemtablePartition p = map.putIfAbsent(key, fresh);
+        p = map.putIfAbsent(key, fresh);
         if (p != null) return p;
         onHeapBytes.add(PARTITION_HEAP_BYTES + ((key.key().length + 7) & ~7));
         return fresh;
