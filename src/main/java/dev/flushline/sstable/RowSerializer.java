@@ -34,11 +34,13 @@ import java.nio.ByteBuffer;
  * calls only final methods of its class. The write pass also feeds the {@link StatsCollector}
  * with primitives it already holds. Nothing here allocates.
  *
- * <p>Two sources, one encoding: {@link Row} (a memtable's rows, for the flush) and {@link RowBuffer}
- * (a reusable flyweight of primitives and byte ranges, for the compaction's merged rows). Each
- * field of the format (flags, clustering, liveness, deletions, column subset, complex heads, cell
- * headers, values, markers) is encoded by one method from primitives, which both walks call; only
- * the walk over a source's columns is written per source class, so no call site is polymorphic.
+ * <p>Three sources, one encoding: {@link Row} (an unslabbed memtable's rows and the bulk writers'),
+ * {@link RowRecord} (a flyweight over a slab memtable's row record, for the flush) and
+ * {@link RowBuffer} (a reusable flyweight of primitives and byte ranges, for the compaction's merged
+ * rows). Each field of the format (flags, clustering, liveness, deletions, column subset, complex
+ * heads, cell headers, values, markers) is encoded by one method from primitives, which every walk
+ * calls; only the walk over a source's columns is written per source class, so no call site is
+ * polymorphic.
  *
  * <p>Thread safety: none. One instance per writer; the current row's liveness is kept in
  * fields between {@link #beginRow} and the end of the row's write.
@@ -150,8 +152,9 @@ public final class RowSerializer {
     //
     // A row is flags, [extended flags | clustering], row_size, prev_size, liveness, deletion, column
     // subset, column data. Every field is encoded by exactly one method below, from primitives; the
-    // walk over a source's columns and cells is written once per source class ({@link Row} from a
-    // memtable, {@link RowBuffer} from a compaction merge) so each call site sees one class.
+    // walk over a source's columns and cells is written once per source class ({@link Row} from an
+    // unslabbed memtable or a bulk writer, {@link RowRecord} from a slab memtable's record,
+    // {@link RowBuffer} from a compaction merge) so each call site sees one class.
 
     private void beginRow(boolean hasLiveness, long timestamp, boolean expiring, int ttl, long expiration) {
         rowHasLiveness = hasLiveness;
