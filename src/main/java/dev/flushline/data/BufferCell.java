@@ -3,8 +3,8 @@ package dev.flushline.data;
 import java.nio.ByteBuffer;
 
 /**
- * A cell whose value and path are ByteBuffer slices, normally of a heap slab owned by a
- * {@code heap_buffers} memtable. The buffers' positions and limits delimit the bytes and are never
+ * A cell whose value and path are ByteBuffer slices (of a caller's buffers; the {@code heap_buffers}
+ * memtable stores row records instead). The buffers' positions and limits delimit the bytes and are never
  * moved: readers use absolute access only.
  *
  * <p>Thread safety: immutable once published.

@@ -3,10 +3,12 @@ package dev.flushline.data;
 /**
  * A cell: one simple column's value in a row, or one element of a non-frozen collection.
  *
- * <p>There are exactly three implementations, all {@code final}, and which one a memtable holds is
- * fixed by its allocation mode: {@link ArrayCell} (byte[]; also every deserialized or parsed cell),
- * {@link BufferCell} (a ByteBuffer slice of a heap slab) and {@link NativeCell} (a flyweight over
- * off-heap memory). Hot loops must not call the abstract accessors here on a site that sees more
+ * <p>There are exactly three implementations, all {@code final}: {@link ArrayCell} (byte[]; every
+ * deserialized or parsed cell, and the cells of an {@code unslabbed_heap} memtable),
+ * {@link BufferCell} (a ByteBuffer slice) and {@link NativeCell} (a peer of an off-heap record). The
+ * slab memtables ({@code heap_buffers}, {@code offheap_objects}) hold no cell objects at all: each
+ * row is one {@link RowRecord}. BufferCell and NativeCell remain for rows whose values already live
+ * in buffers or native memory, and the serializer's Row path still takes all three. Hot loops must not call the abstract accessors here on a site that sees more
  * than one class: test {@code instanceof NativeCell}, then {@code ArrayCell}, and only then fall back
  * to these abstract calls. A call site that sees one or two receiver classes is inlined by the JIT;
  * one that sees all three becomes a virtual call per cell, which the flush loop cannot afford.

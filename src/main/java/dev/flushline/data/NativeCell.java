@@ -4,7 +4,7 @@ import dev.flushline.io.NativeMemory;
 
 /**
  * A cell that lives entirely off heap: this object is only a peer holding the address of a
- * record in a native slab (the {@code offheap_objects} allocation mode).
+ * record in native memory (the {@code offheap_objects} memtable stores row records instead).
  *
  * <pre>
  *  0                   8                   16        20           24          28
@@ -16,8 +16,7 @@ import dev.flushline.io.NativeMemory;
  * Fields are in native byte order; path and value bytes are the on-disk bytes, copied verbatim.
  *
  * <p>Thread safety: immutable once published. The record must stay allocated while any reader may
- * use this peer: the owning memtable frees its slabs only after it is discarded, and a discarded
- * memtable is never read again.
+ * use this peer: whoever allocated it frees it only after the last reader is done.
  */
 public final class NativeCell extends Cell {
     public static final int TIMESTAMP_OFFSET = 0;
