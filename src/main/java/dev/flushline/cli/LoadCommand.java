@@ -40,8 +40,11 @@ import java.util.Set;
  * an sstable is only ever published whole (FlushJob writes to staging directories and publishes
  * atomically), so nothing half-written is left. Exit status 1.
  *
- * <p>Thread safety: one thread applies; the {@link Flusher} flushes on its own thread (and FlushJob
- * may use {@code --flush-threads} of its own), so reading and applying go on while a memtable flushes.
+ * <p>Thread safety: one thread applies, in input order; a {@link ReadAhead} thread reads, parses and
+ * decodes the input ahead of it; the {@link Flusher} flushes on its own thread (and FlushJob may use
+ * {@code --flush-threads} of its own), so reading and applying go on while a memtable flushes. A bad line
+ * that stops the load stops it with everything before it applied and nothing after it applied; lines
+ * after it may have been read ahead, and are dropped.
  */
 public final class LoadCommand {
     private LoadCommand() {}
@@ -217,10 +220,13 @@ public final class LoadCommand {
         // write order, so after a failure the oldest unpublished one says where the published
         // prefix of the input ends.
         java.util.IdentityHashMap<Memtable, Long> firstLineOf = new java.util.IdentityHashMap<>();
-        OperationReader opened = null;
+        ReadAhead opened = null;
         OperationDecoder decoder = new OperationDecoder(schema, now, version.maxLocalDeletionTime(),
                 version.maxLocalDeletionTimeText() + " for " + version + " sstables");
-        try (OperationReader reader = OperationReader.open(schema, input, stdin, decoder)) {
+        // Reading, parsing and decoding run ahead on a thread of their own. The reader's counters used
+        // below (lineNumber, noOps) are as of the item this thread last took, not as of how far the
+        // read-ahead has got, so every number reported is what it was with one thread.
+        try (ReadAhead reader = ReadAhead.start(OperationReader.open(schema, input, stdin, decoder))) {
             opened = reader;
             try {
                 // With a commit log, operations go in groups: the group is appended, one fsync
@@ -270,6 +276,9 @@ public final class LoadCommand {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while loading", e);
             } finally {
+                // Nothing more is taken (the end, a stop, or a failure): the read-ahead stops reading
+                // before the drain, rather than compete with it for a core.
+                reader.stop();
                 // Drain: everything applied (also before a bad line) is flushed; a failed flush throws.
                 try {
                     if (durable != null) durable.close();
@@ -293,7 +302,8 @@ public final class LoadCommand {
             if (stop != null) {
                 err.println("flushline load: stopped at " + stop.source() + ":" + stop.lineNumber()
                         + (maxErrors > 0 ? " (more than --max-errors " + maxErrors + " bad lines)" : "")
-                        + "; the " + applied + " operations before it are in the sstables, nothing after it was read");
+                        + "; the " + applied + " operations before it are in the sstables, nothing after it was applied"
+                        + " (later lines may have been read ahead, and were dropped)");
                 return 1;
             }
             return 0;
@@ -312,7 +322,7 @@ public final class LoadCommand {
      * transactional publish leaves nothing partial.
      */
     private static void reportStop(IOException e, Flusher flusher, DurableTable durable,
-                                           java.util.IdentityHashMap<Memtable, Long> firstLineOf, OperationReader reader,
+                                           java.util.IdentityHashMap<Memtable, Long> firstLineOf, ReadAhead reader,
                                            String input, Path outDir, TableSchema schema, long sstables, long dataBytes,
                                            PrintStream err) {
         String where = FlushJob.tableDir(outDir, schema).toString();
@@ -332,9 +342,10 @@ public final class LoadCommand {
             Long first = firstLineOf.get(m);
             if (first != null && first < resumeLine) resumeLine = first;
         }
-        long lastRead = reader == null ? 0 : reader.lineNumber();
-        if (resumeLine == Long.MAX_VALUE) resumeLine = lastRead + 1;
-        err.println("flushline load: not published: the operations of input lines " + resumeLine + " to " + lastRead
+        // The line of the last operation the load took (not how far the read-ahead got): none after it was applied.
+        long lastTaken = reader == null ? 0 : reader.lineNumber();
+        if (resumeLine == Long.MAX_VALUE) resumeLine = lastTaken + 1;
+        err.println("flushline load: not published: the operations of input lines " + resumeLine + " to " + lastTaken
                 + " (every line before " + resumeLine + " is in the published sstables; some later ones may be too)");
         String source = input.equals("-") ? "the input" : input;
         err.println("flushline load: to resume: fix the cause (for example free disk space), then load " + source

@@ -101,6 +101,7 @@ public final class OperationReader implements Closeable {
     private long lineNumber;
     private long operations;
     private long noOps;
+    private long bytesRead;
 
     /** {@code source} names the input in messages, e.g. {@code ops.jsonl} or {@code <stdin>}. */
     public OperationReader(TableSchema schema, InputStream in, String source, long nowSeconds) {
@@ -418,6 +419,7 @@ public final class OperationReader implements Closeable {
         }
         bufferPosition = 0;
         bufferLimit = r;
+        bytesRead += r;
         return true;
     }
 
@@ -440,6 +442,12 @@ public final class OperationReader implements Closeable {
 
     /** Valid operations that changed nothing. */
     public long noOps() { return noOps; }
+
+    /**
+     * Bytes taken from the input so far: what this reader has buffered, so up to one read buffer
+     * (64 KiB) past the end of the last line returned. A bound on how much input a caller holds.
+     */
+    public long bytesRead() { return bytesRead; }
 
     public String source() { return source; }
 

@@ -258,6 +258,28 @@ class LoadCommandTest {
                 "--now", Long.toString(NOW), "--max-errors", "1");
         assertEquals(1, tooMany.status);
         assertTrue(tooMany.err.contains("flushline load: stopped at " + in + ":10 (more than --max-errors 1 bad lines)"), tooMany.err);
+        // The lines after the stop may have been read ahead; the counts end at the line that stopped the load.
+        assertTrue(tooMany.out.contains("Loaded 8 operations from " + in + " (10 lines read, 1 bad lines skipped, 0 no-ops)"),
+                tooMany.out);
+    }
+
+    @Test
+    void aStopReportsTheCountsAsOfItsLineAndAppliesNothingAfterIt() throws Exception {
+        Path schema = write("t.cql", CQL);
+        String noOp = "{\"op\":\"update\",\"timestamp\":1,\"key\":{\"pk\":1,\"ck\":\"a\",\"n\":1},\"add\":{\"l\":[]}}\n";
+        // Enough lines after the bad one that the read-ahead gets well past it before the load stops.
+        String ops = rows(0, 5) + noOp + "{\"op\":\"insert\",\n" + noOp + noOp + rows(5, 5000);
+        Path in = write("ops.jsonl", ops);
+        Path out = tmp.resolve("out");
+        Result r = main("load", "--schema", schema.toString(), "--input", in.toString(), "--out", out.toString(),
+                "--now", Long.toString(NOW));
+        assertEquals(1, r.status, r.err);
+        assertTrue(r.out.contains("Loaded 5 operations from " + in + " (7 lines read, 0 bad lines skipped, 1 no-ops)"), r.out);
+        assertTrue(r.err.contains("flushline load: stopped at " + in + ":7; the 5 operations before it are in the sstables,"
+                + " nothing after it was applied (later lines may have been read ahead, and were dropped)\n"), r.err);
+        long rowCount = 0;
+        for (Partition p : CassandraReader.readAll(tableDir(out), CQL)) rowCount += p.rows().size();
+        assertEquals(5, rowCount, "only the operations before the bad line");
     }
 
     @Test
