@@ -32,7 +32,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code flushline dump}: an sstable as JSON, laid out byte for byte as Cassandra 5.0.5's
+ * {@code flushline dump}: an sstable as JSON, laid out byte for byte as Cassandra 5.0.9's
  * sstabledump prints it (default pretty JSON, {@code -l} JSON Lines, {@code -t} raw timestamps,
  * {@code -k} point lookups through Summary.db and Index.db).
  */
@@ -43,7 +43,7 @@ final class DumpCommand {
             "Usage: flushline dump --schema table.cql SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
           + "\n"
           + "Prints the partitions of Cassandra 5.0 'oa' (or 4.x 'nb') BIG sstables as JSON, in the same layout\n"
-          + "as Cassandra 5.0.5's sstabledump: one array of partitions, each with its key, position in Data.db\n"
+          + "as Cassandra 5.0.9's sstabledump: one array of partitions, each with its key, position in Data.db\n"
           + "(uncompressed), partition deletion, static row, rows (liveness, deletion, cells with timestamps, TTLs\n"
           + "and local deletion times, collection elements) and range tombstone bounds and boundaries.\n"
           + "\n"

@@ -149,7 +149,7 @@ final class DumpFormat {
 
     /**
      * A CQL literal ({@code toCQLString}): "null" for an empty value (not for text and blob); text, ascii, inet, date,
-     * time and timestamp in single quotes (a quote doubled, twice for text, as Cassandra 5.0.5
+     * time and timestamp in single quotes (a quote doubled, twice for text, as Cassandra 5.0.9
      * does); blob as 0x hex; anything else as its plain form.
      */
     static String cqlLiteral(CqlType t, byte[] b, int off, int len) {

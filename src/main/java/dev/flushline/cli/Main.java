@@ -18,7 +18,7 @@ public final class Main {
           + "  load    apply JSON Lines operations to a memtable and flush them into Cassandra 5.0 'oa' sstables\n"
           + "  bench   the end-to-end flush benchmark (stress.stress_table workload)\n"
           + "  ratios  flush wall-time ratios: 2 threads vs 1, pipelined flush vs a plain FileChannel loop\n"
-          + "  dump    print 'oa' sstables as JSON, in the layout of Cassandra 5.0.5's sstabledump\n"
+          + "  dump    print 'oa' sstables as JSON, in the layout of Cassandra 5.0.9's sstabledump\n"
           + "  compact major compaction: merge a table's sstables into new ones (reconcile, purge, split)\n"
           + "  compaction-stress  write a benchmark table, then run a compaction strategy over it to rest\n"
           + "  verify  check 'oa' sstables (ours or Cassandra's): checksums, order, index, summary, filter, values\n"

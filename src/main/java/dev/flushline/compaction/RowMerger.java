@@ -10,7 +10,7 @@ import dev.flushline.sstable.SSTableCursor;
 
 /**
  * Merges the versions of one row (same clustering, or the static rows of one partition) from
- * several inputs into a {@link RowBuffer}, then purges it, following Cassandra 5.0.5:
+ * several inputs into a {@link RowBuffer}, then purges it, following Cassandra 5.0.9:
  *
  * <ul>
  * <li>Merge (Row.Merger): a single version under no covering deletion is taken as it is. Otherwise

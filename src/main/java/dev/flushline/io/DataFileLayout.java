@@ -25,7 +25,7 @@ public final class DataFileLayout {
     /** CRC.db granularity: Cassandra's default SequentialWriter buffer (64 KiB). */
     public static final int CRC_CHUNK_BYTES = 64 * 1024;
 
-    /** Table default chunk_length_in_kb = 16 in Cassandra 5.0.5. */
+    /** Table default chunk_length_in_kb = 16 in Cassandra 5.0.9. */
     public static final int DEFAULT_COMPRESSION_CHUNK_BYTES = 16 * 1024;
 
     public static final int LZ4_LENGTH_PREFIX_BYTES = 4;

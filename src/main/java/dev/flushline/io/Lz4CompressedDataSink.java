@@ -10,7 +10,7 @@ import net.jpountz.lz4.LZ4Factory;
 
 /**
  * LZ4-chunked Data.db plus CompressionInfo.db and Digest.crc32, byte-identical to Cassandra
- * 5.0.5's CompressedSequentialWriter with its LZ4Compressor (layout in {@link DataFileLayout}).
+ * 5.0.9's CompressedSequentialWriter with its LZ4Compressor (layout in {@link DataFileLayout}).
  *
  * <p>What Cassandra does, and we mirror: the logical stream is cut into chunks of exactly
  * {@code chunkLengthBytes} (last shorter). Each chunk is compressed by lz4-java's

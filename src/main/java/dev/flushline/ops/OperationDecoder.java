@@ -311,7 +311,7 @@ public final class OperationDecoder {
         if (k.clusteringGiven == 0) {
             if (ts < 0) {
                 throw new BadOperation("\"timestamp\": " + ts + " is negative; a partition deletion needs a timestamp >= 0 "
-                        + "(Cassandra 5.0.5 writes a negative one but reads it back as no deletion)");
+                        + "(Cassandra 5.0.9 writes a negative one but reads it back as no deletion)");
             }
             return commit(o, k.partitionKey, deletion, List.of(), null, List.of());
         }

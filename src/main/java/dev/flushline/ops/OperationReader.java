@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.ContentReference;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.IOContext;
 import com.fasterxml.jackson.core.json.UTF8StreamJsonParser;
 import com.fasterxml.jackson.core.sym.ByteQuadsCanonicalizer;
@@ -88,6 +89,14 @@ public final class OperationReader implements Closeable {
             & ~JsonFactory.Feature.INTERN_FIELD_NAMES.getMask()
             & ~JsonFactory.Feature.FAIL_ON_SYMBOL_HASH_OVERFLOW.getMask();
     private static final int PARSER_FEATURES = com.fasterxml.jackson.core.JsonParser.Feature.collectDefaults();
+    /**
+     * No limits from jackson's side: a line is already bounded by {@link #maxLineBytes}, and this reader
+     * refuses long numbers and deep nesting itself, with messages that name the column. jackson's own
+     * defaults (numbers of 1,000 chars, strings of 20 M chars) would refuse values Cassandra accepts.
+     */
+    private static final StreamReadConstraints UNCONSTRAINED = StreamReadConstraints.builder()
+            .maxNumberLength(Integer.MAX_VALUE).maxStringLength(Integer.MAX_VALUE).maxNameLength(Integer.MAX_VALUE)
+            .maxNestingDepth(Integer.MAX_VALUE).maxDocumentLength(-1).maxTokenCount(-1).build();
     /**
      * The names table is started afresh when it holds more names than this. A line's parser
      * copies the shared table before its first new name, so with map keys (which are data,
@@ -181,7 +190,7 @@ public final class OperationReader implements Closeable {
     /** The one JSON value of lineBytes[start, end), in the value model; REQUIRES: the bytes are valid UTF-8. */
     private Object parse(int start, int end) throws BadInputException {
         if (names.size() > maxSharedNames) names = ByteQuadsCanonicalizer.createRoot();
-        IOContext context = new IOContext(recycler, ContentReference.unknown(), false);
+        IOContext context = new IOContext(UNCONSTRAINED, recycler, ContentReference.unknown(), false);
         com.fasterxml.jackson.core.JsonParser parser = new UTF8StreamJsonParser(context, PARSER_FEATURES, null, null,
                 names.makeChild(SYMBOL_FEATURES), lineBytes, start, end, 0, false);
         try {

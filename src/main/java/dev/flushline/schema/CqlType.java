@@ -111,7 +111,7 @@ public final class CqlType {
 
     /**
      * Length in bytes of every non-empty value of this type when written without a length
-     * prefix, or -1 for variable-length types. Matches cassandra-all 5.0.5's
+     * prefix, or -1 for variable-length types. Matches cassandra-all 5.0.9's
      * {@code AbstractType.valueLengthIfFixed()}.
      */
     public int fixedLength() {

@@ -8,7 +8,7 @@ import java.util.Arrays;
  * Per-type facts and value orders for {@link CqlType}: fixed lengths, marshal names and
  * comparators of serialized values, all in one place.
  *
- * <p>Every comparator returns a value with the same sign as cassandra-all 5.0.5's
+ * <p>Every comparator returns a value with the same sign as cassandra-all 5.0.9's
  * {@code AbstractType.compare} for the marshal type, on every value Cassandra accepts. Where
  * Cassandra would throw (an empty smallint/tinyint, a non-version-1 timeuuid) we still return an
  * answer: empty first, otherwise the plain order. The comparators allocate nothing, except
@@ -38,7 +38,7 @@ final class CqlTypes {
             case TIMEUUID:
                 return 16;
             // date (SimpleDateType), time (TimeType), smallint (ShortType) and tinyint (ByteType)
-            // hold 4, 8, 2 and 1 bytes, but 5.0.5 does not override valueLengthIfFixed() for them,
+            // hold 4, 8, 2 and 1 bytes, but 5.0.9 does not override valueLengthIfFixed() for them,
             // so they are written with a length like any variable-length type.
             default:
                 return -1;

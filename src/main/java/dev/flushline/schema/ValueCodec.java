@@ -25,7 +25,7 @@ import java.util.UUID;
 
 /**
  * Turns parsed JSON values into Cassandra's serialized bytes for a column type, as cassandra-all
- * 5.0.5 does for {@code INSERT ... JSON} ({@code AbstractType.fromJSONObject}), and back into text
+ * 5.0.9 does for {@code INSERT ... JSON} ({@code AbstractType.fromJSONObject}), and back into text
  * for messages.
  *
  * <p>Input model (what our JSON reader produces): {@code String}, {@code BigDecimal} for every
@@ -51,7 +51,7 @@ import java.util.UUID;
  *       {@code fromString} says so (numbers but varint, timestamp, uuid, inet; false for boolean). Not for smallint and
  *       tinyint: Cassandra turns "" into an empty value it cannot validate, we refuse it.
  * </ul>
- * Deliberate differences from cassandra-all 5.0.5, for a load tool that must be repeatable and
+ * Deliberate differences from cassandra-all 5.0.9, for a load tool that must be repeatable and
  * must not touch the network:
  * <ul>
  *   <li>timestamp takes any integral JSON number as millis (Cassandra only takes numbers beyond

@@ -1,7 +1,7 @@
 package dev.flushline.sstable;
 
 /**
- * Bloom filter sizing exactly as Cassandra 5.0.5 ({@code BloomCalculations.computeBloomSpec(int,
+ * Bloom filter sizing exactly as Cassandra 5.0.9 ({@code BloomCalculations.computeBloomSpec(int,
  * double)} + {@code FilterFactory.getFilter(long, double)}): a fixed table of false-positive rates
  * per (buckets per element, hash count), the smallest bucket count whose best hash count meets the
  * target, then the hash count lowered while the rate still meets it.

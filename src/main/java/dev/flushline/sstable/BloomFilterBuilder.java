@@ -8,7 +8,7 @@ import java.io.DataOutput;
 import java.io.IOException;
 
 /**
- * Builds Filter.db (oa "new" bloom filter format) bit-for-bit as Cassandra 5.0.5 would for the
+ * Builds Filter.db (oa "new" bloom filter format) bit-for-bit as Cassandra 5.0.9 would for the
  * same fp chance, expected key count and keys.
  *
  * <pre>

@@ -27,7 +27,11 @@ public enum Component {
         return fileSuffix;
     }
 
-    /** TOC.txt order as Cassandra 5.0.5 writes it (readers treat it as a set). */
-    static final Component[] TOC_ORDER_COMPRESSED = {DATA, STATISTICS, DIGEST, TOC, COMPRESSION_INFO, FILTER, INDEX, SUMMARY};
-    static final Component[] TOC_ORDER_UNCOMPRESSED = {DATA, STATISTICS, DIGEST, TOC, CRC, FILTER, INDEX, SUMMARY};
+    /**
+     * TOC.txt order as Cassandra 5.0.9 writes it: the component names sorted as Java strings ("CRC.db" before
+     * "CompressionInfo.db"). Cassandra up to 5.0.5 wrote them in the order of its writer (Data.db first);
+     * every reader treats the file as a set, so both orders read the same everywhere.
+     */
+    static final Component[] TOC_ORDER_COMPRESSED = {COMPRESSION_INFO, DATA, DIGEST, FILTER, INDEX, STATISTICS, SUMMARY, TOC};
+    static final Component[] TOC_ORDER_UNCOMPRESSED = {CRC, DATA, DIGEST, FILTER, INDEX, STATISTICS, SUMMARY, TOC};
 }

@@ -16,7 +16,7 @@ import dev.flushline.io.FixedBuffer;
  * </pre>
  *
  * <p>oa: a reader takes a first byte with the top bit set as LIVE (and requires it to be exactly
- * 0x80), so a negative markedForDeleteAt cannot be written readably; Cassandra 5.0.5 writes it
+ * 0x80), so a negative markedForDeleteAt cannot be written readably; Cassandra 5.0.9 writes it
  * anyway and then fails to read the file. We refuse it.
  *
  * <p>nb: the local deletion time is a signed int; Cassandra writes "none" (LIVE's) as

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * to the partition's end, to the next partition, and exposes the current item through reusable
  * flyweights ({@link #partition()}, {@link #row()}, {@link #marker()}, {@link Row#cell}).
  *
- * <p>Decoding follows what cassandra-all 5.0.5's reader returns, including how it rebuilds
+ * <p>Decoding follows what cassandra-all 5.0.9's reader returns, including how it rebuilds
  * timestamps, TTLs and local deletion times from the deltas against the serialization header's
  * EncodingStats: a deletion (row, complex, range tombstone) whose local deletion time falls
  * outside 0..{@link #MAX_DELETION_TIME} reads as {@link #INVALID_DELETION_TIME}; a cell's or

@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * Builds Summary.db at full sampling, matching Cassandra 5.0.5's IndexSummaryBuilder,
+ * Builds Summary.db at full sampling, matching Cassandra 5.0.9's IndexSummaryBuilder,
  * IndexSummary.serializer and the first/last key tail IndexSummaryComponent.save writes.
  *
  * <pre>

@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * The tombstone drop-time histogram of the STATS component, reproducing Cassandra 5.0.5's
+ * The tombstone drop-time histogram of the STATS component, reproducing Cassandra 5.0.9's
  * {@code StreamingTombstoneHistogramBuilder(100, 100000, 60)} as MetadataCollector drives it, so
  * the bins (and bytes) match Cassandra's for the same update sequence.
  *

@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
  * After a kill -9 at any moment, a reader that lists the directory through {@link #liveSSTables}
  * sees either all the inputs or all the outputs, and the next {@link #recover} (run by
  * {@link Leftovers#clean} whenever a table directory is opened) finishes or rolls back what was
- * interrupted. The log is Cassandra 5.0.5's own ({@link TransactionLogLayout}), so a node or
+ * interrupted. The log is Cassandra 5.0.9's own ({@link TransactionLogLayout}), so a node or
  * {@code sstableutil --cleanup} finding it does the same cleanup.
  *
  * <p>Protocol, each step durable before the next:

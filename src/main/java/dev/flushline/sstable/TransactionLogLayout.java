@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 
 /**
- * The transaction log format, as Cassandra 5.0.5 writes and reads it, so that a node (or
+ * The transaction log format, as Cassandra 5.0.9 writes and reads it, so that a node (or
  * {@code sstableutil --cleanup}) finding one of our logs after a crash does the same cleanup we do.
  *
  * <pre>

@@ -310,7 +310,7 @@ final class RowBinder {
         if (clusteringGiven == 0) {
             if (timestamp < 0) {
                 throw new ValueException("timestamp " + timestamp + " is negative; a partition deletion needs a timestamp >= 0 "
-                        + "(Cassandra 5.0.5 writes a negative one but reads it back as no deletion)");
+                        + "(Cassandra 5.0.9 writes a negative one but reads it back as no deletion)");
             }
             shape = Shape.PARTITION_DELETE;
             return;

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code flushline dump} against Cassandra 5.0.5's own sstabledump, run in a child JVM on the same
+ * {@code flushline dump} against Cassandra 5.0.9's own sstabledump, run in a child JVM on the same
  * files: the output must be identical byte for byte, for the default JSON, -d, -t, -l and -k, on
  * tables with every native type, collections frozen and not, TTLs, every deletion kind and
  * static rows, written by us and by Cassandra's writer.

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code flushline load} end to end: ops file in, sstables out, read back by cassandra-all 5.0.5. */
+/** {@code flushline load} end to end: ops file in, sstables out, read back by cassandra-all 5.0.9. */
 class LoadCommandTest {
     static final long NOW = 1_750_000_000L;
     static final String CQL = "CREATE TABLE ks.items (pk bigint, ck text, n int, s text static, v1 int, v2 text, ts timestamp, "

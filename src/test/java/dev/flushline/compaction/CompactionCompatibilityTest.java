@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Our major compaction against Cassandra 5.0.5's (CompactionIterator + SSTableTxnWriter over the
+ * Our major compaction against Cassandra 5.0.9's (CompactionIterator + SSTableTxnWriter over the
  * same input sstables, see {@link CassandraCompactor}). Inputs: random schemas and random
  * overlapping operations flushed three times at three clocks, by our writer (even seeds) or by
  * Cassandra's writer from what our flush holds (odd seeds, other EncodingStats and column sets).

@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Hand-made inputs for the reconciliation and purge rules one at a time, each in its own
  * partition, versions spread over three sstables written by Cassandra's writer; our compaction
- * must keep exactly what Cassandra 5.0.5's does, at three clocks (nothing purgeable; expired TTLs
+ * must keep exactly what Cassandra 5.0.9's does, at three clocks (nothing purgeable; expired TTLs
  * turned into tombstones that are kept; everything dead purged).
  */
 class CompactionEdgeCaseTest {

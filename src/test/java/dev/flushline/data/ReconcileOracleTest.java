@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
  * Our reconciliation rules (Cell.reconcile, Rows.livenessSupersedes, DeletionTime.supersedes,
- * Rows.merge) against cassandra-all 5.0.5 itself, on random inputs drawn from small ranges so that
+ * Rows.merge) against cassandra-all 5.0.9 itself, on random inputs drawn from small ranges so that
  * ties (equal timestamps, equal local deletion times, equal TTLs, equal values) are common: ties are
  * where the rules differ.
  */

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 
 
 /**
- * Our flush, read by cassandra-all 5.0.5: it must return exactly the partitions, rows, cells,
+ * Our flush, read by cassandra-all 5.0.9: it must return exactly the partitions, rows, cells,
  * timestamps, TTLs and deletions the memtable holds; its verifier must pass; and Cassandra's own
  * writer (SSTableTxnWriter), given the same partitions, EncodingStats and key count, must produce
  * the same bytes for Data.db, Index.db, Summary.db, Filter.db and Statistics.db.

@@ -175,7 +175,7 @@ class FlushFailureTest {
         byte[] pk = {0, 0, 0, 1};
         byte[] big = new byte[65536];
         List<PartitionUpdate> bad = List.of(
-                // Cassandra 5.0.5 writes this and then cannot read the sstable: the first byte has the
+                // Cassandra 5.0.9 writes this and then cannot read the sstable: the first byte has the
                 // LIVE bit set but is not 0x80 (DeletionTimeLayout).
                 new PartitionUpdate(PartitionKey.of(pk), DeletionTime.of(-5, NOW), List.of(), null, List.of()),
                 new PartitionUpdate(PartitionKey.of(pk), DeletionTime.of(Long.MIN_VALUE + 1, NOW), List.of(), null, List.of()),

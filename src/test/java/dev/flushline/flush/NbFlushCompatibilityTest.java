@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * nb output (Cassandra 4.x, and 5.0 in storage_compatibility_mode CASSANDRA_4): for the same
- * memtable, cassandra-all 5.0.5 reads back exactly what it holds, its verifier passes, and
+ * memtable, cassandra-all 5.0.9 reads back exactly what it holds, its verifier passes, and
  * Cassandra's own writer creating an nb Descriptor writes the same Data, Index, Summary, Filter,
  * Statistics, CRC/CompressionInfo, Digest and TOC bytes. Our reader (dump, verify) reads nb, both
  * ours and Cassandra's, as it reads the oa flush of the same data (apart from Data.db positions).

@@ -48,7 +48,7 @@ class Lz4CompressedDataSinkTest {
         return sink;
     }
 
-    /** Writes the same bytes with Cassandra 5.0.5's CompressedSequentialWriter and compares all outputs. */
+    /** Writes the same bytes with Cassandra 5.0.9's CompressedSequentialWriter and compares all outputs. */
     private void compareWithCassandra(byte[] data, String prefix, CompressionParams params) throws IOException {
         CassandraClient.init();
         Lz4CompressedDataSink sink = ours(data, prefix, params.chunkLength(), params.maxCompressedLength());

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * A real Cassandra 5.0.5 node (cassandra-all from the test classpath) in a child JVM, bound to
+ * A real Cassandra 5.0.9 node (cassandra-all from the test classpath) in a child JVM, bound to
  * 127.0.0.1 only, with every directory under one temp folder and free ports.
  *
  * <p>Why a child JVM: other tests in the surefire JVM put cassandra-all into client mode

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A real Cassandra 5.0.5 node in {@code storage_compatibility_mode: CASSANDRA_4} (it writes and accepts
+ * A real Cassandra 5.0.9 node in {@code storage_compatibility_mode: CASSANDRA_4} (it writes and accepts
  * only nb): it imports {@code flushline load --sstable-version nb} output, and CQL through the driver
  * reads the same rows (values, WRITETIME) as from a twin table written with the same operations
  * through CQL. The same node does not take our oa output (it imports nothing of it), and rejects through CQL the TTL that our nb

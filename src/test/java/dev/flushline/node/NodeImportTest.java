@@ -48,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * End to end into a real Cassandra 5.0.5 node: {@code flushline load} writes sstables from a
+ * End to end into a real Cassandra 5.0.9 node: {@code flushline load} writes sstables from a
  * generated operations file (JSON Lines), the node imports them as {@code nodetool import} does, and CQL through the Java driver reads
  * them back. The expectation is the node itself: the same operations, as CQL statements, go into a
  * twin table through the node's ordinary write path, and both tables must answer a full scan

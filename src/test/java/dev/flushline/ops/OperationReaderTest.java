@@ -458,7 +458,7 @@ class OperationReaderTest {
         assertTrue(error(T, Cell.MAX_DELETION_TIME - 10, "{\"op\":\"insert\",\"timestamp\":1,\"ttl\":11,\"values\":{\"pk\":1,\"ck\":\"a\",\"ck2\":2}}")
                 .startsWith("ops.jsonl:1: \"ttl\": 11 seconds from now (4294967283) expires after the latest expiration"));
         assertEquals("ops.jsonl:1: \"timestamp\": -5 is negative; a partition deletion needs a timestamp >= 0 "
-                        + "(Cassandra 5.0.5 writes a negative one but reads it back as no deletion)",
+                        + "(Cassandra 5.0.9 writes a negative one but reads it back as no deletion)",
                 error("{\"op\":\"delete\",\"timestamp\":-5,\"key\":{\"pk\":1}}"));
         assertEquals("ops.jsonl:1: \"ttl\" is not allowed on a delete (ttl 5)",
                 error("{\"op\":\"delete\",\"timestamp\":1,\"ttl\":5,\"key\":{\"pk\":1}}"));

@@ -28,7 +28,7 @@ import org.apache.cassandra.schema.TableMetadata;
 import org.apache.cassandra.utils.TimeUUID;
 
 /**
- * Cassandra 5.0.5's own major compaction, offline: the sstables are opened as SSTableReaders of an
+ * Cassandra 5.0.9's own major compaction, offline: the sstables are opened as SSTableReaders of an
  * offline ColumnFamilyStore (see {@link CassandraVerifier}), merged and purged by
  * {@code CompactionIterator} with a {@code CompactionController} over exactly those sstables
  * (nothing else overlaps, no memtable holds data: every tombstone older than gcBefore may go, as

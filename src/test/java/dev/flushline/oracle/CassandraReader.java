@@ -42,7 +42,7 @@ import org.apache.cassandra.utils.BloomFilter;
 import org.apache.cassandra.utils.IFilter;
 
 /**
- * Reads sstables with cassandra-all 5.0.5 and converts what it sees into the neutral model.
+ * Reads sstables with cassandra-all 5.0.9 and converts what it sees into the neutral model.
  * Open with {@link #open}, use {@link #sstables()} and close it (try-with-resources) so every
  * SSTableReader reference is released; {@link #readAll(Path, String)} does all of that in one call.
  */

@@ -28,7 +28,7 @@ import org.apache.cassandra.schema.TableMetadataRef;
 import org.apache.cassandra.utils.OutputHandler;
 
 /**
- * Runs cassandra-all 5.0.5's sstable verifier (the code behind {@code sstableverify -f -e -c}: BigTableVerifier
+ * Runs cassandra-all 5.0.9's sstable verifier (the code behind {@code sstableverify -f -e -c}: BigTableVerifier
  * with extended verification and the latest-version check) over every sstable of a folder, offline.
  *
  * <p>The verifier needs a ColumnFamilyStore (it checks the reader's metadata against it, builds a

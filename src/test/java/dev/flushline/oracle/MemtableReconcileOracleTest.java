@@ -73,7 +73,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Our memtable's reconciliation checked against Cassandra's own memtable, not against a model of
  * ours. The same random, heavily overlapping operations go to a Flushline memtable and, converted
- * one by one from our {@link PartitionUpdate}s, to cassandra-all 5.0.5's in-memory partition
+ * one by one from our {@link PartitionUpdate}s, to cassandra-all 5.0.9's in-memory partition
  * ({@code AtomicBTreePartition.addAll}, the call its SkipListMemtable makes per write). At
  * checkpoints every partition is compared: Cassandra's side is the partition's
  * {@code unfilteredIterator()}, exactly what its flush hands to the sstable writer (which resolves

@@ -10,7 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Runs Cassandra 5.0.5's sstabledump ({@code org.apache.cassandra.tools.SSTableExport}) in a child
+ * Runs Cassandra 5.0.9's sstabledump ({@code org.apache.cassandra.tools.SSTableExport}) in a child
  * JVM on the test class path and returns its standard output. The tool calls System.exit and
  * initializes Cassandra in tool mode, which reads a cassandra.yaml: it gets a minimal one with
  * {@code storage_compatibility_mode: NONE} (else it refuses 'oa' files) and a logback

@@ -9,7 +9,7 @@ import org.apache.cassandra.schema.Types;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Test helper: cassandra-all 5.0.5 in client mode, as the reference for our types. */
+/** Test helper: cassandra-all 5.0.9 in client mode, as the reference for our types. */
 final class CassandraOracle {
     private CassandraOracle() {}
 

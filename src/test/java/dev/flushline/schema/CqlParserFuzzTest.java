@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Random valid CREATE TABLE statements, which both we and cassandra-all 5.0.5's
+ * Random valid CREATE TABLE statements, which both we and cassandra-all 5.0.9's
  * CreateTableStatement accept with the same columns; and mutations of them (token drops and
  * duplications, random characters, unbalanced brackets, very long identifiers, deep nesting),
  * which either parse or are refused with a {@link SchemaException} naming a line and column

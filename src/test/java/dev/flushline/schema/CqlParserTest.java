@@ -218,7 +218,8 @@ class CqlParserTest {
             String cql = "CREATE TABLE " + b[0] + "." + b[1] + " (k int PRIMARY KEY)";
             assertThrows(SchemaException.class, () -> CqlParser.parse(cql), cql);
             // Cassandra checks the keyspace name when the keyspace is created, the table's with the table
-            boolean cassandraRefuses = !org.apache.cassandra.schema.SchemaConstants.isValidName(b[2]);
+            boolean cassandraRefuses = !org.apache.cassandra.schema.SchemaConstants.isValidCharsName(b[2])
+                    || b[2].length() > org.apache.cassandra.schema.SchemaConstants.NAME_LENGTH;
             try {
                 CreateTableStatement.parse(cql, b[2]).build().validate();
             } catch (RuntimeException e) {

@@ -47,7 +47,7 @@ class CqlTypeNamesTest {
 
     @Test
     void spotChecks() {
-        // One might expect fixed lengths (4, 8, 2, 1 bytes); cassandra-all 5.0.5 treats them as variable.
+        // One might expect fixed lengths (4, 8, 2, 1 bytes); cassandra-all 5.0.9 treats them as variable.
         assertEquals(-1, CqlType.of(CqlType.Kind.DATE).fixedLength());
         assertEquals(-1, CqlType.of(CqlType.Kind.TIME).fixedLength());
         assertEquals(-1, CqlType.of(CqlType.Kind.SMALLINT).fixedLength());

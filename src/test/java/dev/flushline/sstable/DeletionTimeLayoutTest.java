@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** The standalone deletion time of each version, against cassandra-all 5.0.5's serializer for that version. */
+/** The standalone deletion time of each version, against cassandra-all 5.0.9's serializer for that version. */
 class DeletionTimeLayoutTest {
     static final long[][] CASES = {
             {Long.MIN_VALUE, Long.MAX_VALUE}, // LIVE

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * EncodingStats.forFlush must pick a local-deletion-time base that cassandra-all 5.0.5 reads back as
+ * EncodingStats.forFlush must pick a local-deletion-time base that cassandra-all 5.0.9 reads back as
  * itself and from which every value of the flush is an int delta. Cassandra deserializes the base as
  * {@code int delta + int DELETION_TIME_EPOCH} (int overflow), so the base must not exceed
  * Integer.MAX_VALUE; FlushEdgeCaseTest checks the same end to end through cassandra-all.

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Our cursor against cassandra-all 5.0.5's SSTableReader: for random schemas and operations,
+ * Our cursor against cassandra-all 5.0.9's SSTableReader: for random schemas and operations,
  * flushed by our writer and by Cassandra's own writer (SSTableTxnWriter, with other EncodingStats
  * than ours), compressed with various chunk lengths and not, the cursor returns exactly the
  * partitions, rows, cells, timestamps, TTLs, local deletion times and deletions Cassandra returns;

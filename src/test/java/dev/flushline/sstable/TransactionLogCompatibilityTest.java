@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Our transaction logs as cassandra-all 5.0.5 reads them. Real sstables (flushed by FlushWriter)
+ * Our transaction logs as cassandra-all 5.0.9 reads them. Real sstables (flushed by FlushWriter)
  * are compacted by a fake compaction (inputs 1 and 2, outputs 3 and 4 = the same memtables
  * flushed again in swapped order, so the two sides read back differently) that stops at every
  * step as a kill -9 would. The same state is built twice: in one copy Cassandra's log-aware

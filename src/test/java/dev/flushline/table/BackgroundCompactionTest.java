@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Background compaction wired into the table: four writer threads, small memtables, flushes that
  * publish while two compaction threads merge what earlier flushes wrote. Nothing may be lost or
- * changed: at rest, the live sstables merged by Cassandra 5.0.5's own compaction (they overlap)
+ * changed: at rest, the live sstables merged by Cassandra 5.0.9's own compaction (they overlap)
  * read back exactly as one model memtable that took every operation. Each writer owns its keys,
  * so the order of writes to one partition is the same in the node and in the model.
  *

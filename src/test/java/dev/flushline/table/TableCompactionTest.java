@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A node built on {@link Table#open} compacts in the background with each strategy when its
  * options ask for it: with and without a commit log, the table's flushes are compacted while it is
  * written, closing waits for the running compactions, and what is left reads back (merged by
- * Cassandra 5.0.5) as every update applied. Also: a leveled table reopened starts with
+ * Cassandra 5.0.9) as every update applied. Also: a leveled table reopened starts with
  * Cassandra's start-up compaction pointers in its version.
  */
 class TableCompactionTest {

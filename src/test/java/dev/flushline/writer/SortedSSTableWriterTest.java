@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The low-level sorted writer against cassandra-all 5.0.5: the same rows, inserted through
+ * The low-level sorted writer against cassandra-all 5.0.9: the same rows, inserted through
  * CQLSSTableWriter (which buffers and sorts them) and fed in token and clustering order to
  * {@link SortedSSTableWriter} as serialized bytes, must read back equal with cassandra-all's reader
  * (every native type, collections frozen or not, statics, TTLs, timestamps, nulls); without list

@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The same statement and the same Java values, written once through cassandra-all 5.0.5's
+ * The same statement and the same Java values, written once through cassandra-all 5.0.9's
  * CQLSSTableWriter and once through FlushlineSSTableWriter, read back with cassandra-all's sstable
  * reader: the content must be equal partition by partition (keys, deletions, rows, liveness,
  * cells, timestamps, TTLs, local deletion times, range markers). One table holds every native type
@@ -278,7 +278,7 @@ class WriterOracleTest {
     }
 
     /**
-     * Cassandra 5.0.5's list append ({@code l = l + ?}) throws a ClassCastException for an unset
+     * Cassandra 5.0.9's list append ({@code l = l + ?}) throws a ClassCastException for an unset
      * value (Lists.Appender does not check for it), so list appends get values or null only.
      */
     static Object valueOrNull(String column, Random r) {

@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The bulk writer's output, one {@code <ks>/<table>-<id>} folder per token range, imported into a
- * real Cassandra 5.0.5 node ({@code nodetool import} over JMX, all range folders at once) and read
+ * real Cassandra 5.0.9 node ({@code nodetool import} over JMX, all range folders at once) and read
  * back through the Java driver: every row, its values, {@code WRITETIME} and {@code TTL}.
  *
  * <p>The node runs in a child JVM on the root project's test class path (cassandra-all with its

@@ -57,7 +57,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The bulk writer in Spark local mode ({@code local[2,2]}: two cores, a failed task is retried
- * once), its output read back with cassandra-all 5.0.5.
+ * once), its output read back with cassandra-all 5.0.9.
  */
 class BulkWriteTest {
     static final String TABLE = "CREATE TABLE ks.all_types ("
