@@ -35,8 +35,6 @@ import java.util.UUID;
 final class CompactCommand {
     private CompactCommand() {}
 
-    static final int DEFAULT_GC_GRACE_SECONDS = 864_000;
-
     static final String HELP =
             "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... (--out DIR | --in-place) [options]\n"
           + "\n"
@@ -57,7 +55,12 @@ final class CompactCommand {
           + "  --out DIR                     where the output table directory is created (required unless\n"
           + "                                --in-place); it must not be an input table directory\n"
           + "  --now EPOCH_SECONDS           the clock for TTL expiry and gc grace (default: the wall clock)\n"
-          + "  --gc-grace SECONDS            tombstones older than now - SECONDS are purged (default 864000, 10 days)\n"
+          + "  --gc-grace SECONDS            tombstones older than now - SECONDS are purged (default: the table's\n"
+          + "                                gc_grace_seconds, 864000 = 10 days when the schema does not set it); a\n"
+          + "                                value below the table's is printed, since purging a tombstone before\n"
+          + "                                every replica has it can bring deleted data back. With the table's\n"
+          + "                                compaction option only_purge_repaired_tombstones, nothing is purged\n"
+          + "                                unless every input is repaired\n"
           + "  --compression lz4|none        compression of the outputs (default: the table's; a table without\n"
           + "                                compression options gets LZ4 with 16 KiB chunks)\n"
           + "  --ranges N                    split the output into N equal token ranges, one sstable or more each\n"
@@ -147,7 +150,11 @@ final class CompactCommand {
         if (inPlace && args.has("out")) throw new UsageException("--in-place writes into the input table directory; drop --out");
         Path outRoot = inPlace ? null : Path.of(args.required("out"));
         long now = args.longValue("now", System.currentTimeMillis() / 1000, 0, 0xFFFFFFFFL);
-        long gcGrace = args.longValue("gc-grace", DEFAULT_GC_GRACE_SECONDS, 0, Integer.MAX_VALUE);
+        long gcGrace = args.longValue("gc-grace", schema.gcGraceSeconds(), 0, Integer.MAX_VALUE);
+        if (gcGrace < schema.gcGraceSeconds()) {
+            out.println("gc grace: " + gcGrace + " s (--gc-grace), below the table's gc_grace_seconds of " + schema.gcGraceSeconds()
+                    + " s: tombstones deleted before " + (now - gcGrace) + " (epoch seconds) are purged");
+        }
         if (args.has("compression")) {
             String c = args.choice("compression", null, "lz4", "none");
             TableSchema.Compression comp = c.equals("lz4") ? TableSchema.Compression.LZ4 : TableSchema.Compression.NONE;

@@ -64,7 +64,10 @@ public final class Compactor {
     public static final class Options {
         /** The clock for TTL expiry, in seconds. */
         public long nowSeconds;
-        /** Tombstones with a local deletion time before this are purged: {@code now - gc_grace_seconds}. */
+        /**
+         * Tombstones with a local deletion time before this are purged: {@code now - gc_grace_seconds}, where
+         * gc_grace_seconds is the table's ({@link TableSchema#gcGraceSeconds}) unless the caller was told otherwise.
+         */
         public long gcBefore;
         /** Output ranges start at each of these tokens (strictly increasing); empty = one range. */
         public long[] splitTokens = new long[0];
@@ -187,6 +190,20 @@ public final class Compactor {
             throw e;
         }
         return in;
+    }
+
+    /**
+     * The local deletion time below which tombstones may be purged. With the table's
+     * only_purge_repaired_tombstones, nothing is purged while any input is unrepaired, as in Cassandra
+     * (its purger then treats every tombstone as younger than the oldest unrepaired one): a tombstone
+     * purged before repair has spread it could let a replica's older data come back.
+     */
+    static long purgeBound(TableSchema schema, long gcBefore, CompactionInput[] in) {
+        if (!schema.onlyPurgeRepairedTombstones()) return gcBefore;
+        for (CompactionInput c : in) {
+            if (c.metadata.repairedAt == 0) return Long.MIN_VALUE;
+        }
+        return gcBefore;
     }
 
     /**
@@ -370,7 +387,8 @@ public final class Compactor {
         header = outputHeader(schema, in);
         keysPerRange = distinctKeysPerRange();
         comparator = new ClusteringComparator(schema);
-        merger = new RowMerger(schema, in.length, options.nowSeconds, options.gcBefore, options.maxPurgeableTimestamp);
+        merger = new RowMerger(schema, in.length, options.nowSeconds, purgeBound(schema, options.gcBefore, in),
+                options.maxPurgeableTimestamp);
         int ck = schema.clusteringColumns().length;
         int width = Math.max(schema.staticColumns().length, schema.regularColumns().length);
         rowBuffer = new RowBuffer(ck, width);

@@ -34,8 +34,11 @@ import java.util.UUID;
  *   <li>{@code bloom_filter_fp_chance}, {@code min_index_interval}, {@code default_time_to_live}:
  *       kept in the schema, since they change what a flush writes. The bloom filter default
  *       follows {@code compaction}: 0.1 for LeveledCompactionStrategy, else 0.01, as in Cassandra.
+ *   <li>{@code gc_grace_seconds} (default 864000) and the {@code compaction} sub-option
+ *       {@code only_purge_repaired_tombstones}: kept in the schema, since they decide what compaction
+ *       may purge.
  *   <li>Accepted and ignored, as they do not change a flushed sstable: {@code comment},
- *       {@code caching}, {@code compaction} (but see above), {@code gc_grace_seconds},
+ *       {@code caching}, {@code compaction} (but see above),
  *       {@code memtable_flush_period_in_ms}, {@code max_index_interval},
  *       {@code speculative_retry}, {@code additional_write_policy}, {@code crc_check_chance},
  *       {@code cdc}, {@code read_repair}, {@code extensions}, {@code allow_auto_snapshot},
@@ -259,7 +262,7 @@ public final class CqlParser {
     }
 
     private static final Set<String> IGNORED_OPTIONS = Set.of(
-            "comment", "caching", "compaction", "gc_grace_seconds", "memtable_flush_period_in_ms",
+            "comment", "caching", "compaction", "memtable_flush_period_in_ms",
             "max_index_interval", "speculative_retry", "additional_write_policy", "crc_check_chance",
             "cdc", "read_repair", "extensions", "allow_auto_snapshot", "incremental_backups", "memtable");
 
@@ -552,7 +555,8 @@ public final class CqlParser {
             options.put(name.text, value);
             if (!name.text.equals("compression") && !name.text.equals("id")
                     && !name.text.equals("bloom_filter_fp_chance") && !name.text.equals("min_index_interval")
-                    && !name.text.equals("default_time_to_live") && !IGNORED_OPTIONS.contains(name.text)) {
+                    && !name.text.equals("default_time_to_live") && !name.text.equals("gc_grace_seconds")
+                    && !IGNORED_OPTIONS.contains(name.text)) {
                 throw error(name, "unknown table option '" + shown(name.text) + "'");
             }
         }
@@ -662,9 +666,23 @@ public final class CqlParser {
                     throw error(ttlOpt.at, "default_time_to_live must be between 0 and " + MAX_TTL_SECONDS);
                 }
             }
+            int gcGrace = TableSchema.DEFAULT_GC_GRACE_SECONDS;
+            OptionValue gcOpt = options.get("gc_grace_seconds");
+            if (gcOpt != null) {
+                gcGrace = integer(gcOpt, "gc_grace_seconds");
+                if (gcGrace < 0) throw error(gcOpt.at, "gc_grace_seconds must be at least 0");
+            }
             return new TableSchema(ks, table, id, pkNames, pkTypes, ckNames, ckTypes, reversed,
                     staticNames, staticTypes, regularNames, regularTypes, compression, chunkLengthBytes,
-                    bloomFpChance, minIndexInterval, ttl);
+                    bloomFpChance, minIndexInterval, ttl)
+                    .withPurgeOptions(gcGrace, onlyPurgeRepairedTombstones(options.get("compaction")));
+        }
+
+        /** The compaction sub-option only_purge_repaired_tombstones, read as Cassandra reads it (Boolean.parseBoolean). */
+        private static boolean onlyPurgeRepairedTombstones(OptionValue compaction) {
+            if (compaction == null || compaction.map == null) return false;
+            String v = compaction.map.get("only_purge_repaired_tombstones");
+            return v != null && v.equalsIgnoreCase("true");
         }
 
         private static boolean isLeveled(OptionValue compaction) {

@@ -27,6 +27,8 @@ public final class TableSchema {
     /** Cassandra 5.0's default; 0.1 instead when the table uses LeveledCompactionStrategy. */
     public static final double DEFAULT_BLOOM_FILTER_FP_CHANCE = 0.01;
     public static final int DEFAULT_MIN_INDEX_INTERVAL = 128;
+    /** Cassandra's default gc_grace_seconds: 10 days. */
+    public static final int DEFAULT_GC_GRACE_SECONDS = 864_000;
 
     private final String keyspace;
     private final String name;
@@ -43,6 +45,10 @@ public final class TableSchema {
     private final double bloomFilterFpChance;
     private final int minIndexInterval;
     private final int defaultTimeToLiveSeconds;
+    /** How long a tombstone must outlive its deletion before compaction may purge it. */
+    private final int gcGraceSeconds;
+    /** The compaction sub-option only_purge_repaired_tombstones: purge nothing unless every input is repaired. */
+    private final boolean onlyPurgeRepairedTombstones;
 
     /**
      * Columns are given in declaration order; this constructor assigns positions and header order.
@@ -74,6 +80,8 @@ public final class TableSchema {
         this.bloomFilterFpChance = bloomFilterFpChance;
         this.minIndexInterval = minIndexInterval;
         this.defaultTimeToLiveSeconds = defaultTimeToLiveSeconds;
+        this.gcGraceSeconds = DEFAULT_GC_GRACE_SECONDS;
+        this.onlyPurgeRepairedTombstones = false;
         this.keyspace = keyspace;
         this.name = name;
         this.id = id;
@@ -176,6 +184,12 @@ public final class TableSchema {
     /** Table option default_time_to_live; 0 = none. */
     public int defaultTimeToLiveSeconds() { return defaultTimeToLiveSeconds; }
 
+    /** gc_grace_seconds: compaction purges a tombstone only once it is older than this. */
+    public int gcGraceSeconds() { return gcGraceSeconds; }
+
+    /** The compaction option only_purge_repaired_tombstones: tombstones are purged only when every input is repaired. */
+    public boolean onlyPurgeRepairedTombstones() { return onlyPurgeRepairedTombstones; }
+
     /** Marshal name of the partition key: the column's type, or CompositeType(...) of them all. */
     public String partitionKeyMarshalName() {
         if (partitionKey.length == 1) {
@@ -200,10 +214,17 @@ public final class TableSchema {
 
     /** A copy of this schema with other compression settings (the CLI's --compression). */
     public TableSchema withCompression(Compression newCompression, int newChunkLengthBytes) {
-        return new TableSchema(this, newCompression, newChunkLengthBytes);
+        return new TableSchema(this, newCompression, newChunkLengthBytes, gcGraceSeconds, onlyPurgeRepairedTombstones);
     }
 
-    private TableSchema(TableSchema t, Compression compression, int chunkLengthBytes) {
+    /** A copy of this schema with the options that decide what compaction may purge. REQUIRES: gcGraceSeconds >= 0. */
+    public TableSchema withPurgeOptions(int newGcGraceSeconds, boolean newOnlyPurgeRepairedTombstones) {
+        if (newGcGraceSeconds < 0) throw new IllegalArgumentException("gc_grace_seconds must be at least 0: " + newGcGraceSeconds);
+        return new TableSchema(this, compression, chunkLengthBytes, newGcGraceSeconds, newOnlyPurgeRepairedTombstones);
+    }
+
+    private TableSchema(TableSchema t, Compression compression, int chunkLengthBytes, int gcGraceSeconds,
+                        boolean onlyPurgeRepairedTombstones) {
         this.keyspace = t.keyspace;
         this.name = t.name;
         this.id = t.id;
@@ -219,6 +240,8 @@ public final class TableSchema {
         this.defaultTimeToLiveSeconds = t.defaultTimeToLiveSeconds;
         this.compression = compression;
         this.chunkLengthBytes = chunkLengthBytes;
+        this.gcGraceSeconds = gcGraceSeconds;
+        this.onlyPurgeRepairedTombstones = onlyPurgeRepairedTombstones;
     }
 
     @Override

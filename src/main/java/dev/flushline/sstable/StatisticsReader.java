@@ -33,6 +33,8 @@ public final class StatisticsReader {
         public boolean hasPartitionLevelDeletions;
         /** The leveled strategy's level from the STATS component (0 for a flush). */
         public int level;
+        /** When the sstable was repaired (ms since the epoch), or 0 for unrepaired. */
+        public long repairedAt;
         public byte[] firstKey, lastKey;
         public SerializationHeader header;
         /** Marshal names as the HEADER spells them, in header order. */
@@ -160,7 +162,7 @@ public final class StatisticsReader {
         at = in.fileOffset();
         m.level = in.i32("sstable level");
         if (m.level < 0 || m.level > MAX_LEVEL) throw in.corrupt(at, "sstable level " + m.level + " outside 0.." + MAX_LEVEL);
-        in.i64("repairedAt");
+        m.repairedAt = in.i64("repairedAt");
         if (oa) {
             at = in.fileOffset();
             int ck = in.unsignedVInt32("clustering type count");

@@ -77,7 +77,8 @@ public final class BackgroundCompactions implements AutoCloseable {
         public int threads = 1;
         /** Bytes written by all compactions of this table, in MiB/s (compaction_throughput); 0 = unthrottled. */
         public double throughputMiBPerSecond;
-        public long gcGraceSeconds = 864_000;
+        /** Purge tombstones older than this; -1 (the default) = the table's gc_grace_seconds. */
+        public long gcGraceSeconds = -1;
         /** Clock for TTL expiry and gc grace, in seconds. */
         public LongSupplier nowSeconds = () -> System.currentTimeMillis() / 1000;
         /** Log a warning when the estimated pending compactions pass this; 0 = never. Writers are never slowed. */
@@ -217,7 +218,7 @@ public final class BackgroundCompactions implements AutoCloseable {
             long now = settings.nowSeconds.getAsLong();
             Compactor.Options o = new Compactor.Options();
             o.nowSeconds = now;
-            o.gcBefore = now - settings.gcGraceSeconds;
+            o.gcBefore = now - (settings.gcGraceSeconds < 0 ? schema.gcGraceSeconds() : settings.gcGraceSeconds);
             o.splitTokens = pick.splitTokens();
             boolean[] pooled = pick.pooledSegments();
             o.pooledRanges = pooled.length == 0 ? null : pooled;
