@@ -118,6 +118,7 @@ public final class LoadCommand {
     static {
         java.util.HashSet<String> s = new java.util.HashSet<>(EngineOptions.OPTIONS);
         s.add("schema");
+        s.add("table");
         s.add("input");
         s.add("out");
         s.add("memtable-size-mb");
@@ -166,7 +167,8 @@ public final class LoadCommand {
         long now = a.longValue("now", System.currentTimeMillis() / 1000, 0, version.maxLocalDeletionTime());
         long maxErrors = a.longValue("max-errors", 0, 0, Long.MAX_VALUE);
 
-        TableSchema schema = engine.apply(readSchema(schemaFile));
+        TableSchema schema = engine.apply(readSchema(schemaFile, a.has("table") ? a.required("table") : null));
+        refuseCounterTable(schema, "load");
         if (!input.equals("-") && !Files.isRegularFile(Path.of(input))) {
             throw new UsageException("--input " + input + ": no such file");
         }
@@ -364,6 +366,14 @@ public final class LoadCommand {
     }
 
     static TableSchema readSchema(String file) throws UsageException, IOException {
+        return readSchema(file, null);
+    }
+
+    /**
+     * The table {@code table} (t or ks.t; null: the only one) of a schema file, as DESCRIBE
+     * KEYSPACE prints it (CREATE KEYSPACE, CREATE TYPE, CREATE TABLE, indexes and functions skipped).
+     */
+    static TableSchema readSchema(String file, String table) throws UsageException, IOException {
         String cql;
         try {
             cql = Files.readString(Path.of(file), StandardCharsets.UTF_8);
@@ -373,9 +383,21 @@ public final class LoadCommand {
             throw new UsageException("--schema " + file + ": not UTF-8 text");
         }
         try {
-            return CqlParser.parse(cql);
+            return CqlParser.parse(cql, table);
         } catch (SchemaException e) {
             throw new UsageException(file + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * A counter table is refused by name before anything is written: a counter is changed by
+     * increments (a counter context per cell), which neither the operations nor the Java writer
+     * express, as CQLSSTableWriter refuses counter statements.
+     */
+    static void refuseCounterTable(TableSchema schema, String command) throws UsageException {
+        if (schema.isCounterTable()) {
+            throw new UsageException("table " + schema + " is a counter table; " + command + " does not write counter tables "
+                    + "(a counter is changed by increments, as CQLSSTableWriter refuses them too); dump and verify read them");
         }
     }
 }
