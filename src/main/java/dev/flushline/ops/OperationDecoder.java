@@ -516,7 +516,7 @@ public final class OperationDecoder {
 
     /** APPEND semantics (update add): elements only. */
     private void addToColumn(Op o, ColumnMetadata c, Object v) throws BadOperation {
-        if (!c.isComplex()) {
+        if (!c.isComplex() || !c.type().isCollection()) {
             throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): \"add\" needs a non-frozen list, set or map column, "
                     + "cannot add " + OpsText.display(v));
         }
@@ -705,6 +705,18 @@ public final class OperationDecoder {
                     for (int i = 0; i < out.length; i++) {
                         checkPathLength(c, entries[2 * i], v);
                         out[i] = o.cell(entries[2 * i + 1], entries[2 * i]);
+                    }
+                    return out;
+                }
+                case UDT: {
+                    // a cell per non-null field, at the field's index (UserTypes.Setter); null fields write nothing
+                    byte[][] fields = ValueCodec.udtFields(t, v);
+                    int n = 0;
+                    for (byte[] f : fields) if (f != null) n++;
+                    Cell[] out = new Cell[n];
+                    n = 0;
+                    for (int i = 0; i < fields.length; i++) {
+                        if (fields[i] != null) out[n++] = o.cell(fields[i], CqlType.fieldPath(i));
                     }
                     return out;
                 }

@@ -593,6 +593,8 @@ public final class ModificationStatement {
                 case STRING:
                 case UUID:
                     return new Term(-1, t.text);
+                case HEX:
+                    return new Term(-1, "0x" + t.text.substring(2));
                 case NUMBER: {
                     Token x = peek();
                     if (t.text.equals("0") && x.type == T.IDENT && x.line == t.line && x.column == t.column + 1
