@@ -62,6 +62,61 @@ class SchemaFileWriterTest {
         assertEquals(expected, CassandraReader.readAll(ours2, schema));
     }
 
+    /** Collections of collections from Java lists, sets and maps, as CQLSSTableWriter takes them. */
+    @Test
+    void nestedCollectionsFromJavaCollections() throws Exception {
+        FixedClock.installIfPossible();
+        CassandraOracle.init();
+        String table = "CREATE TABLE ks.nest (k int PRIMARY KEY, l list<frozen<list<int>>>, s set<frozen<set<text>>>,"
+                + " m map<text, frozen<map<int, text>>>, f frozen<list<frozen<list<bigint>>>>)";
+        String insert = "INSERT INTO ks.nest (k, l, s, m, f) VALUES (?, ?, ?, ?, ?) USING TIMESTAMP 7";
+        Path theirs = Files.createDirectories(tmp.resolve("nc"));
+        Path ours = Files.createDirectories(tmp.resolve("nf"));
+        try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(table).using(insert).build();
+             FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(insert)
+                     .withNowMillis(org.apache.cassandra.utils.Clock.Global.currentTimeMillis()).build()) {
+            for (int i = 0; i < 10; i++) {
+                Object[] row = {i, List.of(List.of(i, 2), List.of()), java.util.Set.of(java.util.Set.of("a" + i), java.util.Set.of("b", "c")),
+                        java.util.Map.of("x", java.util.Map.of(i, "v")), List.of(List.of((long) i), List.of(3L, 4L))};
+                c.addRow(row);
+                f.addRow(row);
+            }
+        }
+        List<Partition> expected = CassandraReader.readAll(theirs, table);
+        List<Partition> actual = CassandraReader.readAll(ours, table);
+        assertEquals(expected.size(), actual.size());
+        for (int i = 0; i < expected.size(); i++) {
+            // list cell paths are each writer's own time-UUIDs: compare the rows without the list column
+            assertEquals(withoutColumn(expected.get(i), "l"), withoutColumn(actual.get(i), "l"));
+            assertEquals(listValues(expected.get(i)), listValues(actual.get(i)));
+        }
+    }
+
+    static Partition withoutColumn(Partition p, String column) {
+        List<dev.flushline.oracle.Unfiltered> us = new java.util.ArrayList<>();
+        for (dev.flushline.oracle.Unfiltered u : p.unfiltereds()) {
+            dev.flushline.oracle.Row r = (dev.flushline.oracle.Row) u;
+            List<dev.flushline.oracle.ColumnData> cols = new java.util.ArrayList<>();
+            for (dev.flushline.oracle.ColumnData cd : r.columns()) {
+                if (!(cd instanceof dev.flushline.oracle.ComplexColumn && ((dev.flushline.oracle.ComplexColumn) cd).column().equals(column))) cols.add(cd);
+            }
+            us.add(new dev.flushline.oracle.Row(r.clustering(), r.liveness(), r.deletion(), cols));
+        }
+        return new Partition(p.key(), p.deletion(), p.staticRow(), us);
+    }
+
+    static List<Object> listValues(Partition p) {
+        List<Object> out = new java.util.ArrayList<>();
+        for (dev.flushline.oracle.Unfiltered u : p.unfiltereds()) {
+            for (dev.flushline.oracle.ColumnData cd : ((dev.flushline.oracle.Row) u).columns()) {
+                if (cd instanceof dev.flushline.oracle.ComplexColumn && ((dev.flushline.oracle.ComplexColumn) cd).column().equals("l")) {
+                    for (dev.flushline.oracle.Cell c : ((dev.flushline.oracle.ComplexColumn) cd).cells()) out.add(c.value());
+                }
+            }
+        }
+        return out;
+    }
+
     @Test
     void refusals() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("r"));
