@@ -372,6 +372,9 @@ public final class ModificationStatement {
                 } else if (op.isSymbol("-") || op.isSymbol("[")) {
                     throw CqlParser.error(op, op.isSymbol("-") ? "removing from a collection (-=) is not supported"
                             : "setting a collection element (" + c.name() + "[...]) is not supported");
+                } else if (op.isSymbol(".")) {
+                    throw CqlParser.error(op, "setting a field of a user-defined type (" + c.name() + ".field = ...) is not supported "
+                            + "by the Java writer (not done); set the whole value, or write it through flushline load");
                 } else {
                     throw CqlParser.error(op, "expected '=' or '+=' after column '" + c.name() + "', found " + op.describe());
                 }
@@ -409,6 +412,10 @@ public final class ModificationStatement {
                     ColumnMetadata c = column();
                     if (peek().isSymbol("[")) {
                         throw CqlParser.error(peek(), "deleting a collection element (" + c.name() + "[...]) is not supported");
+                    }
+                    if (peek().isSymbol(".")) {
+                        throw CqlParser.error(peek(), "deleting a field of a user-defined type (" + c.name() + ".field) is not supported "
+                                + "by the Java writer (not done); write it through flushline load");
                     }
                     if (c.role() == ColumnMetadata.Role.PARTITION_KEY || c.role() == ColumnMetadata.Role.CLUSTERING) {
                         throw CqlParser.error(at, "primary key column '" + c.name() + "' cannot be deleted; delete the row");

@@ -91,6 +91,7 @@ public final class ValueCodec {
      * {@link CqlType} for the layouts). REQUIRES: {@code jsonValue != null}.
      */
     public static byte[] encode(CqlType type, Object jsonValue) {
+        if (jsonValue instanceof Serialized) return ((Serialized) jsonValue).checked(type);
         switch (type.kind()) {
             case LIST: {
                 List<?> list = asList(type, jsonValue);
@@ -542,6 +543,30 @@ public final class ValueCodec {
         }
         byte[] u = d.unscaledValue().toByteArray();
         return ByteBuffer.allocate(4 + u.length).putInt(d.scale()).put(u).array();
+    }
+
+    /**
+     * A value that arrives already serialized (the components of a Java driver's UdtValue or
+     * TupleValue, see {@link JavaValues}): taken as it is once {@link ValueValidator} finds it a
+     * valid value of the type it is given for.
+     */
+    public static final class Serialized {
+        private final byte[] bytes;
+
+        public Serialized(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        byte[] checked(CqlType t) {
+            String problem = ValueValidator.problem(t, bytes, 0, bytes.length);
+            if (problem != null) throw new ValueException("a serialized " + t + " of " + bytes.length + " bytes is not valid: " + problem);
+            return bytes;
+        }
+
+        @Override
+        public String toString() {
+            return "0x" + hex(bytes, 0, bytes.length);
+        }
     }
 
     /**

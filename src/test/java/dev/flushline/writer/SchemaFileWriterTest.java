@@ -22,8 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The Java writer takes the schema as users have it: a DESCRIBE KEYSPACE text (the table the
  * statement writes is taken from it), or CREATE TYPE statements through withType as
- * CQLSSTableWriter takes them. Values of the new types are not taken from Java objects yet, and
- * say so by name.
+ * CQLSSTableWriter takes them. A value of a new type in a class it does not take is refused by name.
  */
 class SchemaFileWriterTest {
     static final String TYPE = "CREATE TYPE ks.pt (x int, y int)";
@@ -128,12 +127,13 @@ class SchemaFileWriterTest {
         SchemaException unknown = assertThrows(SchemaException.class, () -> FlushlineSSTableWriter.builder().inDirectory(dir)
                 .forTable(TABLE_B).using(INSERT).build());
         assertTrue(unknown.getMessage().contains("unknown type ks.pt"), unknown.getMessage());
-        // values of the new types: refused by name, nothing written
+        // a value of a new type in a class the writer does not take: refused by name
         try (FlushlineSSTableWriter w = FlushlineSSTableWriter.builder().inDirectory(dir).forTable(DESCRIBE)
                 .using("INSERT INTO ks.wb (k, c, p, d) VALUES (?, ?, ?, ?)").build()) {
             Exception e = assertThrows(Exception.class, () -> w.addRow(1, 2, java.util.Map.of("x", 1), "1h"));
             Throwable cause = e instanceof ValueException ? e : e.getCause();
-            assertTrue(String.valueOf(cause.getMessage()).contains("values of type frozen<pt> are not taken from Java objects yet"), e.toString());
+            assertTrue(String.valueOf(cause.getMessage()).contains("is not a frozen<pt> value: expected "
+                    + "com.datastax.oss.driver.api.core.data.UdtValue (the Java driver's)"), e.toString());
         }
     }
 }
