@@ -64,6 +64,40 @@ class TableOptionsFlushTest {
         }
     }
 
+    /**
+     * Float and double vectors of 4,096 dimensions (fixed-length values of 16 and 32 KiB, written
+     * without a length) and a text vector, LZ4-compressed across chunks: Cassandra's bytes; then
+     * our own reader (verify --extended, and a compaction of the file with itself) reads them back.
+     */
+    @Test
+    void bigVectorsFlushCassandrasBytesAndReadBack() throws Exception {
+        CassandraOracle.init();
+        String cql = "CREATE TABLE ks.bigvec (k int, c int, e vector<float, 4096>, g vector<double, 4096>, t vector<text, 3>,"
+                + " PRIMARY KEY (k, c)) WITH compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}";
+        TableSchema schema = CqlParser.parse(cql);
+        Memtable m = new SkipListMemtable(schema, AllocationMode.OFFHEAP_OBJECTS);
+        for (PartitionUpdate u : new RandomUpdates(schema, 77, 1_750_000_000L, 20, 4).next(60)) m.apply(u);
+        m.seal();
+        FlushChecks.Flushed flushed;
+        try {
+            flushed = FlushChecks.flushAndCheck(tmp.resolve("bv"), cql, m, true, true);
+        } finally {
+            m.discard();
+        }
+        for (dev.flushline.sstable.SSTableFiles f : dev.flushline.sstable.SSTableFiles.inDirectory(flushed.tableDir())) {
+            dev.flushline.sstable.SSTableVerifier.verify(f, schema, true);
+        }
+        dev.flushline.compaction.Compactor.Options o = new dev.flushline.compaction.Compactor.Options();
+        o.nowSeconds = 1_750_000_000L;
+        o.gcBefore = o.nowSeconds - 864_000;
+        Path compacted = tmp.resolve("bv-compacted");
+        dev.flushline.compaction.Compactor.Result r = new dev.flushline.compaction.Compactor(schema,
+                dev.flushline.sstable.SSTableFiles.inDirectory(flushed.tableDir()), o).run(dev.flushline.sstable.TableDirectory.open(compacted));
+        assertEquals(r.cellsRead, r.cellsWritten + r.cellsMergedAway + r.cellsPurged);
+        assertEquals(CassandraReader.readAll(flushed.tableDir(), cql), CassandraReader.readAll(compacted, cql),
+                "one sstable compacted alone reads back the same");
+    }
+
     @Test
     void defaultTimeToLiveAsCqlSSTableWriterAppliesIt() throws Exception {
         FixedClock.installIfPossible();
