@@ -391,6 +391,8 @@ public final class ValueCodec {
             case UUID: return uuid(t, string(t, v), false);
             case TIMEUUID: return uuid(t, string(t, v), true);
             case INET: return inet(t, string(t, v));
+            case DURATION: return duration(t, v);
+            case COUNTER: return encode(t, v); // refused there, by name
             default: throw new AssertionError(t);
         }
     }

@@ -169,10 +169,12 @@ class DumpCommandTest {
 
     /** Random schemas (every type in keys, clusterings and values; DESC; statics). Each comparison starts a JVM: few seeds. */
     @org.junit.jupiter.params.ParameterizedTest(name = "seed {0}")
-    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5})
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 7, 8})
     void randomSchemas(long seed) throws IOException {
         CassandraOracle.init();
-        String cql = withCompression(dev.flushline.testing.RandomSchemas.randomTable(seed), seed % 2 == 0);
+        boolean debug = seed % 3 == 2;
+        // -d: UDTs frozen only (Cassandra's sstabledump -d fails on non-frozen ones, see nonFrozenUdtDebugDumpAgainstWhatCassandraReads)
+        String cql = withCompression(dev.flushline.testing.RandomSchemas.randomTable(seed, !debug), seed % 2 == 0);
         Path data = flush(cql, seed, 8, 6, 150);
         compare(cql, data, seed % 3 == 0 ? new String[] {"-l"} : seed % 3 == 1 ? new String[0] : new String[] {"-d"});
     }
