@@ -144,7 +144,7 @@ public final class BenchCommand {
             err.println("flushline bench: " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            err.println("flushline bench: I/O error: " + e);
+            err.println("flushline bench: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         } catch (RuntimeException | Error e) {
             err.println("flushline bench: internal error: " + e);
