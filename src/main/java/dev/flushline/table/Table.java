@@ -62,6 +62,7 @@ public final class Table implements AutoCloseable {
         BackgroundCompactions c = null;
         try {
             f.openTableDirectory();
+            for (java.nio.file.Path p : f.incompleteInTableDirectory()) options.log.accept(dev.flushline.sstable.Leftovers.describe(p));
             if (options.compaction != null) c = BackgroundCompactions.start(f, options.compaction, options.log);
         } catch (IOException | RuntimeException e) {
             f.abandon();
