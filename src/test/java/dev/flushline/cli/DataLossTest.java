@@ -20,10 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,13 +54,8 @@ class DataLossTest {
         CassandraOracle.init();
     }
 
-    record Result(int status, String out, String err) {}
-
-    static Result main(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        int status = Main.run(args, new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static LoadCommandTest.Result main(String... args) {
+        return LoadCommandTest.main(args);
     }
 
     Path write(String name, String text) throws IOException {
@@ -106,17 +98,17 @@ class DataLossTest {
         Path l2 = write("l2.jsonl", "{\"op\":\"update\",\"timestamp\":200,\"key\":{\"pk\":1,\"ck\":1},\"add\":{\"tags\":[\"second\"]}}\n");
         Path o = tmp.resolve("o"), c = tmp.resolve("c");
         for (Path in : List.of(l1, l2)) {
-            Result r = main("load", "--schema", schema.toString(), "--input", in.toString(), "--out", o.toString(), "--now", Long.toString(NOW));
-            assertEquals(0, r.status, r.err);
+            LoadCommandTest.Result r = main("load", "--schema", schema.toString(), "--input", in.toString(), "--out", o.toString(), "--now", Long.toString(NOW));
+            assertEquals(0, r.status(), r.err());
         }
-        Result r = main("compact", "--schema", schema.toString(), "--input", o.toString(), "--out", c.toString(), "--now", Long.toString(NOW));
-        assertEquals(0, r.status, r.err);
+        LoadCommandTest.Result r = main("compact", "--schema", schema.toString(), "--input", o.toString(), "--out", c.toString(), "--now", Long.toString(NOW));
+        assertEquals(0, r.status(), r.err());
         // Both runs had the same clock, so neither element orders first by time (their nodes decide, as for
         // two appends in the same instant on two Cassandra coordinators): both are there, in some order.
         assertEquals(Map.of("1/1", List.of("first", "second")), sortedValues(lists(tableDir(c, CQL))));
-        Result dump = main("dump", "--schema", schema.toString(), tableDir(c, CQL).toString());
-        assertEquals(0, dump.status, dump.err);
-        assertTrue(dump.out.contains("first") && dump.out.contains("second"), dump.out);
+        LoadCommandTest.Result dump = main("dump", "--schema", schema.toString(), tableDir(c, CQL).toString());
+        assertEquals(0, dump.status(), dump.err());
+        assertTrue(dump.out().contains("first") && dump.out().contains("second"), dump.out());
     }
 
     /** Two processes at once, in the same second and with the same --now, appending to the same lists. */
@@ -138,9 +130,9 @@ class DataLossTest {
                     "--out", tmp.resolve("o").toString(), "--now", Long.toString(NOW)));
         }
         for (ChildCli child : children) assertEquals(0, child.await(120), child.err());
-        Result r = main("compact", "--schema", schema.toString(), "--input", tmp.resolve("o").toString(), "--out", tmp.resolve("c").toString(),
+        LoadCommandTest.Result r = main("compact", "--schema", schema.toString(), "--input", tmp.resolve("o").toString(), "--out", tmp.resolve("c").toString(),
                 "--now", Long.toString(NOW));
-        assertEquals(0, r.status, r.err);
+        assertEquals(0, r.status(), r.err());
         List<String> all = new ArrayList<>();
         for (List<String> l : lists(tableDir(tmp.resolve("c"), CQL)).values()) all.addAll(l);
         all.sort(null);
@@ -176,9 +168,9 @@ class DataLossTest {
             gen++;
         }
         Path schema = write("t.cql", CQL);
-        Result r = main("compact", "--schema", schema.toString(), "--input", merged.toString(), "--out", tmp.resolve("c").toString(),
+        LoadCommandTest.Result r = main("compact", "--schema", schema.toString(), "--input", merged.toString(), "--out", tmp.resolve("c").toString(),
                 "--now", Long.toString(NOW));
-        assertEquals(0, r.status, r.err);
+        assertEquals(0, r.status(), r.err());
         assertEquals(Map.of("1/1", List.of("a0", "a1", "a2", "b0", "b1", "b2")),
                 sortedValues(lists(tableDir(tmp.resolve("c"), CQL))));
     }
@@ -208,14 +200,14 @@ class DataLossTest {
         Path schema = write("t.cql", CQL);
         Path l = write("l.jsonl", "{\"op\":\"update\",\"timestamp\":200,\"key\":{\"pk\":1,\"ck\":1},\"add\":{\"tags\":[\"x\",\"y\"]}}\n");
         for (String out : List.of("s1", "s2")) {
-            Result r = main("load", "--schema", schema.toString(), "--input", l.toString(), "--out", tmp.resolve(out).toString(),
+            LoadCommandTest.Result r = main("load", "--schema", schema.toString(), "--input", l.toString(), "--out", tmp.resolve(out).toString(),
                     "--now", Long.toString(NOW), "--list-path-seed", "42");
-            assertEquals(0, r.status, r.err);
+            assertEquals(0, r.status(), r.err());
         }
         assertArrayEquals(Files.readAllBytes(tableDir(tmp.resolve("s1"), CQL).resolve("oa-1-big-Data.db")),
                 Files.readAllBytes(tableDir(tmp.resolve("s2"), CQL).resolve("oa-1-big-Data.db")), "the same seed and --now: the same bytes");
-        Result help = main("load", "--help");
-        assertTrue(help.out.contains("Two runs with the same seed and --now must NOT append to the") , help.out);
+        LoadCommandTest.Result help = main("load", "--help");
+        assertTrue(help.out().contains("Two runs with the same seed and --now must NOT append to the") , help.out());
     }
 
     // 2. Complete sstables without TOC.txt
@@ -228,9 +220,9 @@ class DataLossTest {
                 ops.append("{\"op\":\"insert\",\"timestamp\":").append(10 + run).append(",\"values\":{\"pk\":").append(run * 100 + i)
                         .append(",\"ck\":1,\"v1\":\"r").append(run).append("\"}}\n");
             }
-            Result r = main("load", "--schema", schema.toString(), "--input", write("run" + run + ".jsonl", ops.toString()).toString(),
+            LoadCommandTest.Result r = main("load", "--schema", schema.toString(), "--input", write("run" + run + ".jsonl", ops.toString()).toString(),
                     "--out", o.toString(), "--now", Long.toString(NOW), "--memtable-size-mb", "64");
-            assertEquals(0, r.status, r.err);
+            assertEquals(0, r.status(), r.err());
         }
         Path dir = tableDir(o, CQL);
         assertTrue(Files.exists(dir.resolve("oa-3-big-TOC.txt")));
@@ -262,47 +254,47 @@ class DataLossTest {
         assertEquals(7, second.size(), second.keySet().toString());
 
         // load into the same directory
-        Result load = main("load", "--schema", schema.toString(), "--input",
+        LoadCommandTest.Result load = main("load", "--schema", schema.toString(), "--input",
                 write("more.jsonl", "{\"op\":\"insert\",\"timestamp\":50,\"values\":{\"pk\":999,\"ck\":1,\"v1\":\"m\"}}\n").toString(),
                 "--out", o.toString(), "--now", Long.toString(NOW));
-        assertEquals(0, load.status, load.err);
-        assertTrue(load.err.contains("left alone: " + dir.resolve("oa-2-big-Data.db")), load.err);
-        assertFalse(load.out.contains("Removed leftovers"), load.out);
+        assertEquals(0, load.status(), load.err());
+        assertTrue(load.err().contains("left alone: " + dir.resolve("oa-2-big-Data.db")), load.err());
+        assertFalse(load.out().contains("Removed leftovers"), load.out());
         assertSameFiles(second, filesOf(dir, "oa-2-big-"), "after load");
 
         // compact to another directory: named, not read, kept; and no tombstone purged meanwhile
-        Result compact = main("compact", "--schema", schema.toString(), "--input", o.toString(), "--out", tmp.resolve("c").toString(),
+        LoadCommandTest.Result compact = main("compact", "--schema", schema.toString(), "--input", o.toString(), "--out", tmp.resolve("c").toString(),
                 "--now", Long.toString(NOW));
-        assertEquals(0, compact.status, compact.err);
-        assertTrue(compact.out.contains("left alone: " + dir.resolve("oa-2-big-Data.db")), compact.out);
-        assertTrue(compact.out.contains("no tombstone is purged"), compact.out);
+        assertEquals(0, compact.status(), compact.err());
+        assertTrue(compact.out().contains("left alone: " + dir.resolve("oa-2-big-Data.db")), compact.out());
+        assertTrue(compact.out().contains("no tombstone is purged"), compact.out());
         assertSameFiles(second, filesOf(dir, "oa-2-big-"), "after compact --out");
 
         // compact in place: refused by name, nothing changed
         Map<String, byte[]> before = filesOf(dir, "oa-");
-        Result inPlace = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--in-place", "--now", Long.toString(NOW));
-        assertEquals(1, inPlace.status, inPlace.out);
-        assertTrue(inPlace.err.contains("--in-place refused") && inPlace.err.contains(dir.resolve("oa-2-big-Data.db").toString())
-                && inPlace.err.contains("--despite-incomplete"), inPlace.err);
+        LoadCommandTest.Result inPlace = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--in-place", "--now", Long.toString(NOW));
+        assertEquals(1, inPlace.status(), inPlace.out());
+        assertTrue(inPlace.err().contains("--in-place refused") && inPlace.err().contains(dir.resolve("oa-2-big-Data.db").toString())
+                && inPlace.err().contains("--despite-incomplete"), inPlace.err());
         assertSameFiles(before, filesOf(dir, "oa-"), "after a refused compact --in-place");
 
         // ... unless told: the rest is compacted, the TOC-less sstable is left as it is
-        Result despite = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--in-place", "--despite-incomplete",
+        LoadCommandTest.Result despite = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--in-place", "--despite-incomplete",
                 "--now", Long.toString(NOW));
-        assertEquals(0, despite.status, despite.err);
+        assertEquals(0, despite.status(), despite.err());
         assertSameFiles(second, filesOf(dir, "oa-2-big-"), "after compact --in-place --despite-incomplete");
         assertFalse(Files.exists(dir.resolve("oa-1-big-Data.db")), "the complete inputs were replaced");
 
         // verify names it
-        Result verify = main("verify", "--schema", schema.toString(), dir.toString());
-        assertEquals(1, verify.status, verify.out);
-        assertTrue(verify.out.contains("INCOMPLETE " + dir.resolve("oa-2-big-Data.db")), verify.out);
+        LoadCommandTest.Result verify = main("verify", "--schema", schema.toString(), dir.toString());
+        assertEquals(1, verify.status(), verify.out());
+        assertTrue(verify.out().contains("INCOMPLETE " + dir.resolve("oa-2-big-Data.db")), verify.out());
 
         // and when its TOC.txt comes back, every row of every run is there
         Files.move(tmp.resolve("saved-TOC.txt"), dir.resolve("oa-2-big-TOC.txt"));
         List<Partition> all = CassandraReader.readAll(dir, CQL);
         assertEquals(151, all.size(), "3 runs of 50 partitions and one more");
-        assertEquals(0, main("verify", "--schema", schema.toString(), dir.toString()).status);
+        assertEquals(0, main("verify", "--schema", schema.toString(), dir.toString()).status());
     }
 
     /** What our own lock proves is an interrupted publish of ours is still cleaned up. */
@@ -312,11 +304,11 @@ class DataLossTest {
         Path o = tmp.resolve("o");
         Path dir = threeSSTablesTheSecondWithoutToc(schema, o);
         Files.createFile(dir.resolve(".flushline-oa-2.lock")); // as a writer killed between its renames leaves it
-        Result load = main("load", "--schema", schema.toString(), "--input",
+        LoadCommandTest.Result load = main("load", "--schema", schema.toString(), "--input",
                 write("more.jsonl", "{\"op\":\"insert\",\"timestamp\":50,\"values\":{\"pk\":999,\"ck\":1,\"v1\":\"m\"}}\n").toString(),
                 "--out", o.toString(), "--now", Long.toString(NOW));
-        assertEquals(0, load.status, load.err);
-        assertTrue(load.out.contains("Removed leftovers of an interrupted flush") && load.out.contains("oa-2-big-Data.db"), load.out);
+        assertEquals(0, load.status(), load.err());
+        assertTrue(load.out().contains("Removed leftovers of an interrupted flush") && load.out().contains("oa-2-big-Data.db"), load.out());
         assertEquals(Map.of(), filesOf(dir, "oa-2-big-"));
         assertFalse(Files.exists(dir.resolve(".flushline-oa-2.lock")));
     }
@@ -333,28 +325,28 @@ class DataLossTest {
         Path data = tmp.resolve("data"), deletion = tmp.resolve("deletion");
         assertEquals(0, main("load", "--schema", schema.toString(), "--input",
                 write("insert.jsonl", "{\"op\":\"insert\",\"timestamp\":100,\"values\":{\"pk\":1,\"ck\":1,\"v1\":\"a\"}}\n").toString(),
-                "--out", data.toString(), "--now", "1700000000").status);
+                "--out", data.toString(), "--now", "1700000000").status());
         assertEquals(0, main("load", "--schema", schema.toString(), "--input",
                 write("delete.jsonl", "{\"op\":\"delete\",\"timestamp\":200,\"key\":{\"pk\":1,\"ck\":1}}\n").toString(),
-                "--out", deletion.toString(), "--now", "1700000000").status);
-        Result c = main("compact", "--schema", schema.toString(), "--input", deletion.toString(), "--out", tmp.resolve("c").toString(),
+                "--out", deletion.toString(), "--now", "1700000000").status());
+        LoadCommandTest.Result c = main("compact", "--schema", schema.toString(), "--input", deletion.toString(), "--out", tmp.resolve("c").toString(),
                 "--now", "1701728000");
-        assertEquals(0, c.status, c.err);
+        assertEquals(0, c.status(), c.err());
         assertEquals(1, rowDeletions(tableDir(tmp.resolve("c"), GRACE_CQL), GRACE_CQL),
                 "the tombstone is 20 days old, the table's grace 100 days: it is kept");
-        Result d = main("compact", "--schema", schema.toString(), "--input", tmp.resolve("c").toString(), "--input", data.toString(),
+        LoadCommandTest.Result d = main("compact", "--schema", schema.toString(), "--input", tmp.resolve("c").toString(), "--input", data.toString(),
                 "--out", tmp.resolve("d").toString(), "--now", "1701728000");
-        assertEquals(0, d.status, d.err);
+        assertEquals(0, d.status(), d.err());
         for (Partition p : CassandraReader.readAll(tableDir(tmp.resolve("d"), GRACE_CQL), GRACE_CQL)) {
             for (Row r : p.rows()) assertTrue(r.liveness().isEmpty() && r.columns().isEmpty(), "the deleted row came back: " + p);
         }
 
         // A smaller grace is still there for who asks, and is said out loud.
-        Result asked = main("compact", "--schema", schema.toString(), "--input", deletion.toString(), "--out", tmp.resolve("e").toString(),
+        LoadCommandTest.Result asked = main("compact", "--schema", schema.toString(), "--input", deletion.toString(), "--out", tmp.resolve("e").toString(),
                 "--now", "1701728000", "--gc-grace", "864000");
-        assertEquals(0, asked.status, asked.err);
-        assertTrue(asked.out.contains("gc grace: 864000 s (--gc-grace), below the table's gc_grace_seconds of 8640000 s"), asked.out);
-        assertEquals(0, rowDeletions(tableDir(tmp.resolve("e"), GRACE_CQL), GRACE_CQL), "purged when asked: " + asked.out);
+        assertEquals(0, asked.status(), asked.err());
+        assertTrue(asked.out().contains("gc grace: 864000 s (--gc-grace), below the table's gc_grace_seconds of 8640000 s"), asked.out());
+        assertEquals(0, rowDeletions(tableDir(tmp.resolve("e"), GRACE_CQL), GRACE_CQL), "purged when asked: " + asked.out());
     }
 
     /** Row deletions in what cassandra-all reads from {@code dir} (none if it holds no sstable). */
@@ -383,14 +375,14 @@ class DataLossTest {
         }
         Path in = tmp.resolve("in");
         assertEquals(0, main("load", "--schema", schema.toString(), "--input", write("g.jsonl", ops.toString()).toString(),
-                "--out", in.toString(), "--now", Long.toString(NOW)).status);
+                "--out", in.toString(), "--now", Long.toString(NOW)).status());
         Path dir = tableDir(in, cql);
         int cassandraGrace = CassandraVerifier.store(cql).metadata().params.gcGraceSeconds;
         assertEquals(3600, cassandraGrace, "Cassandra reads the same option");
         for (long now : new long[] {NOW + 1800, NOW + 7200}) {
             Path ours = tmp.resolve("ours-" + now);
-            Result r = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--out", ours.toString(), "--now", Long.toString(now));
-            assertEquals(0, r.status, r.err);
+            LoadCommandTest.Result r = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--out", ours.toString(), "--now", Long.toString(now));
+            assertEquals(0, r.status(), r.err());
             Path theirs = CassandraCompactor.compact(List.of(dir.resolve("oa-1-big-Data.db")), cql, tmp.resolve("theirs-" + now), now,
                     now - cassandraGrace);
             assertEquals(CassandraReader.readAll(theirs, cql), CassandraReader.readAll(tableDir(ours, cql), cql), "at now " + now);
@@ -407,10 +399,10 @@ class DataLossTest {
         Files.move(tmp.resolve("saved-TOC.txt"), dir.resolve("oa-2-big-TOC.txt"));
         Map<String, byte[]> before = filesOf(dir, "oa-");
         try (CompactionLock held = CompactionLock.tryAcquire(dir)) {
-            Result r = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--in-place", "--now", Long.toString(NOW));
-            assertEquals(1, r.status, r.err);
-            assertTrue(r.err.contains("refused: another compaction is replacing the sstables of " + dir), r.err);
-            assertFalse(r.err.contains("internal error"), r.err);
+            LoadCommandTest.Result r = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--in-place", "--now", Long.toString(NOW));
+            assertEquals(1, r.status(), r.err());
+            assertTrue(r.err().contains("refused: another compaction is replacing the sstables of " + dir), r.err());
+            assertFalse(r.err().contains("internal error"), r.err());
         }
         assertSameFiles(before, filesOf(dir, "oa-"), "nothing changed");
         // Two processes at once: each ends well or is refused by name; the data is whole either way.
@@ -435,9 +427,9 @@ class DataLossTest {
         Path dir = threeSSTablesTheSecondWithoutToc(schema, tmp.resolve("o"));
         Map<String, byte[]> before = filesOf(dir, "");
         for (Path out : List.of(dir, tmp.resolve("o"), dir.resolve("sub"))) {
-            Result r = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--out", out.toString(), "--now", Long.toString(NOW));
-            assertEquals(1, r.status, out + ": " + r.out + r.err);
-            assertTrue(r.err.contains("shares input table directory " + dir), r.err);
+            LoadCommandTest.Result r = main("compact", "--schema", schema.toString(), "--input", dir.toString(), "--out", out.toString(), "--now", Long.toString(NOW));
+            assertEquals(1, r.status(), out + ": " + r.out() + r.err());
+            assertTrue(r.err().contains("shares input table directory " + dir), r.err());
         }
         assertSameFiles(before, filesOf(dir, ""), "nothing written");
     }
