@@ -42,13 +42,15 @@ final class Cassandra6Child implements AutoCloseable {
     private final Process process;
     private final BufferedReader replies;
     private final Writer requests;
+    private final PrintStream err;
     /** The child's greeting: release version, sstable format and version, storage_compatibility_mode, pid. */
     final Wire ready;
 
-    private Cassandra6Child(Process process, BufferedReader replies, Writer requests, Wire ready) {
+    private Cassandra6Child(Process process, BufferedReader replies, Writer requests, PrintStream err, Wire ready) {
         this.process = process;
         this.replies = replies;
         this.requests = requests;
+        this.err = err;
         this.ready = ready;
     }
 
@@ -100,7 +102,7 @@ final class Cassandra6Child implements AutoCloseable {
         copier.start();
         BufferedReader replies = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         Writer requests = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
-        String first = replies.readLine();
+        String first = protocolLine(replies, err);
         if (first == null) {
             int status = waitFor(p);
             throw new IOException("the cassandra6 peer exited (status " + status + ") before it was ready; its stderr is above");
@@ -110,7 +112,23 @@ final class Cassandra6Child implements AutoCloseable {
             p.destroy();
             throw new IOException("the cassandra6 peer did not start: " + ready.get("message", first));
         }
-        return new Cassandra6Child(p, replies, requests, ready);
+        return new Cassandra6Child(p, replies, requests, err, ready);
+    }
+
+    /**
+     * The next protocol line from the child's stdout, or null at its end. Anything else there (the JVM writes
+     * unified logging such as -Xlog or -verbose:gc to stdout when FLUSHLINE_C6_JAVA_OPTS asks for it) is copied
+     * to {@code err} and skipped.
+     */
+    private static String protocolLine(BufferedReader replies, PrintStream err) throws IOException {
+        String line;
+        while ((line = replies.readLine()) != null) {
+            int tab = line.indexOf('\t');
+            String word = tab < 0 ? line : line.substring(0, tab);
+            if (word.equals("ready") || word.equals("ok") || word.equals("error")) return line;
+            err.println("cassandra6 (stdout): " + line);
+        }
+        return null;
     }
 
     private static int waitFor(Process p) {
@@ -128,7 +146,7 @@ final class Cassandra6Child implements AutoCloseable {
         requests.write(q.encode());
         requests.write('\n');
         requests.flush();
-        String line = replies.readLine();
+        String line = protocolLine(replies, err);
         if (line == null) {
             throw new IOException("the cassandra6 peer died during '" + q.word + "' (exit status " + waitFor(process) + "); its stderr is above");
         }

@@ -396,7 +396,13 @@ public final class CompactCompareMain {
             }
         } finally {
             if (peer != null) peer.close();
-            if (c6 != null) c6.call(Cassandra6Child.Wire.of("close").put("id", c6Id));
+            if (c6 != null) {
+                try {
+                    c6.call(Cassandra6Child.Wire.of("close").put("id", c6Id));
+                } catch (IOException e) {
+                    // only frees the child's readers; a dead child has reported why, on the way out of the rounds
+                }
+            }
             BenchCommand.deleteRecursively(inputRoot);
         }
         s.ours = median(ours);
