@@ -34,9 +34,11 @@ import org.apache.cassandra.utils.StorageCompatibilityMode;
  * <li>{@code flush}: fill a memtable with the bench workload and flush it ({@link Flush6}); with {@code compare},
  *     the path of Flushline's Data.db of the same rows, the reply's {@code same} says whether 6.0's is equal
  *     ({@link SameContent}). The sstable is deleted afterwards unless {@code keep} names a folder to move it to.</li>
- * <li>{@code open}: open a set of input sstables for compaction under an id ({@link Compaction6}).</li>
+ * <li>{@code open}: open a set of input sstables for compaction under an id ({@link Compaction6}); {@code data}
+ *     lists their Data.db paths, one per line.</li>
  * <li>{@code compact}: one compaction of an open set, {@code path=cursor} or {@code iterator}; the reply names
- *     the pipeline that ran and, if the cursor path was refused, 6.0's reason; {@code compare} as for flush.</li>
+ *     the pipeline that ran and, if the cursor path was refused, 6.0's reason; {@code compare} as for flush. The
+ *     output is deleted afterwards; {@code keep} names a folder to copy it to first.</li>
  * <li>{@code close}: release an open set. {@code quit}: exit.</li>
  * </ul>
  * The parent waits for each reply, so the child runs only while the parent is idle, and idles on stdin
