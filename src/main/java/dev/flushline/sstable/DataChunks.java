@@ -135,9 +135,10 @@ public final class DataChunks implements AutoCloseable {
         long nameAt = in.fileOffset();
         String compressor = in.utf("compressor name");
         if (!isKnownCompressor(compressor)) {
-            throw new IncompatibleSSTableException(infoPath, "compressor '" + compressor + "' at byte offset " + nameAt
-                    + " is not one of Cassandra's (LZ4Compressor, ZstdCompressor, SnappyCompressor, DeflateCompressor,"
-                    + " NoopCompressor), which are all Flushline reads");
+            // Cassandra stores the simple class name and looks for it in its own compressor package,
+            // so no other name is one its reader opens either.
+            throw in.corrupt(nameAt, "unknown compressor name '" + compressor + "' (Cassandra's are LZ4Compressor, ZstdCompressor,"
+                    + " SnappyCompressor, DeflateCompressor and NoopCompressor)");
         }
         long at = in.fileOffset();
         int options = in.i32("compression option count");
