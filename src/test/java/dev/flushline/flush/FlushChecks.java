@@ -2,6 +2,7 @@ package dev.flushline.flush;
 
 import dev.flushline.schema.CompressionParams;
 import dev.flushline.sstable.TableDirectory;
+import dev.flushline.testing.Compressions;
 import org.apache.cassandra.config.Config;
 
 import dev.flushline.memtable.Memtable;
@@ -36,24 +37,12 @@ final class FlushChecks {
                 + (lz4 ? "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}" : "compression = {'enabled': 'false'}");
     }
 
-    /**
-     * The compressions the flush tests draw: none, and every codec, some with their own options,
-     * another chunk length or a min_compress_ratio that stores incompressible chunks raw.
-     */
-    static final String[] COMPRESSIONS = {
-            "{'enabled': 'false'}",
-            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}",
-            "{'class': 'ZstdCompressor', 'compression_level': 5}",
-            "{'class': 'SnappyCompressor', 'chunk_length_in_kb': 4}",
-            "{'class': 'DeflateCompressor', 'chunk_length_in_kb': 32}",
-            "{'class': 'NoopCompressor'}",
-            "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'high', 'lz4_high_compressor_level': 7}",
-            "{'class': 'ZstdCompressor', 'chunk_length_in_kb': 4, 'min_compress_ratio': 1.2}",
-    };
+    /** The compressions the flush tests draw (see {@link Compressions}). */
+    static final String[] COMPRESSIONS = Compressions.ALL;
 
     /** Table CQL with this {@code compression} map. */
     static String withCompressionMap(String cql, String map) {
-        return cql + (cql.contains(" WITH ") ? " AND " : " WITH ") + "compression = " + map;
+        return Compressions.with(cql, map);
     }
 
     /**
