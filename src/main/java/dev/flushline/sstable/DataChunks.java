@@ -292,7 +292,7 @@ public final class DataChunks implements AutoCloseable {
             throw new CorruptSSTableException(dataPath, start, "chunk " + i + " has an impossible on-disk length " + onDisk);
         }
         int len = (int) onDisk;
-        if (raw.length < len + DataFileLayout.CHUNK_CRC_BYTES) raw = new byte[len + DataFileLayout.CHUNK_CRC_BYTES];
+        if (raw.length < len + DataFileLayout.CHUNK_CRC_BYTES) growRaw(len + DataFileLayout.CHUNK_CRC_BYTES);
         readFully(raw, 0, len + DataFileLayout.CHUNK_CRC_BYTES, start);
         if (checkCrc) {
             crc.reset();
@@ -303,6 +303,16 @@ public final class DataChunks implements AutoCloseable {
             }
         }
         return len;
+    }
+
+    /**
+     * Cold path: room for a stored chunk and its CRC. Sized at once for the largest chunk the
+     * codec can store (a block of a full chunk, or the raw chunk), so the buffer is not regrown
+     * each time a chunk compresses a little worse than every one before it.
+     */
+    private void growRaw(int bytes) {
+        long largest = (long) Math.max(chunkLength, codec.maxCompressedLength(chunkLength)) + DataFileLayout.CHUNK_CRC_BYTES;
+        raw = new byte[(int) Math.max(bytes, Math.min(largest, Integer.MAX_VALUE - 16))];
     }
 
     /**
