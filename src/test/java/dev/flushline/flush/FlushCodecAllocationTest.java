@@ -30,9 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 1 MiB, and what the codec adds to an uncompressed flush of the same memtable grows by under 40
  * bytes per extra chunk (its chunk offset, kept in a doubling array).
  *
- * <p>The operations carry no deletions or TTLs: the first tombstone of an sstable allocates the
- * tombstone histogram's spool (about 3 MiB, the size Cassandra's own spool has), once per sstable
- * and whatever the codec, which would hide what the codecs do.
+ * <p>The operations carry no deletions or TTLs: an sstable with more than 100 distinct deletion or
+ * expiry times allocates the tombstone histogram's spool (about 3 MiB, the size Cassandra's own
+ * spool has, see TombstoneHistogram), once per sstable and whatever the codec, which would hide
+ * what the codecs do.
  */
 class FlushCodecAllocationTest {
     static final String TABLE = "CREATE TABLE ks.falloc (pk bigint, ck int, a text, b blob, s set<text>, PRIMARY KEY (pk, ck))";
