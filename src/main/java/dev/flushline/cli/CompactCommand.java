@@ -63,8 +63,9 @@ final class CompactCommand {
           + "                                every replica has it can bring deleted data back. With the table's\n"
           + "                                compaction option only_purge_repaired_tombstones, nothing is purged\n"
           + "                                unless every input is repaired\n"
-          + "  --compression lz4|none        compression of the outputs (default: the table's; a table without\n"
-          + "                                compression options gets LZ4 with 16 KiB chunks)\n"
+          + "  --compression CODEC           lz4, zstd, snappy, deflate, noop or none: the outputs' codec, with its\n"
+          + "                                defaults at the table's chunk length (default: the table's compression;\n"
+          + "                                a table without compression options gets LZ4 with 16 KiB chunks)\n"
           + "  --ranges N                    split the output into N equal token ranges, one sstable or more each\n"
           + "                                (1..4096, default 1)\n"
           + "  --split-tokens T1,T2,...      or: output ranges that start at these tokens (strictly increasing)\n"
@@ -170,14 +171,7 @@ final class CompactCommand {
             out.println("gc grace: " + gcGrace + " s (--gc-grace), below the table's gc_grace_seconds of " + schema.gcGraceSeconds()
                     + " s: tombstones deleted before " + (now - gcGrace) + " (epoch seconds) are purged");
         }
-        if (args.has("compression")) {
-            String c = args.choice("compression", null, "lz4", "none");
-            TableSchema.Compression comp = c.equals("lz4") ? TableSchema.Compression.LZ4 : TableSchema.Compression.NONE;
-            if (comp != schema.compression()) {
-                int chunk = schema.chunkLengthBytes() > 0 ? schema.chunkLengthBytes() : 16 * 1024;
-                schema = schema.withCompression(comp, chunk);
-            }
-        }
+        if (args.has("compression")) schema = EngineOptions.withCompression(schema, EngineOptions.compressionChoice(args));
         if (args.has("ranges") && args.has("split-tokens")) throw new UsageException("--ranges and --split-tokens exclude each other");
         long[] splits = args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
                 : TokenSplits.even(args.intValue("ranges", 1, 1, 4096));

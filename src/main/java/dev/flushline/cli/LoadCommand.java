@@ -2,6 +2,7 @@ package dev.flushline.cli;
 
 import dev.flushline.data.Cell;
 import dev.flushline.data.Mutation;
+import dev.flushline.flush.FlushCompression;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.table.Flusher;
 import dev.flushline.table.DurableTable;
@@ -64,6 +65,11 @@ public final class LoadCommand {
           + "  --out DIR                     output directory (required)\n"
           + EngineOptions.HELP
           + EngineOptions.SSTABLE_VERSION_HELP
+          + "  --flush-compression fast|table|none\n"
+          + "                                what each flush compresses with, as a node's flush_compression: table =\n"
+          + "                                the table's compression, as CQLSSTableWriter writes (default); fast = the\n"
+          + "                                table's if it is LZ4 (fast), Snappy or Noop, else LZ4 with 16 KiB chunks;\n"
+          + "                                none = NoopCompressor with 4 KiB chunks for a compressed table\n"
           + "  --memtable-size-mb N          switch and flush the memtable when the bytes its data takes (on heap, or\n"
           + "                                off heap) pass N MiB (default: a quarter of the max heap, at least 16);\n"
           + "                                writers wait while the memtables being flushed and the current one hold 2N\n"
@@ -135,6 +141,7 @@ public final class LoadCommand {
         s.add("max-errors");
         s.add("commitlog");
         s.add("sync");
+        s.add("flush-compression");
         OPTIONS = Set.copyOf(s);
     }
 
@@ -182,7 +189,10 @@ public final class LoadCommand {
             if (!Files.exists(in)) throw new UsageException("--input " + input + ": no such file");
             if (Files.isDirectory(in)) throw new UsageException("--input " + input + ": is a directory, not a file of operations");
         }
-        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0).withVersion(version);
+        FlushCompression flushCompression = FlushCompression.fromConfigName(a.choice("flush-compression",
+                FlushCompression.TABLE.configName(), "fast", "table", "none"));
+        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0).withVersion(version)
+                .withFlushCompression(flushCompression);
 
         long start = System.nanoTime();
         long applied = 0, badLines = 0, durablePrinted = 0, durablePrintedNanos = 0;
