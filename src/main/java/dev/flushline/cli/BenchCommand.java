@@ -67,16 +67,17 @@ public final class BenchCommand {
           + "                                allocation, compression, system\n"
           + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
           + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 cell classes)\n"
-          + "  --against SYSTEMS             also flush the same operations through cassandra, rocksdb, or write\n"
-          + "                                them with cqlsstablewriter (sorted and unsorted), or a comma list of\n"
-          + "                                these, in this JVM and print the ratios to Flushline;\n"
+          + "  --against SYSTEMS             also flush the same operations through cassandra (5.0.5), cassandra6\n"
+          + "                                (6.0-alpha2, in a child JVM), rocksdb, or write them with cqlsstablewriter\n"
+          + "                                (sorted and unsorted), or a comma list of these, and print the ratios to\n"
+          + "                                Flushline;\n"
           + "                                then --allocation and --compression may be lists (lz4,none)\n"
           + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
           + "  --help                        this text\n"
           + "\n"
           + "flushline bench compact benchmarks major compaction instead (4 input sstables; beside Cassandra 5.0.5's\n"
-          + "compaction and a FileChannel floor; its options: flushline bench compact --help; needs the jmh/ module,\n"
-          + "which scripts/flushline adds)\n"
+          + "and 6.0's compaction and the codec floor; its options: flushline bench compact --help; needs the jmh/\n"
+          + "module, which scripts/flushline adds)\n"
           + "\n"
           + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size, GC during the fill), then one line\n"
           + "per sstable:\n"
@@ -144,7 +145,7 @@ public final class BenchCommand {
             err.println("flushline bench: " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            err.println("flushline bench: I/O error: " + e);
+            err.println("flushline bench: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         } catch (RuntimeException | Error e) {
             err.println("flushline bench: internal error: " + e);

@@ -4,6 +4,7 @@ import dev.flushline.compaction.CompactionConservationException;
 import dev.flushline.compaction.Compactor;
 import dev.flushline.data.TokenSplits;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.CorruptSSTableException;
 import dev.flushline.sstable.Descriptor;
@@ -44,9 +45,10 @@ final class CompactCommand {
           + "timestamp, tombstones win ties, then expiry, then value bytes); whatever a partition, range, row or\n"
           + "complex deletion shadows is dropped; TTL cells that have expired become tombstones; tombstones whose\n"
           + "local deletion time is older than now - gc grace are purged (every sstable of the table takes part,\n"
-          + "so nothing elsewhere can be shadowed by them). An sstable without TOC.txt is a leftover of an\n"
-          + "interrupted writer: it is skipped, and a line says so. Inputs are never modified\n"
-          + "(except by a successful --in-place, which replaces them).\n"
+          + "so nothing elsewhere can be shadowed by them). An sstable without TOC.txt is not read: a line\n"
+          + "names it, it is never deleted unless our own lock proves it an interrupted publish of ours, and no\n"
+          + "tombstone is purged while one is left out. Inputs are never modified (except by a successful\n"
+          + "--in-place, which replaces them).\n"
           + "\n"
           + "Options:\n"
           + "  --schema FILE                 the table's schema: its CREATE TABLE, with the CREATE TYPE statements it\n"
@@ -64,8 +66,9 @@ final class CompactCommand {
           + "                                every replica has it can bring deleted data back. With the table's\n"
           + "                                compaction option only_purge_repaired_tombstones, nothing is purged\n"
           + "                                unless every input is repaired\n"
-          + "  --compression lz4|none        compression of the outputs (default: the table's; a table without\n"
-          + "                                compression options gets LZ4 with 16 KiB chunks)\n"
+          + "  --compression CODEC           lz4, zstd, snappy, deflate, noop or none: the outputs' codec, with its\n"
+          + "                                defaults at the table's chunk length (default: the table's compression;\n"
+          + "                                a table without compression options gets LZ4 with 16 KiB chunks)\n"
           + "  --ranges N                    split the output into N equal token ranges, one sstable or more each\n"
           + "                                (1..4096, default 1)\n"
           + "  --split-tokens T1,T2,...      or: output ranges that start at these tokens (strictly increasing)\n"
@@ -83,7 +86,16 @@ final class CompactCommand {
           + "                                Cassandra 5.0's format, so a crash at any moment leaves either all\n"
           + "                                the inputs or all the outputs, and the next open (or a Cassandra\n"
           + "                                node) completes or rolls back. Opening the directory for writing\n"
-          + "                                removes what crashed writers left (leftovers, unfinished logs)\n"
+          + "                                removes what our crashed writers left (staging files, our locks, the\n"
+          + "                                TOC-less files of a publish our lock shows was cut short, our\n"
+          + "                                unfinished logs). Only one in-place compaction of a directory runs at\n"
+          + "                                a time (also against a node's background compaction): another is\n"
+          + "                                refused by name\n"
+          + "  --despite-incomplete          with --in-place: compact even though the directory holds unfinished files\n"
+          + "                                that are not ours (an sstable without TOC.txt, another writer's\n"
+          + "                                transaction log), which are otherwise refused: they are left as they are\n"
+          + "                                and not read, and no tombstone is purged, since they may hold data a\n"
+          + "                                tombstone shadows\n"
           + "\n"
           + "Output, one line per compaction, as Cassandra logs it:\n"
           + "  Compacted (ID) N sstables to [PATHS] to level=0. 226.600MiB to 180.000MiB (~79% of original) in\n"
@@ -99,7 +111,8 @@ final class CompactCommand {
 
     static final Set<String> WITH_VALUE = Set.of("schema", "table", "out", "now", "gc-grace", "compression", "ranges",
             "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION);
-    static final Set<String> FLAGS = Set.of("in-place");
+    static final String DESPITE_INCOMPLETE = "despite-incomplete";
+    static final Set<String> FLAGS = Set.of("in-place", DESPITE_INCOMPLETE);
 
     static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         for (String a : argv) {
@@ -113,6 +126,9 @@ final class CompactCommand {
         } catch (UsageException e) {
             err.println("flushline compact: " + e.getMessage());
             return 1;
+        } catch (CompactionLock.HeldException e) {
+            err.println("flushline compact: refused: " + e.getMessage() + "; nothing was changed");
+            return 1;
         } catch (IncompatibleSSTableException e) {
             err.println("flushline compact: refused " + e.getMessage() + "; nothing was published");
             return 1;
@@ -123,7 +139,7 @@ final class CompactCommand {
             err.println("flushline compact: " + e.getMessage() + "; nothing was published");
             return 2;
         } catch (IOException e) {
-            err.println("flushline compact: I/O error: " + e + "; nothing was published");
+            err.println("flushline compact: I/O error: " + dev.flushline.io.IoErrors.withCause(e) + "; nothing was published");
             return 2;
         } catch (RuntimeException e) {
             err.println("flushline compact: internal error: " + e + "; nothing was published");
@@ -163,14 +179,7 @@ final class CompactCommand {
             out.println("gc grace: " + gcGrace + " s (--gc-grace), below the table's gc_grace_seconds of " + schema.gcGraceSeconds()
                     + " s: tombstones deleted before " + (now - gcGrace) + " (epoch seconds) are purged");
         }
-        if (args.has("compression")) {
-            String c = args.choice("compression", null, "lz4", "none");
-            TableSchema.Compression comp = c.equals("lz4") ? TableSchema.Compression.LZ4 : TableSchema.Compression.NONE;
-            if (comp != schema.compression()) {
-                int chunk = schema.chunkLengthBytes() > 0 ? schema.chunkLengthBytes() : 16 * 1024;
-                schema = schema.withCompression(comp, chunk);
-            }
-        }
+        if (args.has("compression")) schema = EngineOptions.withCompression(schema, EngineOptions.compressionChoice(args));
         if (args.has("ranges") && args.has("split-tokens")) throw new UsageException("--ranges and --split-tokens exclude each other");
         long[] splits = args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
                 : TokenSplits.even(args.intValue("ranges", 1, 1, 4096));
@@ -182,7 +191,7 @@ final class CompactCommand {
                     + "files); write --sstable-version " + version + " to --out instead");
         }
 
-        // Inputs: table directories, their complete sstables, and the leftovers we skip.
+        // Inputs: table directories, their complete sstables, and the unfinished files we leave alone.
         List<Path> tableDirs = new ArrayList<>();
         for (String in : inputs) tableDirs.addAll(tableDirs(Path.of(in), schema));
         if (inPlace && threads > 1) throw new UsageException("--in-place with --threads above 1 is not available yet");
@@ -190,36 +199,66 @@ final class CompactCommand {
             throw new UsageException("--in-place needs exactly one input table directory; found " + tableDirs);
         }
         Path outTable = inPlace ? tableDirs.get(0) : Descriptor.tableDir(outRoot, schema.keyspace(), schema.name(), schema.idHex());
-        // In place, opening the directory for writing first recovers interrupted transactions and removes leftovers.
-        TableDirectory target = inPlace ? TableDirectory.open(outTable) : null;
-        if (inPlace) {
-            for (Path removed : target.removedLeftovers()) out.println("removed leftover " + removed);
-        }
-        List<SSTableFiles> sstables = new ArrayList<>();
-        for (Path dir : tableDirs) {
-            if (!inPlace && Files.exists(outTable) && Files.isSameFile(dir, outTable)) {
-                throw new UsageException("--out " + outRoot + " holds input table directory " + dir + "; compact into another directory");
-            }
-            for (Path leftover : leftovers(dir)) out.println("skipping " + leftover + ": no TOC.txt (a leftover of an interrupted writer)");
-            sstables.addAll(SSTableFiles.inDirectory(dir));
-        }
-        if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
-        if (inPlace) {
-            for (SSTableFiles f : sstables) {
-                if (f.version() != SSTableVersion.OA) {
-                    throw new UsageException("--in-place replaces oa sstables only (its transaction log records oa files); "
-                            + f.path(Component.DATA) + " is " + f.version() + ": compact it to --out instead");
+        if (!inPlace) {
+            for (Path dir : tableDirs) {
+                if (isSameOrInside(outTable, dir) || isSameOrInside(dir, outTable)) {
+                    throw new UsageException("--out " + outRoot + " would write " + outTable + ", which is or shares input table directory "
+                            + dir + "; compact into another directory (or use --in-place)");
                 }
             }
         }
+        CompactionLock lock = inPlace ? CompactionLock.tryAcquire(outTable) : null;
+        try {
+            // In place, opening the directory for writing first recovers interrupted transactions of ours and
+            // removes what our crashed writers left; what is not provably ours is left alone.
+            TableDirectory target = inPlace ? TableDirectory.open(outTable) : null;
+            List<Path> incomplete = new ArrayList<>();
+            if (inPlace) {
+                for (Path removed : target.removedLeftovers()) out.println("removed leftover " + removed);
+                incomplete.addAll(target.incomplete());
+                if (!incomplete.isEmpty() && !args.has(DESPITE_INCOMPLETE)) {
+                    StringBuilder why = new StringBuilder();
+                    for (Path p : incomplete) why.append("\n  ").append(dev.flushline.sstable.Leftovers.describe(p));
+                    throw new UsageException("--in-place refused: " + outTable + " holds unfinished files that are not ours:" + why
+                            + "\nan in-place compaction replaces every sstable it reads, and these would be left out of it."
+                            + " Finish or remove them, or pass --" + DESPITE_INCOMPLETE + " to compact the rest and keep every"
+                            + " tombstone");
+                }
+            } else {
+                for (Path dir : tableDirs) incomplete.addAll(SSTableFiles.withoutToc(dir));
+            }
+            for (Path p : incomplete) out.println(dev.flushline.sstable.Leftovers.describe(p));
+            List<SSTableFiles> sstables = new ArrayList<>();
+            for (Path dir : tableDirs) sstables.addAll(SSTableFiles.inDirectory(dir));
+            if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
+            if (inPlace) {
+                for (SSTableFiles f : sstables) {
+                    if (f.version() != SSTableVersion.OA) {
+                        throw new UsageException("--in-place replaces oa sstables only (its transaction log records oa files); "
+                                + f.path(Component.DATA) + " is " + f.version() + ": compact it to --out instead");
+                    }
+                }
+            }
 
-        Compactor.Options o = new Compactor.Options();
-        o.nowSeconds = now;
-        o.gcBefore = now - gcGrace;
-        o.splitTokens = splits;
-        o.maxSSTableBytes = maxMb * 1024 * 1024;
-        o.version = version;
+            Compactor.Options o = new Compactor.Options();
+            o.nowSeconds = now;
+            o.gcBefore = now - gcGrace;
+            if (!incomplete.isEmpty()) {
+                // Files left out may hold data that a tombstone of the inputs shadows: keep every tombstone.
+                o.gcBefore = Long.MIN_VALUE;
+                out.println("no tombstone is purged: the files left alone above may hold data the tombstones shadow");
+            }
+            o.splitTokens = splits;
+            o.maxSSTableBytes = maxMb * 1024 * 1024;
+            o.version = version;
+            return run(schema, sstables, o, threads, splits, inPlace, target, outTable, out);
+        } finally {
+            if (lock != null) lock.close();
+        }
+    }
 
+    private static int run(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options o, int threads, long[] splits,
+                           boolean inPlace, TableDirectory target, Path outTable, PrintStream out) throws IOException {
         long t0 = System.nanoTime();
         long[] sliceStarts = sliceStarts(threads, splits);
         Compactor.Result r;
@@ -379,21 +418,20 @@ final class CompactCommand {
         }
     }
 
-    /** Data.db files whose generation has no TOC.txt. */
-    static List<Path> leftovers(Path dir) throws IOException {
-        List<Path> out = new ArrayList<>();
-        String suffix = "-" + Component.DATA.fileSuffix();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + suffix)) {
-            for (Path p : ds) {
-                String name = p.getFileName().toString();
-                Path toc = dir.resolve(name.substring(0, name.length() - suffix.length()) + "-" + Component.TOC.fileSuffix());
-                if (!Files.exists(toc)) out.add(p);
-            }
-        }
-        Object[] sorted = out.toArray();
-        Arrays.sort(sorted);
-        List<Path> result = new ArrayList<>();
-        for (Object o : sorted) result.add((Path) o);
-        return result;
+    /**
+     * Whether {@code path} is {@code dir} or lies inside it, comparing real paths where they exist (so
+     * symbolic links and {@code ..} cannot hide that two names are one directory).
+     */
+    static boolean isSameOrInside(Path path, Path dir) throws IOException {
+        return real(path).startsWith(real(dir));
+    }
+
+    /** The real path of {@code p}: of its deepest existing ancestor, with the rest appended. */
+    private static Path real(Path p) throws IOException {
+        Path abs = p.toAbsolutePath().normalize();
+        Path existing = abs;
+        while (existing != null && !Files.exists(existing)) existing = existing.getParent();
+        if (existing == null) return abs;
+        return existing.toRealPath().resolve(existing.relativize(abs));
     }
 }

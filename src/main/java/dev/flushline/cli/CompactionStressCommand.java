@@ -124,7 +124,7 @@ public final class CompactionStressCommand {
             err.println("flushline compaction-stress: " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            err.println("flushline compaction-stress: I/O error: " + e);
+            err.println("flushline compaction-stress: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -309,6 +309,7 @@ public final class CompactionStressCommand {
         }
         TableDirectory td = TableDirectory.open(tableDir);
         for (Path removed : td.removedLeftovers()) out.println("removed leftover " + removed);
+        for (Path p : td.incomplete()) out.println(dev.flushline.sstable.Leftovers.describe(p));
         long before = 0;
         int sstablesBefore = 0;
         for (SSTableFiles f : SSTableFiles.inDirectory(tableDir)) {

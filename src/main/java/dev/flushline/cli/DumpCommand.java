@@ -26,6 +26,7 @@ import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -119,6 +120,10 @@ final class DumpCommand {
                     w.flush();
                     err.println("flushline dump: " + t.refused);
                     return 1;
+                }
+                for (Path incomplete : t.withoutToc) {
+                    err.println("flushline dump: skipped " + incomplete + ": no TOC.txt, so not a complete sstable (another writer's"
+                            + " still being written, or a complete one whose TOC.txt was lost)");
                 }
                 for (SSTableFiles f : t.sstables) {
                     current = f;

@@ -24,8 +24,10 @@ final class EngineOptions {
           + "                                --memtable sharded)\n"
           + "  --allocation MODE             unslabbed_heap | heap_buffers | offheap_objects (default heap_buffers,\n"
           + "                                Cassandra's default memtable_allocation_type)\n"
-          + "  --compression lz4|none        overrides the table's compression (default: the table's; a table\n"
-          + "                                without compression options gets LZ4 with 16 KiB chunks)\n"
+          + "  --compression CODEC           lz4, zstd, snappy, deflate, noop or none: overrides the table's codec\n"
+          + "                                with that codec's defaults at the table's chunk length (default: the\n"
+          + "                                table's compression; a table without a compression option gets LZ4\n"
+          + "                                with 16 KiB chunks)\n"
           + "  --ranges N                    split each flush into N equal token ranges, one sstable each,\n"
           + "                                1..4096 (default 1)\n"
           + "  --flush-threads N             threads writing those ranges, 1..256 (default 1); with --memtable\n"
@@ -56,8 +58,7 @@ final class EngineOptions {
         }
         String alloc = a.choice("allocation", "heap_buffers", "unslabbed_heap", "heap_buffers", "offheap_objects");
         allocation = AllocationMode.fromCliName(alloc);
-        String c = a.has("compression") ? a.choice("compression", null, "lz4", "none") : null;
-        compression = c == null ? null : c.equals("lz4") ? TableSchema.Compression.LZ4 : TableSchema.Compression.NONE;
+        compression = a.has("compression") ? compressionChoice(a) : null;
         ranges = a.intValue("ranges", 1, 1, 4096);
         flushThreads = a.intValue("flush-threads", 1, 1, 256);
     }
@@ -67,10 +68,25 @@ final class EngineOptions {
         return SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(), SSTableVersion.NB.id()));
     }
 
+    /** {@code --compression CODEC}: a codec's command line name. */
+    static TableSchema.Compression compressionChoice(Args a) throws UsageException {
+        String[] names = new String[TableSchema.Compression.values().length];
+        for (int i = 0; i < names.length; i++) names[i] = TableSchema.Compression.values()[i].cliName();
+        return TableSchema.Compression.fromCliName(a.choice("compression", null, names));
+    }
+
     TableSchema apply(TableSchema schema) {
-        if (compression == null || compression == schema.compression()) return schema;
+        return withCompression(schema, compression);
+    }
+
+    /**
+     * {@code schema} compressed with {@code codec}: unchanged if it already uses it (its options
+     * kept), else that codec's defaults at the table's chunk length. Null keeps the schema.
+     */
+    static TableSchema withCompression(TableSchema schema, TableSchema.Compression codec) {
+        if (codec == null || codec == schema.compression()) return schema;
         int chunk = schema.chunkLengthBytes() > 0 ? schema.chunkLengthBytes() : TableSchema.DEFAULT_CHUNK_LENGTH_BYTES;
-        return schema.withCompression(compression, chunk);
+        return schema.withCompression(codec, chunk);
     }
 
     Memtable newMemtable(TableSchema schema, AllocationMode mode) {
@@ -78,6 +94,6 @@ final class EngineOptions {
     }
 
     static String compressionName(TableSchema schema) {
-        return schema.compression() == TableSchema.Compression.LZ4 ? "lz4" : "none";
+        return schema.compression().cliName();
     }
 }

@@ -2,6 +2,7 @@ package dev.flushline.cli;
 
 import dev.flushline.data.Cell;
 import dev.flushline.data.Mutation;
+import dev.flushline.flush.FlushCompression;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.table.Flusher;
 import dev.flushline.table.DurableTable;
@@ -13,6 +14,7 @@ import dev.flushline.ops.BadInputException;
 import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
 import dev.flushline.sstable.SSTableVersion;
+import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.SchemaException;
 import dev.flushline.schema.TableSchema;
@@ -61,15 +63,27 @@ public final class LoadCommand {
           + "                                statements it uses; a whole DESCRIBE KEYSPACE output is fine (keyspaces,\n"
           + "                                indexes, views and functions are skipped). A counter table is refused\n"
           + "  --table NAME                  the table (t or ks.t) when the schema file defines several\n"
-          + "  --input FILE|-                operations, one JSON object per line ('-' = stdin) (required)\n"
+          + "  --input FILE|-                operations, one JSON object per line ('-' = stdin; a FIFO or a <(...)\n"
+          + "                                pipe is read as a stream too) (required)\n"
           + "  --out DIR                     output directory (required)\n"
           + EngineOptions.HELP
           + EngineOptions.SSTABLE_VERSION_HELP
+          + "  --flush-compression fast|table|none\n"
+          + "                                what each flush compresses with, as a node's flush_compression: table =\n"
+          + "                                the table's compression, as CQLSSTableWriter writes (default); fast = the\n"
+          + "                                table's if it is LZ4 (fast), Snappy or Noop, else LZ4 with 16 KiB chunks;\n"
+          + "                                none = NoopCompressor with 4 KiB chunks for a compressed table\n"
           + "  --memtable-size-mb N          switch and flush the memtable when the bytes its data takes (on heap, or\n"
           + "                                off heap) pass N MiB (default: a quarter of the max heap, at least 16);\n"
           + "                                writers wait while the memtables being flushed and the current one hold 2N\n"
-          + "  --now EPOCH_SECONDS           the clock for tombstones' local deletion time, TTL expiry and list\n"
-          + "                                element ids (default: the wall clock); fix it to make runs repeatable\n"
+          + "  --now EPOCH_SECONDS           the clock for tombstones' local deletion time, TTL expiry and the time\n"
+          + "                                part of list element ids (default: the wall clock)\n"
+          + "  --list-path-seed N            list element ids (time-UUIDs) from this seed, so that a run is repeatable\n"
+          + "                                byte for byte with the same --now. Without it each run draws its own\n"
+          + "                                node id, as Cassandra's nodes do, and appends of different runs never\n"
+          + "                                collide. Two runs with the same seed and --now must NOT append to the\n"
+          + "                                same lists: their elements would get the same ids, and the later run's\n"
+          + "                                would replace the earlier's\n"
           + "  --max-errors N                report and skip up to N bad lines (default 0: stop at the first)\n"
           + "  --commitlog DIR               append every operation to a commit log in DIR before it reaches the\n"
           + "                                memtable; prints 'durable: N' as the first N operations become durable.\n"
@@ -136,10 +150,12 @@ public final class LoadCommand {
         s.add("out");
         s.add("memtable-size-mb");
         s.add("now");
+        s.add("list-path-seed");
         s.add(EngineOptions.SSTABLE_VERSION_OPTION);
         s.add("max-errors");
         s.add("commitlog");
         s.add("sync");
+        s.add("flush-compression");
         OPTIONS = Set.copyOf(s);
     }
 
@@ -159,7 +175,7 @@ public final class LoadCommand {
             err.println("flushline load: " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            err.println("flushline load: I/O error: " + e);
+            err.println("flushline load: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         } catch (RuntimeException | Error e) {
             err.println("flushline load: internal error: " + e);
@@ -182,10 +198,16 @@ public final class LoadCommand {
 
         TableSchema schema = engine.apply(readSchema(schemaFile, a.has("table") ? a.required("table") : null));
         refuseCounterTable(schema, "load");
-        if (!input.equals("-") && !Files.isRegularFile(Path.of(input))) {
-            throw new UsageException("--input " + input + ": no such file");
+        if (!input.equals("-")) {
+            // Any readable file: a regular file, a FIFO, or a pipe such as bash's <(...) (/dev/fd/N).
+            Path in = Path.of(input);
+            if (!Files.exists(in)) throw new UsageException("--input " + input + ": no such file");
+            if (Files.isDirectory(in)) throw new UsageException("--input " + input + ": is a directory, not a file of operations");
         }
-        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0).withVersion(version);
+        FlushCompression flushCompression = FlushCompression.fromConfigName(a.choice("flush-compression",
+                FlushCompression.TABLE.configName(), "fast", "table", "none"));
+        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0).withVersion(version)
+                .withFlushCompression(flushCompression);
 
         long start = System.nanoTime();
         long applied = 0, badLines = 0, durablePrinted = 0, durablePrintedNanos = 0;
@@ -228,6 +250,7 @@ public final class LoadCommand {
             // DurableTable.open did this (and said so) for a commit-logged load.
             java.util.List<Path> removed = flusher.openTableDirectory();
             if (!removed.isEmpty()) out.println("Removed leftovers of an interrupted flush: " + removed);
+            for (Path p : flusher.incompleteInTableDirectory()) err.println("flushline load: " + dev.flushline.sstable.Leftovers.describe(p));
         }
         ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
         progress.start();
@@ -238,6 +261,13 @@ public final class LoadCommand {
         ReadAhead opened = null;
         OperationDecoder decoder = new OperationDecoder(schema, now, version.maxLocalDeletionTime(),
                 version.maxLocalDeletionTimeText() + " for " + version + " sstables");
+        // Always seeded, from a random seed unless one is given: a run that stops says which, so that the same
+        // input can be loaded again (to resume it) with the same list element ids instead of appending again.
+        long listPathSeed = a.has("list-path-seed") ? a.longValue("list-path-seed", 0, Long.MIN_VALUE, Long.MAX_VALUE)
+                : new java.security.SecureRandom().nextLong();
+        decoder.seedListPaths(listPathSeed);
+        String repeatListPaths = hasMultiCellList(schema) ? " --now " + now + " --list-path-seed " + listPathSeed : "";
+
         // Reading, parsing and decoding run ahead on a thread of their own. The reader's counters used
         // below (lineNumber, noOps) are as of the item this thread last took, not as of how far the
         // read-ahead has got, so every number reported is what it was with one thread.
@@ -326,7 +356,8 @@ public final class LoadCommand {
             // A flush that failed for good, or (with --commitlog) the commit log's disk: say what
             // is safe and how to resume. Anything else (reading the input) is reported as it is.
             if (!(e instanceof dev.flushline.table.FlusherFailedException) && durable == null) throw e;
-            reportStop(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(), dataBytes.get(), err);
+            reportStop(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(), dataBytes.get(),
+                    repeatListPaths, err);
             return 2;
         }
     }
@@ -339,17 +370,18 @@ public final class LoadCommand {
     private static void reportStop(IOException e, Flusher flusher, DurableTable durable,
                                            java.util.IdentityHashMap<Memtable, Long> firstLineOf, ReadAhead reader,
                                            String input, Path outDir, TableSchema schema, long sstables, long dataBytes,
-                                           PrintStream err) {
+                                           String repeatListPaths, PrintStream err) {
         String where = FlushJob.tableDir(outDir, schema).toString();
         err.println("flushline load: " + (e instanceof dev.flushline.table.FlusherFailedException ? "flush failed" : "I/O error")
-                + " and the load stopped: " + e.getMessage());
+                + " and the load stopped: " + dev.flushline.io.IoErrors.message(e));
         err.println("flushline load: published: " + sstables + " complete sstables (" + FlushLog.mib(dataBytes)
                 + " Data.db) under " + where + "; nothing partial is visible, and the next load removes any leftovers");
         if (durable != null) {
             err.println("flushline load: not published: the operations still in memtables; the commit log holds every operation"
                     + " reported durable (the first " + durable.durableUpTo() + ")");
-            err.println("flushline load: to resume: fix the cause (for example free disk space), then rerun the same command:"
-                    + " it replays the commit log and flushes what was not published");
+            err.println("flushline load: to resume: fix the cause (for example free disk space), then rerun the same command"
+                    + (repeatListPaths.isEmpty() ? "" : " with" + repeatListPaths + " (so that list appends read again keep their ids)")
+                    + ": it replays the commit log and flushes what was not published");
             return;
         }
         long resumeLine = Long.MAX_VALUE;
@@ -365,7 +397,8 @@ public final class LoadCommand {
         String source = input.equals("-") ? "the input" : input;
         err.println("flushline load: to resume: fix the cause (for example free disk space), then load " + source
                 + " from line " + resumeLine + " on (tail -n +" + resumeLine + "); operations written twice reconcile to"
-                + " the same result, or use --commitlog so that a rerun replays");
+                + " the same result" + (repeatListPaths.isEmpty() ? "" : " when list appends keep their ids: add" + repeatListPaths)
+                + "; or use --commitlog so that a rerun replays");
     }
 
     /** Operations per commit-log group: one fsync wait each (see the load loop). */
@@ -378,6 +411,15 @@ public final class LoadCommand {
         return n;
     }
 
+    private static boolean hasMultiCellList(TableSchema schema) {
+        for (ColumnMetadata[] cols : new ColumnMetadata[][] {schema.staticColumns(), schema.regularColumns()}) {
+            for (ColumnMetadata c : cols) {
+                if (c.type().isMultiCell() && c.type().kind() == dev.flushline.schema.CqlType.Kind.LIST) return true;
+            }
+        }
+        return false;
+    }
+
     static TableSchema readSchema(String file) throws UsageException, IOException {
         return readSchema(file, null);
     }
@@ -388,6 +430,7 @@ public final class LoadCommand {
      */
     static TableSchema readSchema(String file, String table) throws UsageException, IOException {
         String cql;
+        if (Files.isDirectory(Path.of(file))) throw new UsageException("--schema " + file + ": is a directory, not a CQL file");
         try {
             cql = Files.readString(Path.of(file), StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {

@@ -23,7 +23,8 @@ public final class Main {
           + "  compaction-stress  write a benchmark table, then run a compaction strategy over it to rest\n"
           + "  verify  check 'oa' sstables (ours or Cassandra's): checksums, order, index, summary, filter, values\n"
           + "\n"
-          + "flushline <command> --help describes a command's options.\n"
+          + "flushline <command> --help describes a command's options; flushline --version prints the version and\n"
+          + "the commit it was built from.\n"
           + "\n"
           + "Exit status: 0 ok, 1 bad input or usage (message on stderr), 2 internal or I/O failure.\n";
 
@@ -31,6 +32,27 @@ public final class Main {
         int status = run(args, System.in, System.out, System.err);
         System.out.flush();
         System.exit(status);
+    }
+
+    /** Where the build writes the commit it was built from (git-commit-id-maven-plugin, see the pom). */
+    static final String BUILD_PROPERTIES = "flushline-build.properties";
+
+    /**
+     * {@code flushline <version> (commit <id>)}: the version from the jar's manifest (or the build
+     * properties when running from classes), and the commit HEAD named when it was built.
+     */
+    static String version() {
+        java.util.Properties p = new java.util.Properties();
+        try (InputStream in = Main.class.getResourceAsStream(BUILD_PROPERTIES)) {
+            if (in != null) p.load(in);
+        } catch (java.io.IOException e) {
+            // the version line says what is unknown
+        }
+        String version = Main.class.getPackage().getImplementationVersion();
+        if (version == null) version = p.getProperty("git.build.version", "(version unknown)");
+        String commit = p.getProperty("git.commit.id.abbrev");
+        if (commit == null || commit.isEmpty()) return "flushline " + version + " (commit unknown: built outside a git checkout)";
+        return "flushline " + version + " (commit " + commit + ")";
     }
 
     /** Runs one command; returns its exit status. Never calls System.exit (tests call this). */
@@ -55,6 +77,10 @@ public final class Main {
                 return CompactionStressCommand.run(rest, stdin, out, err);
             case "verify":
                 return VerifyCommand.run(rest, stdin, out, err);
+            case "--version":
+            case "version":
+                out.println(version());
+                return 0;
             case "help":
             case "--help":
             case "-h":

@@ -233,6 +233,9 @@ final class ReadAhead implements AutoCloseable {
     void stop() {
         if (stopped) return;
         stopped = true;
+        // The read-ahead thread checks `stopped` between lines only; a line that never ends (stdin of
+        // /dev/zero, skipped after it was refused for its length) would keep it reading for ever.
+        reader.abandon();
         // Unconditional, so no flag is needed: a park after this returns at once (the permit).
         LockSupport.unpark(readAheadThread);
     }

@@ -20,6 +20,8 @@ final class SSTableArgs {
     static final class Target {
         final String argument;
         final List<SSTableFiles> sstables = new ArrayList<>();
+        /** For a directory: its sstables without TOC.txt, which are not read (see {@link SSTableFiles#withoutToc}). */
+        final List<Path> withoutToc = new ArrayList<>();
         String refused;
 
         Target(String argument) { this.argument = argument; }
@@ -32,7 +34,10 @@ final class SSTableArgs {
         try {
             if (Files.isDirectory(p)) {
                 t.sstables.addAll(SSTableFiles.inDirectory(p));
-                if (t.sstables.isEmpty()) throw new UsageException(argument + ": no sstable with a TOC.txt in this directory");
+                t.withoutToc.addAll(SSTableFiles.withoutToc(p));
+                if (t.sstables.isEmpty() && t.withoutToc.isEmpty()) {
+                    throw new UsageException(argument + ": no sstable with a TOC.txt in this directory");
+                }
             } else {
                 t.sstables.add(SSTableFiles.of(p));
             }

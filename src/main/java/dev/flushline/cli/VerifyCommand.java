@@ -10,6 +10,7 @@ import dev.flushline.sstable.SSTableVerifier;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,6 +26,7 @@ final class VerifyCommand {
           + "  CORRUPT <file>: <reason> at byte offset N\n"
           + "  REFUSED <file>: <reason>          (another version or format than oa/big, or a schema mismatch)\n"
           + "  ERROR <file>: <I/O error>\n"
+          + "  INCOMPLETE <Data.db>: ...        (a directory's sstable without TOC.txt: listed, not verified)\n"
           + "For a compressed Data.db, offsets found while decoding rows are in the uncompressed stream\n"
           + "(the message says so); chunk errors give the offset in the file.\n"
           + "\n"
@@ -45,7 +47,7 @@ final class VerifyCommand {
           + "Summary.db samples Index.db at its interval and holds the first and last keys; Statistics.db's\n"
           + "checksums, partition/row/column counts and first/last keys.\n"
           + "\n"
-          + "Exit status: 0 all OK, 1 some sstable is corrupt or refused (or bad usage), 2 an I/O failure.\n";
+          + "Exit status: 0 all OK, 1 some sstable is corrupt, refused or incomplete (or bad usage), 2 an I/O failure.\n";
 
     static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         String schemaFile = null, table = null;
@@ -95,12 +97,17 @@ final class VerifyCommand {
                     continue;
                 }
                 for (SSTableFiles f : t.sstables) status = Math.max(status, verifyOne(f, schema, extended, out));
+                for (Path incomplete : t.withoutToc) {
+                    out.println("INCOMPLETE " + incomplete + ": no TOC.txt, so not a complete sstable; not verified, and left as it is"
+                            + " (another writer's still being written, or a complete one whose TOC.txt was lost)");
+                    status = Math.max(status, 1);
+                }
             }
         } catch (UsageException e) {
             err.println("flushline verify: " + e.getMessage());
             return Math.max(status, 1);
         } catch (IOException e) {
-            err.println("flushline verify: I/O error: " + e);
+            err.println("flushline verify: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         }
         out.flush();
@@ -120,7 +127,7 @@ final class VerifyCommand {
             out.println("REFUSED " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            out.println("ERROR " + f.path(Component.DATA) + ": " + e);
+            out.println("ERROR " + f.path(Component.DATA) + ": " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         } catch (RuntimeException e) {
             // A decoding path that failed without naming an offset: still a corrupt sstable, never a crash.

@@ -76,9 +76,21 @@ public final class FlushJob {
                     SSTableVersion.OA);
         }
 
+        /** How the flush compresses (see {@link FlushCompression}); {@link FlushCompression#TABLE} unless set. */
+        public final FlushCompression flushCompression;
+
         public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
                        boolean pipelined, long[] splitTokens, long minSSTableBytes, long maxSSTableBytes, SSTableVersion version) {
+            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens, minSSTableBytes,
+                    maxSSTableBytes, version, FlushCompression.TABLE);
+        }
+
+        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
+                       boolean pipelined, long[] splitTokens, long minSSTableBytes, long maxSSTableBytes, SSTableVersion version,
+                       FlushCompression flushCompression) {
             if (version == null) throw new IllegalArgumentException("no sstable version");
+            if (flushCompression == null) throw new IllegalArgumentException("no flush compression");
+            this.flushCompression = flushCompression;
             if (maxSSTableBytes < 0) throw new IllegalArgumentException("max sstable size must be 0 (none) or more: " + maxSSTableBytes);
             this.maxSSTableBytes = maxSSTableBytes;
             if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
@@ -97,7 +109,13 @@ public final class FlushJob {
         /** These options, writing {@code v} sstables. */
         public Options withVersion(SSTableVersion v) {
             return new Options(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens,
-                    minSSTableBytes, maxSSTableBytes, v);
+                    minSSTableBytes, maxSSTableBytes, v, flushCompression);
+        }
+
+        /** These options, compressing as {@code f} says. */
+        public Options withFlushCompression(FlushCompression f) {
+            return new Options(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens,
+                    minSSTableBytes, maxSSTableBytes, version, f);
         }
 
         TokenRanges tokenRanges() {
@@ -200,7 +218,7 @@ public final class FlushJob {
     static List<FlushOutcome> run(Memtable memtable, Options options, TableDirectory dir, FlushProgress progress,
                                   Start start) throws IOException {
         final ThreadMeter meter = start.meter;
-        final FlushWriter writer = new FlushWriter(memtable, options.version);
+        final FlushWriter writer = new FlushWriter(memtable, options.version, options.flushCompression);
         final TableDirectory tableDir = dir;
         TokenRanges ranges = options.tokenRanges();
         if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1

@@ -17,6 +17,7 @@ import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
 import dev.flushline.memtable.MemtableRowReader;
 import dev.flushline.memtable.RowList;
+import dev.flushline.schema.CompressionParams;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.DataLayout;
 import dev.flushline.sstable.Component;
@@ -53,6 +54,8 @@ public final class FlushWriter {
     private final ClusteringComparator comparator;
     private final Row emptyStaticRow;
     private final SSTableVersion version;
+    /** The schema the sstable writer gets: the table's, with the compression {@link FlushCompression} picks. */
+    private final TableSchema writeSchema;
 
     /** Writes oa sstables. */
     public FlushWriter(Memtable memtable) {
@@ -65,6 +68,11 @@ public final class FlushWriter {
      * refuse such values at the input (the load names the line), so this is the last line of defence.
      */
     public FlushWriter(Memtable memtable, SSTableVersion version) {
+        this(memtable, version, FlushCompression.TABLE);
+    }
+
+    /** As above, compressing as {@code flushCompression} says for the table's compression. */
+    public FlushWriter(Memtable memtable, SSTableVersion version, FlushCompression flushCompression) {
         if (!memtable.isSealed()) {
             throw new IllegalStateException("flushing a memtable that still takes writes");
         }
@@ -76,6 +84,8 @@ public final class FlushWriter {
         this.version = version;
         this.memtable = memtable;
         this.schema = memtable.schema();
+        CompressionParams compression = flushCompression.apply(schema.compressionParams());
+        this.writeSchema = compression.equals(schema.compressionParams()) ? schema : schema.withCompression(compression);
         this.comparator = memtable.comparator();
         this.header = headerFor(memtable);
         this.emptyStaticRow = new Row(true, null, Cell.NO_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
@@ -145,7 +155,7 @@ public final class FlushWriter {
         }
         SSTableWriter sst;
         try {
-            sst = new SSTableWriter(schema, descriptor, expectedKeys, pipelined);
+            sst = new SSTableWriter(writeSchema, descriptor, expectedKeys, pipelined);
         } catch (IOException e) {
             throw new SSTableWriteException(descriptor.path(Component.DATA), SSTableWriteException.Phase.CREATE, e);
         }

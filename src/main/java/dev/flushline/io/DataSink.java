@@ -18,7 +18,7 @@ import java.nio.file.Path;
  *
  * <p>Thread safety: none; one flush writer thread owns a sink.
  */
-public abstract sealed class DataSink implements AutoCloseable, BlockSink permits UncompressedDataSink, Lz4CompressedDataSink {
+public abstract sealed class DataSink implements AutoCloseable, BlockSink permits UncompressedDataSink, CompressedDataSink {
     final Path dataPath;
     final Path companionPath;
     final Path digestPath;

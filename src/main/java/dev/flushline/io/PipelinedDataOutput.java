@@ -240,8 +240,7 @@ public final class PipelinedDataOutput {
     }
 
     private static IOException failureException(Throwable t) {
-        if (t instanceof IOException) return new IOException("Data.db write failed on the I/O thread", t);
-        return new IOException("Data.db write failed on the I/O thread: " + t, t);
+        return new IOException("Data.db write failed on the I/O thread: " + IoErrors.describe(t), t);
     }
 
     /**

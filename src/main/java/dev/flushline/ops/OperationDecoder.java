@@ -61,6 +61,8 @@ public final class OperationDecoder {
     private final ColumnMetadata[] regulars;
     /** UUID time of the next list element path; advanced only when an operation succeeds. */
     private long nextListTicks;
+    /** The node half of this decoder's list element paths ({@link TimeUuids}): unique per decoder unless seeded. */
+    private long listPathNode = TimeUuids.newNode();
 
     /** REQUIRES: 0 <= nowSeconds <= Cell.MAX_DELETION_TIME (the CLI checks --now). */
     public OperationDecoder(TableSchema schema, long nowSeconds) {
@@ -94,6 +96,15 @@ public final class OperationDecoder {
     }
 
     public TableSchema schema() { return schema; }
+
+    /**
+     * Makes list element paths repeatable: the same seed, clock and input give the same paths. Two
+     * decoders with the same seed and clock make the same paths, so they must not append to the same
+     * lists (their elements would overwrite each other). Call before decoding.
+     */
+    public void seedListPaths(long seed) {
+        this.listPathNode = TimeUuids.seededNode(seed);
+    }
 
     public long nowSeconds() { return nowSeconds; }
 
@@ -686,7 +697,7 @@ public final class OperationDecoder {
                     Cell[] out = new Cell[list.size()];
                     for (int i = 0; i < out.length; i++) {
                         byte[] value = ValueCodec.encodeElement(t, list.get(i));
-                        out[i] = o.cell(value, TimeUuids.bytes(o.listTicks++));
+                        out[i] = o.cell(value, TimeUuids.bytes(o.listTicks++, listPathNode));
                     }
                     return out;
                 }

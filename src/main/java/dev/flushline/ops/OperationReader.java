@@ -71,6 +71,10 @@ public final class OperationReader implements Closeable {
     private int bufferPosition;
     private int bufferLimit;
     private boolean endOfInput;
+    /** The last line read was refused for its length before its end: the next read skips the rest of it first. */
+    private boolean skippingOverlongLine;
+    /** Set by {@link #abandon} from another thread; checked before each read of the input. */
+    private volatile boolean abandoned;
     /** The current line is lineBytes[0, lineLength). */
     private int lineLength;
     /** Whether the current line may hold an escaped surrogate (a backslash, u, d), so its strings need the pairing check. */
@@ -330,10 +334,18 @@ public final class OperationReader implements Closeable {
     /**
      * Reads the next line, without its LF / CRLF, into lineBytes[0, lineLength) and checks it is
      * strict UTF-8; false at the end of the input.
+     *
+     * <p>A line longer than {@link #maxLineBytes} is refused as soon as its length passes the limit,
+     * not at its end: input without line ends (a binary file, {@code /dev/zero} on stdin) would
+     * otherwise be read for ever before anything is said. The rest of that line is skipped at the next
+     * call, which returns the line after it.
      */
     private boolean readLine() throws IOException, BadInputException {
+        if (skippingOverlongLine) {
+            if (!skipToLineEnd()) return false;
+            skippingOverlongLine = false;
+        }
         int n = 0;
-        long total = 0; // the whole line's length, also past maxLineBytes while it is skipped
         boolean any = false;
         while (true) {
             if (bufferPosition == bufferLimit) {
@@ -345,15 +357,19 @@ public final class OperationReader implements Closeable {
             final int limit = bufferLimit;
             while (end < limit && buf[end] != '\n') end++;
             int len = end - bufferPosition;
-            total += len;
             // One byte of slack for the CR of a CRLF line end, which is not part of the line.
-            if (total <= (long) maxLineBytes + 1) {
-                if (n + len > lineBytes.length) {
-                    lineBytes = java.util.Arrays.copyOf(lineBytes, (int) Math.min((long) maxLineBytes + 1, Math.max(n + len, 2L * lineBytes.length)));
-                }
-                System.arraycopy(buf, bufferPosition, lineBytes, n, len);
-                n += len;
+            if ((long) n + len > (long) maxLineBytes + 1) {
+                bufferPosition = end;
+                lineNumber++;
+                skippingOverlongLine = true;
+                throw new BadInputException(source, lineNumber, "line is longer than the limit of " + maxLineBytes
+                        + " bytes (a missing line end, or not a JSON Lines file?)");
             }
+            if (n + len > lineBytes.length) {
+                lineBytes = java.util.Arrays.copyOf(lineBytes, (int) Math.min((long) maxLineBytes + 1, Math.max(n + len, 2L * lineBytes.length)));
+            }
+            System.arraycopy(buf, bufferPosition, lineBytes, n, len);
+            n += len;
             if (end < limit) {
                 bufferPosition = end + 1; // past the LF
                 break;
@@ -362,19 +378,33 @@ public final class OperationReader implements Closeable {
         }
         if (!any) return false;
         lineNumber++;
-        if (n > 0 && lineBytes[n - 1] == '\r' && total == n) {
-            n--;
-            total--;
-        }
-        if (total > maxLineBytes) {
-            // The rest of the line has been consumed, so the next call starts at the next line.
-            throw new BadInputException(source, lineNumber, "line is " + total + " bytes long, over the limit of "
-                    + maxLineBytes + " bytes (a missing line end, or not a JSON Lines file?)");
+        if (n > 0 && lineBytes[n - 1] == '\r') n--;
+        if (n > maxLineBytes) {
+            throw new BadInputException(source, lineNumber, "line is longer than the limit of " + maxLineBytes
+                    + " bytes (a missing line end, or not a JSON Lines file?)");
         }
         lineLength = n;
         int bad = checkUtf8(lineBytes, n);
         if (bad >= 0) throw new BadInputException(source, lineNumber, "not valid UTF-8 at byte " + (bad + 1) + " of the line");
         return true;
+    }
+
+    /** Skips past the next LF; false if the input ended first. */
+    private boolean skipToLineEnd() throws IOException {
+        while (true) {
+            if (bufferPosition == bufferLimit) {
+                if (endOfInput || !fill()) return false;
+            }
+            final byte[] buf = buffer;
+            final int limit = bufferLimit;
+            int end = bufferPosition;
+            while (end < limit && buf[end] != '\n') end++;
+            if (end < limit) {
+                bufferPosition = end + 1;
+                return true;
+            }
+            bufferPosition = limit;
+        }
     }
 
     /**
@@ -420,6 +450,7 @@ public final class OperationReader implements Closeable {
     }
 
     private boolean fill() throws IOException {
+        if (abandoned) throw new IOException("reading " + source + " was abandoned");
         int r = in.read(buffer, 0, buffer.length);
         if (r <= 0) {
             // read() never returns 0 for a non-empty array unless at the end
@@ -459,6 +490,15 @@ public final class OperationReader implements Closeable {
     public long bytesRead() { return bytesRead; }
 
     public String source() { return source; }
+
+    /**
+     * Makes the reading thread stop at its next read of the input (with an IOException) instead of
+     * going on: for a caller on another thread that no longer wants what is read, when the reader may
+     * be deep in a line that never ends. Any thread; a read already blocked in the input returns first.
+     */
+    public void abandon() {
+        abandoned = true;
+    }
 
     @Override
     public void close() throws IOException {

@@ -45,10 +45,13 @@ import java.util.UUID;
  *
  * <p>Table options, as Cassandra 5.0 knows them (every one it accepts parses):
  * <ul>
- *   <li>{@code compression}: {@code {'class': 'LZ4Compressor', 'chunk_length_in_kb': N}} or
- *       {@code {'enabled': false}} or {@code {}} (none); absent means LZ4 with 16 KiB chunks, the
- *       5.0 table default. Other compressor classes, a non-zero {@code min_compress_ratio} (it
- *       changes how chunks are stored) and unknown sub-options are refused.
+ *   <li>{@code compression}: every map Cassandra 5.0.9 accepts, read with its rules
+ *       ({@link CompressionParams#fromCqlMap}): {@code class} (LZ4Compressor, ZstdCompressor,
+ *       SnappyCompressor, DeflateCompressor or NoopCompressor, with or without its package),
+ *       {@code chunk_length_in_kb}, {@code min_compress_ratio}, {@code enabled}, and the codec's own
+ *       options ({@code lz4_compressor_type}, {@code lz4_high_compressor_level},
+ *       {@code compression_level}); {@code {'enabled': false}} or {@code {}} is none. Absent means
+ *       LZ4 with 16 KiB chunks, the 5.0 table default. What Cassandra refuses is refused.
  *   <li>{@code id}: the table id (it names the table folder). Without it the id is
  *       {@code UUID.nameUUIDFromBytes("ks.t" as UTF-8)}, a name-based (version 3) UUID, so that
  *       repeated runs write into the same folder. Cassandra would pick a random id instead.
@@ -1213,14 +1216,8 @@ public final class CqlParser {
                         + shown(firstCounter.name) + "' is a counter, '" + shown(firstOther.name) + "' is " + shown(firstOther.type.toString()) + ")");
             }
 
-            TableSchema.Compression compression = TableSchema.Compression.LZ4;
-            int chunkLengthBytes = TableSchema.DEFAULT_CHUNK_LENGTH_BYTES;
             OptionValue comp = options.get("compression");
-            if (comp != null) {
-                int[] chunk = {chunkLengthBytes};
-                compression = compression(comp, chunk);
-                chunkLengthBytes = chunk[0];
-            }
+            CompressionParams compression = comp == null ? CompressionParams.LZ4_DEFAULT : compression(comp);
             UUID id = UUID.nameUUIDFromBytes((ks + "." + table).getBytes(StandardCharsets.UTF_8));
             OptionValue idOpt = options.get("id");
             if (idOpt != null) {
@@ -1270,8 +1267,9 @@ public final class CqlParser {
                 if (gcGrace < 0) throw error(gcOpt.at, "gc_grace_seconds must be at least 0");
             }
             return new TableSchema(ks, table, id, pkNames, pkTypes, ckNames, ckTypes, reversed,
-                    staticNames, staticTypes, regularNames, regularTypes, compression, chunkLengthBytes,
-                    bloomFpChance, minIndexInterval, ttl)
+                    staticNames, staticTypes, regularNames, regularTypes, TableSchema.Compression.NONE,
+                    TableSchema.DEFAULT_CHUNK_LENGTH_BYTES, bloomFpChance, minIndexInterval, ttl)
+                    .withCompression(compression)
                     .withPurgeOptions(gcGrace, onlyPurgeRepairedTombstones(options.get("compaction")))
                     .withMaxIndexInterval(maxIndexInterval);
         }
@@ -1308,55 +1306,14 @@ public final class CqlParser {
             }
         }
 
-        /** Cassandra's CompressionParams.fromMap rules, restricted to what we can write. */
-        private static TableSchema.Compression compression(OptionValue v, int[] chunkLengthBytes) {
+        /** Cassandra's CompressionParams.fromMap rules (see {@link CompressionParams#fromCqlMap}). */
+        private static CompressionParams compression(OptionValue v) {
             if (v.map == null) throw error(v.at, "compression must be a map, e.g. {'class': 'LZ4Compressor'}");
-            Map<String, String> m = new LinkedHashMap<>(v.map);
-            if (m.isEmpty()) return TableSchema.Compression.NONE;
-            String enabled = m.remove("enabled");
-            // Boolean.parseBoolean as Cassandra: anything but "true" disables
-            if (enabled != null && !Boolean.parseBoolean(enabled)) {
-                if (!m.isEmpty()) {
-                    throw error(v.at, "compression: no other sub-option may be given with 'enabled': false");
-                }
-                return TableSchema.Compression.NONE;
+            try {
+                return CompressionParams.fromCqlMap(v.map);
+            } catch (IllegalArgumentException e) {
+                throw error(v.at, "compression: " + shown(e.getMessage()));
             }
-            String cls = m.remove("class");
-            if (cls == null) throw error(v.at, "compression: missing sub-option 'class'");
-            if (!cls.equals("LZ4Compressor") && !cls.equals("org.apache.cassandra.io.compress.LZ4Compressor")) {
-                throw error(v.at, "compression class '" + shown(cls) + "' is not supported; use 'LZ4Compressor' or 'enabled': false");
-            }
-            String chunk = m.remove("chunk_length_in_kb");
-            if (chunk != null) {
-                int kb;
-                try {
-                    kb = Integer.parseInt(chunk);
-                } catch (NumberFormatException e) {
-                    throw error(v.at, "compression: chunk_length_in_kb must be an integer");
-                }
-                if (kb <= 0 || kb > Integer.MAX_VALUE / 1024 || Integer.bitCount(kb) != 1) {
-                    throw error(v.at, "compression: chunk_length_in_kb must be a positive power of 2");
-                }
-                chunkLengthBytes[0] = kb * 1024;
-            }
-            String ratio = m.remove("min_compress_ratio");
-            if (ratio != null) {
-                double r;
-                try {
-                    r = Double.parseDouble(ratio);
-                } catch (NumberFormatException e) {
-                    throw error(v.at, "compression: min_compress_ratio must be a number");
-                }
-                if (r != 0) throw error(v.at, "compression: min_compress_ratio other than 0 is not supported");
-            }
-            String lz4Type = m.remove("lz4_compressor_type");
-            if (lz4Type != null && !lz4Type.equalsIgnoreCase("fast")) {
-                throw error(v.at, "compression: lz4_compressor_type '" + shown(lz4Type) + "' is not supported, only 'fast'");
-            }
-            if (!m.isEmpty()) {
-                throw error(v.at, "compression: unknown sub-option '" + shown(m.keySet().iterator().next()) + "'");
-            }
-            return TableSchema.Compression.LZ4;
         }
     }
 }

@@ -20,8 +20,37 @@ import java.util.UUID;
  */
 public final class TableSchema {
 
-    /** Data.db compression. */
-    public enum Compression { NONE, LZ4 }
+    /** Data.db compression: none (CRC.db), or one of Cassandra's five compressors (CompressionInfo.db). */
+    public enum Compression {
+        NONE(null, "none"),
+        LZ4("LZ4Compressor", "lz4"),
+        ZSTD("ZstdCompressor", "zstd"),
+        SNAPPY("SnappyCompressor", "snappy"),
+        DEFLATE("DeflateCompressor", "deflate"),
+        NOOP("NoopCompressor", "noop");
+
+        private final String compressorName;
+        private final String cliName;
+
+        Compression(String compressorName, String cliName) {
+            this.compressorName = compressorName;
+            this.cliName = cliName;
+        }
+
+        /** The simple class name Cassandra stores in CompressionInfo.db; null for NONE. */
+        public String compressorName() { return compressorName; }
+
+        /** The name the command line uses ({@code --compression zstd}). */
+        public String cliName() { return cliName; }
+
+        /** The codec a command line names, or null. */
+        public static Compression fromCliName(String name) {
+            for (Compression c : values()) {
+                if (c.cliName.equals(name)) return c;
+            }
+            return null;
+        }
+    }
 
     public static final int DEFAULT_CHUNK_LENGTH_BYTES = 16 * 1024;
     /** Cassandra 5.0's default; 0.1 instead when the table uses LeveledCompactionStrategy. */
@@ -39,8 +68,7 @@ public final class TableSchema {
     private final ColumnMetadata[] statics;
     private final ColumnMetadata[] regulars;
     private final Map<String, ColumnMetadata> byName;
-    private final Compression compression;
-    private final int chunkLengthBytes;
+    private final CompressionParams compression;
     private final int staticComplexStart;
     private final int regularComplexStart;
     private final double bloomFilterFpChance;
@@ -92,8 +120,7 @@ public final class TableSchema {
         this.keyspace = keyspace;
         this.name = name;
         this.id = id;
-        this.compression = compression;
-        this.chunkLengthBytes = chunkLengthBytes;
+        this.compression = CompressionParams.of(compression, chunkLengthBytes);
         this.partitionKey = new ColumnMetadata[partitionKeyNames.size()];
         for (int i = 0; i < partitionKey.length; i++) {
             partitionKey[i] = new ColumnMetadata(partitionKeyNames.get(i), partitionKeyTypes.get(i),
@@ -178,9 +205,13 @@ public final class TableSchema {
     /** The column with this exact (case-sensitive, unquoted) name, or null. */
     public ColumnMetadata column(String columnName) { return byName.get(columnName); }
 
-    public Compression compression() { return compression; }
+    /** The codec of {@link #compressionParams()}. */
+    public Compression compression() { return compression.codec(); }
 
-    public int chunkLengthBytes() { return chunkLengthBytes; }
+    public int chunkLengthBytes() { return compression.chunkLengthBytes(); }
+
+    /** The table's {@code compression} option in full: codec, chunk length, max compressed length, the codec's options. */
+    public CompressionParams compressionParams() { return compression; }
 
     /** Table option bloom_filter_fp_chance (its default depends on the compaction strategy). */
     public double bloomFilterFpChance() { return bloomFilterFpChance; }
@@ -230,9 +261,14 @@ public final class TableSchema {
         return 0;
     }
 
-    /** A copy of this schema with other compression settings (the CLI's --compression). */
+    /** A copy of this schema with the codec's default settings at this chunk length (the CLI's --compression). */
     public TableSchema withCompression(Compression newCompression, int newChunkLengthBytes) {
-        return new TableSchema(this, newCompression, newChunkLengthBytes, gcGraceSeconds, onlyPurgeRepairedTombstones);
+        return withCompression(CompressionParams.of(newCompression, newChunkLengthBytes));
+    }
+
+    /** A copy of this schema with other compression settings. */
+    public TableSchema withCompression(CompressionParams newCompression) {
+        return new TableSchema(this, newCompression, gcGraceSeconds, onlyPurgeRepairedTombstones);
     }
 
     /** A copy of this schema with the table option max_index_interval. REQUIRES: at least {@link #minIndexInterval()}. */
@@ -259,7 +295,6 @@ public final class TableSchema {
         this.maxIndexInterval = maxIndexInterval;
         this.defaultTimeToLiveSeconds = t.defaultTimeToLiveSeconds;
         this.compression = t.compression;
-        this.chunkLengthBytes = t.chunkLengthBytes;
         this.gcGraceSeconds = t.gcGraceSeconds;
         this.onlyPurgeRepairedTombstones = t.onlyPurgeRepairedTombstones;
     }
@@ -267,10 +302,10 @@ public final class TableSchema {
     /** A copy of this schema with the options that decide what compaction may purge. REQUIRES: gcGraceSeconds >= 0. */
     public TableSchema withPurgeOptions(int newGcGraceSeconds, boolean newOnlyPurgeRepairedTombstones) {
         if (newGcGraceSeconds < 0) throw new IllegalArgumentException("gc_grace_seconds must be at least 0: " + newGcGraceSeconds);
-        return new TableSchema(this, compression, chunkLengthBytes, newGcGraceSeconds, newOnlyPurgeRepairedTombstones);
+        return new TableSchema(this, compression, newGcGraceSeconds, newOnlyPurgeRepairedTombstones);
     }
 
-    private TableSchema(TableSchema t, Compression compression, int chunkLengthBytes, int gcGraceSeconds,
+    private TableSchema(TableSchema t, CompressionParams compression, int gcGraceSeconds,
                         boolean onlyPurgeRepairedTombstones) {
         this.keyspace = t.keyspace;
         this.name = t.name;
@@ -287,7 +322,6 @@ public final class TableSchema {
         this.maxIndexInterval = t.maxIndexInterval;
         this.defaultTimeToLiveSeconds = t.defaultTimeToLiveSeconds;
         this.compression = compression;
-        this.chunkLengthBytes = chunkLengthBytes;
         this.gcGraceSeconds = gcGraceSeconds;
         this.onlyPurgeRepairedTombstones = onlyPurgeRepairedTombstones;
     }

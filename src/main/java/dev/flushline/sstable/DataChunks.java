@@ -1,33 +1,45 @@
 package dev.flushline.sstable;
 
+import dev.flushline.io.ChunkCodec;
+import dev.flushline.io.ChunkCodecException;
 import dev.flushline.io.DataFileLayout;
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
+import dev.flushline.schema.CompressionParams;
+import dev.flushline.schema.TableSchema;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.CRC32;
 
 /**
  * The physical layer of Data.db ({@link DataFileLayout}) as a sequence of logical chunks: each
  * {@link #load} returns one chunk of the uncompressed stream after checking its CRC32 — the
- * CRC.db entry for an uncompressed file, the per-chunk CRC that follows each LZ4 block for a
- * compressed one. Every length and offset from CompressionInfo.db or CRC.db is checked against
+ * CRC.db entry for an uncompressed file, the per-chunk CRC that follows each block of a
+ * compressed one — and decompressing it with the codec CompressionInfo.db names (any of
+ * Cassandra's five). Every length and offset from CompressionInfo.db or CRC.db is checked against
  * the files before it sizes a read.
  *
- * <p>Thread safety: none. One instance per cursor.
+ * <p>As liberal as Cassandra's readers, and as strict where they check:
+ * <ul>
+ *   <li>CompressionInfo.db may hold more chunk offsets than the uncompressed length needs (the
+ *       empty last chunk of a compaction's, scrub's or upgrade's output), and bytes after the
+ *       offsets; it must hold at least as many as needed, a known compressor and options it takes.
+ *   <li>CRC.db may hold more CRCs than Data.db has chunks, if each extra one is 0, the CRC of the
+ *       empty chunk those writers add (Cassandra never reads past the chunks it needs; a non-zero
+ *       extra CRC can only mean a Data.db cut short, so it is reported).
+ *   <li>A chunk stored raw (its length reaches the max compressed length) may be longer than its
+ *       logical bytes, up to the chunk length: the zero padding of a short last chunk.
+ * </ul>
+ *
+ * <p>Thread safety: none. One instance per cursor; it owns the codec and closes it.
  */
 public final class DataChunks implements AutoCloseable {
-    /** lz4-java decompressors are stateless; the safe one never reads or writes out of bounds on bad input. */
-    private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.fastestInstance().safeDecompressor();
     /** Bound on a chunk length we accept from CompressionInfo.db or CRC.db (Cassandra's largest is 2^30). */
     private static final int MAX_CHUNK_LENGTH = 1 << 30;
-    /** Cassandra's other compressors: a real sstable we refuse, unlike a name no Cassandra writes (corruption). */
-    private static final String[] OTHER_COMPRESSORS = {"SnappyCompressor", "DeflateCompressor", "ZstdCompressor", "NoopCompressor"};
 
     private final Path dataPath;
     /** The sstable's version: what its Data.db's partition deletions and local deletion times mean. */
@@ -36,11 +48,15 @@ public final class DataChunks implements AutoCloseable {
     private final long fileLength;
     private final long uncompressedLength;
     private final int chunkLength;
+    /** Chunks the uncompressed length needs. */
     private final int chunkCount;
     private final boolean compressed;
-    /** Compressed: file offset of each chunk. */
+    /** Compressed: file offset of each stored chunk, the needed ones and any empty ones after them. */
     private final long[] chunkOffsets;
     private final int maxCompressedLength;
+    /** Compressed: the codec CompressionInfo.db names; null when uncompressed. */
+    private final ChunkCodec codec;
+    private final CompressionParams compression;
     /** Uncompressed: CRC.db's value per chunk, or null when there is no CRC.db or checks are off. */
     private final int[] chunkCrcs;
     private final boolean checkCrc;
@@ -50,8 +66,8 @@ public final class DataChunks implements AutoCloseable {
     private ByteBuffer io;
 
     private DataChunks(Path dataPath, FileChannel channel, long fileLength, long uncompressedLength, int chunkLength,
-                       int chunkCount, boolean compressed, long[] chunkOffsets, int maxCompressedLength, int[] chunkCrcs,
-                       boolean checkCrc, SSTableVersion version) {
+                       int chunkCount, boolean compressed, long[] chunkOffsets, int maxCompressedLength, ChunkCodec codec,
+                       CompressionParams compression, int[] chunkCrcs, boolean checkCrc, SSTableVersion version) {
         this.version = version;
         this.dataPath = dataPath;
         this.channel = channel;
@@ -62,6 +78,8 @@ public final class DataChunks implements AutoCloseable {
         this.compressed = compressed;
         this.chunkOffsets = chunkOffsets;
         this.maxCompressedLength = maxCompressedLength;
+        this.codec = codec;
+        this.compression = compression;
         this.chunkCrcs = chunkCrcs;
         this.checkCrc = checkCrc;
     }
@@ -84,15 +102,26 @@ public final class DataChunks implements AutoCloseable {
                     throw in.corrupt(at, "CRC chunk size " + chunk + " is not a power of two up to 2^30");
                 }
                 long expected = Math.max(1, (fileLength + chunk - 1) / chunk);
-                if (in.remaining() != expected * 4) {
-                    throw in.corrupt(in.fileOffset(), "CRC.db holds " + in.remaining() / 4 + " chunk CRCs; Data.db of "
+                if (in.remaining() % 4 != 0 || in.remaining() / 4 < expected) {
+                    throw in.corrupt(in.fileOffset(), "CRC.db holds " + in.remaining() / 4 + " chunk CRCs"
+                            + (in.remaining() % 4 != 0 ? " and " + in.remaining() % 4 + " stray bytes" : "") + "; Data.db of "
                             + fileLength + " bytes has " + expected + " chunks of " + chunk);
                 }
                 crcs = new int[(int) expected];
                 for (int i = 0; i < crcs.length; i++) crcs[i] = in.i32("chunk CRC");
+                while (in.hasRemaining()) {
+                    at = in.fileOffset();
+                    int extra = in.i32("extra chunk CRC");
+                    if (extra != 0) {
+                        throw in.corrupt(at, "CRC.db holds a CRC (" + String.format("%08x", extra) + ") past the " + expected
+                                + " chunks of Data.db's " + fileLength + " bytes, and it is not that of an empty chunk:"
+                                + " Data.db may have been cut short");
+                    }
+                }
             }
             int count = (int) Math.max(1, (fileLength + chunk - 1) / chunk);
-            return new DataChunks(dataPath, ch, fileLength, fileLength, chunk, count, false, null, 0, crcs, checkCrc, files.version());
+            return new DataChunks(dataPath, ch, fileLength, fileLength, chunk, count, false, null, 0, null,
+                    CompressionParams.NONE, crcs, checkCrc, files.version());
         } catch (IOException | RuntimeException | Error e) {
             ch.close();
             throw e;
@@ -103,23 +132,21 @@ public final class DataChunks implements AutoCloseable {
             throws IOException {
         Path infoPath = files.path(Component.COMPRESSION_INFO);
         BoundedReader in = new BoundedReader(infoPath, files.readAll(Component.COMPRESSION_INFO));
-        long at = in.fileOffset();
+        long nameAt = in.fileOffset();
         String compressor = in.utf("compressor name");
-        if (!DataFileLayout.LZ4_COMPRESSOR_NAME.equals(compressor)) {
-            for (String known : OTHER_COMPRESSORS) {
-                if (known.equals(compressor)) {
-                    throw new IncompatibleSSTableException(infoPath, "compressor '" + compressor + "' at byte offset " + at
-                            + " is not supported; only " + DataFileLayout.LZ4_COMPRESSOR_NAME + " is read");
-                }
-            }
-            throw in.corrupt(at, "unknown compressor name '" + compressor + "'");
+        if (!isKnownCompressor(compressor)) {
+            // Cassandra stores the simple class name and looks for it in its own compressor package,
+            // so no other name is one its reader opens either.
+            throw in.corrupt(nameAt, "unknown compressor name '" + compressor + "' (Cassandra's are LZ4Compressor, ZstdCompressor,"
+                    + " SnappyCompressor, DeflateCompressor and NoopCompressor)");
         }
-        at = in.fileOffset();
+        long at = in.fileOffset();
         int options = in.i32("compression option count");
         if (options < 0 || options > in.remaining() / 4) throw in.corrupt(at, "compression option count " + options + " is not plausible");
+        List<String> pairs = new ArrayList<>(2 * options);
         for (int i = 0; i < options; i++) {
-            in.utf("compression option name");
-            in.utf("compression option value");
+            pairs.add(in.utf("compression option name"));
+            pairs.add(in.utf("compression option value"));
         }
         at = in.fileOffset();
         int chunkLength = in.i32("chunk length");
@@ -128,18 +155,26 @@ public final class DataChunks implements AutoCloseable {
         }
         at = in.fileOffset();
         int maxCompressed = in.i32("max compressed length");
-        if (maxCompressed <= 0) throw in.corrupt(at, "max compressed length " + maxCompressed + " is not positive");
+        if (maxCompressed < 0) throw in.corrupt(at, "max compressed length " + maxCompressed + " is negative");
+        CompressionParams params;
+        try {
+            params = CompressionParams.fromStored(compressor, pairs, chunkLength, maxCompressed);
+        } catch (IllegalArgumentException e) {
+            throw in.corrupt(nameAt, "the stored compression parameters are not ones " + compressor + " takes: " + e.getMessage());
+        }
         at = in.fileOffset();
         long dataLength = in.i64("uncompressed length");
         if (dataLength < 0) throw in.corrupt(at, "uncompressed length " + dataLength + " is negative");
         at = in.fileOffset();
         int count = in.i32("chunk count");
         long expected = Math.max(1, (dataLength + chunkLength - 1) / chunkLength);
-        if (count != expected) {
-            throw in.corrupt(at, "chunk count " + count + " does not match " + dataLength + " bytes in chunks of " + chunkLength);
+        if (count < expected || expected > Integer.MAX_VALUE) {
+            throw in.corrupt(at, "chunk count " + count + " does not cover " + dataLength + " bytes in chunks of " + chunkLength
+                    + " (" + expected + " needed)");
         }
-        if ((long) count * DataFileLayout.CHUNK_OFFSET_BYTES != in.remaining()) {
-            throw in.corrupt(in.fileOffset(), "CompressionInfo.db holds " + in.remaining() + " bytes of chunk offsets for " + count + " chunks");
+        if ((long) count * DataFileLayout.CHUNK_OFFSET_BYTES > in.remaining()) {
+            throw in.corrupt(at, "chunk count " + count + " needs " + (long) count * DataFileLayout.CHUNK_OFFSET_BYTES
+                    + " bytes of chunk offsets; CompressionInfo.db holds " + in.remaining() + " after it");
         }
         long[] offsets = new long[count];
         long previous = -1;
@@ -152,7 +187,17 @@ public final class DataChunks implements AutoCloseable {
             }
             previous = offsets[i];
         }
-        return new DataChunks(dataPath, ch, fileLength, dataLength, chunkLength, count, true, offsets, maxCompressed, null, checkCrc, files.version());
+        // Bytes after the offsets are left unread, as Cassandra leaves them.
+        return new DataChunks(dataPath, ch, fileLength, dataLength, chunkLength, (int) expected, true, offsets, maxCompressed,
+                ChunkCodecs.open(params), params, null, checkCrc, files.version());
+    }
+
+    private static boolean isKnownCompressor(String name) {
+        String full = name.contains(".") ? name : CompressionParams.COMPRESSOR_PACKAGE + name;
+        for (TableSchema.Compression c : TableSchema.Compression.values()) {
+            if (c.compressorName() != null && full.equals(CompressionParams.COMPRESSOR_PACKAGE + c.compressorName())) return true;
+        }
+        return false;
     }
 
     public Path dataPath() { return dataPath; }
@@ -161,12 +206,19 @@ public final class DataChunks implements AutoCloseable {
 
     public boolean isCompressed() { return compressed; }
 
+    /** What CompressionInfo.db says (codec, chunk length, max compressed length, options); {@link CompressionParams#NONE} when uncompressed. */
+    public CompressionParams compression() { return compression; }
+
     /** Length of the uncompressed stream. */
     public long length() { return uncompressedLength; }
 
     public int chunkLength() { return chunkLength; }
 
+    /** Chunks holding the uncompressed stream (empty chunks stored after them not counted). */
     public int chunkCount() { return chunkCount; }
+
+    /** Chunks CompressionInfo.db lists beyond {@link #chunkCount()}: the empty last chunk some of Cassandra's writers add. */
+    public int extraChunkCount() { return compressed ? chunkOffsets.length - chunkCount : 0; }
 
     /** Logical bytes in chunk {@code i}. */
     public int chunkSize(int i) {
@@ -193,13 +245,54 @@ public final class DataChunks implements AutoCloseable {
             return size;
         }
         long start = chunkOffsets[i];
-        long end = i + 1 < chunkCount ? chunkOffsets[i + 1] : fileLength;
+        int len = readStoredChunk(i);
+        if (len >= maxCompressedLength) { // stored raw (min_compress_ratio): maybe zero-padded, never compressed
+            if (len < size || len > chunkLength) {
+                throw new CorruptSSTableException(dataPath, start, "chunk " + i + " is stored raw in " + len + " bytes; it holds "
+                        + size + " bytes in chunks of " + chunkLength);
+            }
+            System.arraycopy(raw, 0, dst, offset, size);
+            return size;
+        }
+        try {
+            ChunkCodec.decompress(codec, raw, 0, len, dst, offset, size);
+        } catch (ChunkCodecException e) {
+            throw new CorruptSSTableException(dataPath, start, "compressed chunk " + i + " (" + len + " bytes from byte offset "
+                    + start + ", " + compression.codec().compressorName() + "): " + e.getMessage(), e);
+        }
+        return size;
+    }
+
+    /**
+     * Checks the chunks stored after the last needed one (see {@link #extraChunkCount()}): each
+     * must pass its CRC and hold no logical bytes. Cassandra never reads them; verify does, since
+     * Digest.crc32 may be absent.
+     */
+    public void checkExtraChunks() throws IOException {
+        if (!compressed) return;
+        byte[] none = new byte[0];
+        for (int i = chunkCount; i < chunkOffsets.length; i++) {
+            int len = readStoredChunk(i);
+            if (len >= maxCompressedLength) continue; // raw: padding only, nothing to decompress
+            try {
+                ChunkCodec.decompress(codec, raw, 0, len, none, 0, 0);
+            } catch (ChunkCodecException e) {
+                throw new CorruptSSTableException(dataPath, chunkOffsets[i], "chunk " + i + ", past the end of the data, is not an"
+                        + " empty chunk: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Reads stored chunk {@code i} and its CRC into {@link #raw}, checks the CRC (if checking), and returns its length. */
+    private int readStoredChunk(int i) throws IOException {
+        long start = chunkOffsets[i];
+        long end = i + 1 < chunkOffsets.length ? chunkOffsets[i + 1] : fileLength;
         long onDisk = end - start - DataFileLayout.CHUNK_CRC_BYTES;
         if (onDisk < 0 || onDisk > Integer.MAX_VALUE - 16) {
             throw new CorruptSSTableException(dataPath, start, "chunk " + i + " has an impossible on-disk length " + onDisk);
         }
         int len = (int) onDisk;
-        if (raw.length < len + DataFileLayout.CHUNK_CRC_BYTES) raw = new byte[len + DataFileLayout.CHUNK_CRC_BYTES];
+        if (raw.length < len + DataFileLayout.CHUNK_CRC_BYTES) growRaw(len + DataFileLayout.CHUNK_CRC_BYTES);
         readFully(raw, 0, len + DataFileLayout.CHUNK_CRC_BYTES, start);
         if (checkCrc) {
             crc.reset();
@@ -209,32 +302,17 @@ public final class DataChunks implements AutoCloseable {
                         + " (" + len + " bytes from byte offset " + start + ")");
             }
         }
-        if (len >= maxCompressedLength) { // stored raw (min_compress_ratio), no length prefix
-            if (len != size) {
-                throw new CorruptSSTableException(dataPath, start, "raw chunk " + i + " has " + len + " bytes, expected " + size);
-            }
-            System.arraycopy(raw, 0, dst, offset, size);
-            return size;
-        }
-        if (len < DataFileLayout.LZ4_LENGTH_PREFIX_BYTES) {
-            throw new CorruptSSTableException(dataPath, start, "compressed chunk " + i + " of " + len + " bytes has no length prefix");
-        }
-        int declared = (raw[0] & 0xFF) | ((raw[1] & 0xFF) << 8) | ((raw[2] & 0xFF) << 16) | ((raw[3] & 0xFF) << 24);
-        if (declared != size) {
-            throw new CorruptSSTableException(dataPath, start, "compressed chunk " + i + " declares " + declared
-                    + " uncompressed bytes, expected " + size);
-        }
-        int n;
-        try {
-            n = DECOMPRESSOR.decompress(raw, DataFileLayout.LZ4_LENGTH_PREFIX_BYTES, len - DataFileLayout.LZ4_LENGTH_PREFIX_BYTES,
-                    dst, offset, size);
-        } catch (LZ4Exception e) {
-            throw new CorruptSSTableException(dataPath, start, "compressed chunk " + i + " does not decompress: " + e.getMessage(), e);
-        }
-        if (n != size) {
-            throw new CorruptSSTableException(dataPath, start, "compressed chunk " + i + " decompresses to " + n + " bytes, expected " + size);
-        }
-        return size;
+        return len;
+    }
+
+    /**
+     * Cold path: room for a stored chunk and its CRC. Sized at once for the largest chunk the
+     * codec can store (a block of a full chunk, or the raw chunk), so the buffer is not regrown
+     * each time a chunk compresses a little worse than every one before it.
+     */
+    private void growRaw(int bytes) {
+        long largest = (long) Math.max(chunkLength, codec.maxCompressedLength(chunkLength)) + DataFileLayout.CHUNK_CRC_BYTES;
+        raw = new byte[(int) Math.max(bytes, Math.min(largest, Integer.MAX_VALUE - 16))];
     }
 
     /**
@@ -264,6 +342,10 @@ public final class DataChunks implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        channel.close();
+        try {
+            channel.close();
+        } finally {
+            if (codec != null) codec.close();
+        }
     }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -59,7 +60,12 @@ public final class SSTableFiles {
         Path dir = abs.getParent();
         Path tocPath = dir.resolve(fileName(version, id, Component.TOC));
         Set<Component> toc = EnumSet.noneOf(Component.class);
-        if (Files.exists(tocPath)) {
+        if (Files.exists(tocPath, LinkOption.NOFOLLOW_LINKS) || Files.exists(tocPath)) {
+            requireRegularFile(tocPath);
+            if (Files.size(tocPath) > MAX_TOC_BYTES) {
+                throw new IncompatibleSSTableException(tocPath, Files.size(tocPath) + " bytes is not a TOC.txt (a list of at most "
+                        + Component.values().length + " component names)");
+            }
             List<String> lines = Files.readAllLines(tocPath, StandardCharsets.UTF_8);
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i).trim();
@@ -79,7 +85,27 @@ public final class SSTableFiles {
         if (!toc.contains(Component.DATA) || !toc.contains(Component.STATISTICS)) {
             throw new IncompatibleSSTableException(f.path(Component.DATA), "the sstable has no Data.db or Statistics.db");
         }
+        for (Component c : toc) {
+            Path p = f.path(c);
+            if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) requireRegularFile(p);
+        }
         return f;
+    }
+
+    /** A TOC.txt lists a few component names; anything much larger is not one (and is not read whole). */
+    private static final long MAX_TOC_BYTES = 64 * 1024;
+
+    /**
+     * Refuses a component that is not a regular file (a symbolic link to one is fine, as Cassandra
+     * allows): reading a FIFO would wait for a writer that may never come, and a device such as
+     * /dev/urandom never ends. Every read of a component is bounded by the size checked here.
+     */
+    static void requireRegularFile(Path p) throws IOException {
+        if (!Files.isRegularFile(p)) {
+            String what = Files.isDirectory(p) ? "a directory" : Files.isSymbolicLink(p) && !Files.exists(p) ? "a dangling link"
+                    : "not a regular file (a FIFO, socket or device, or a link to one)";
+            throw new IncompatibleSSTableException(p, what + "; sstable components are regular files");
+        }
     }
 
     private static Component componentOf(String suffix) {
@@ -118,6 +144,36 @@ public final class SSTableFiles {
             for (Path data : TransactionLog.liveSSTables(dir)) live.add(data.toAbsolutePath().normalize());
             out.removeIf(f -> f.version == SSTableVersion.OA && !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
         }
+        return out;
+    }
+
+    /**
+     * The sstables in {@code dir} that have component files but no TOC.txt, by their Data.db (else
+     * their first component), sorted: not complete to us, so never read by {@link #inDirectory}.
+     * They may be another writer's work in progress, or complete with their TOC.txt lost.
+     */
+    public static List<Path> withoutToc(Path dir) throws IOException {
+        java.util.Map<String, java.util.TreeSet<Path>> byId = new java.util.TreeMap<>();
+        java.util.Set<String> withToc = new java.util.HashSet<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                Matcher m = ANY_NAME.matcher(p.getFileName().toString());
+                if (!m.matches() || componentOf(m.group(4)) == null) continue;
+                String key = m.group(1) + "-" + m.group(2) + "-" + m.group(3);
+                byId.computeIfAbsent(key, k -> new java.util.TreeSet<>()).add(p);
+                if (m.group(4).equals(Component.TOC.fileSuffix())) withToc.add(key);
+            }
+        }
+        List<Path> out = new ArrayList<>();
+        for (java.util.Map.Entry<String, java.util.TreeSet<Path>> e : byId.entrySet()) {
+            if (withToc.contains(e.getKey())) continue;
+            Path data = null;
+            for (Path p : e.getValue()) {
+                if (p.getFileName().toString().endsWith("-" + Component.DATA.fileSuffix())) data = p;
+            }
+            out.add(data != null ? data : e.getValue().first());
+        }
+        java.util.Collections.sort(out);
         return out;
     }
 
@@ -178,11 +234,19 @@ public final class SSTableFiles {
      */
     public byte[] readAll(Component c) throws IOException {
         Path p = path(c);
-        long size = Files.size(p);
-        if (size > Integer.MAX_VALUE - 16) {
-            throw new IOException(p + ": " + size + " bytes is too large to read whole");
+        requireRegularFile(p);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size > Integer.MAX_VALUE - 16) {
+                throw new IOException(p + ": " + size + " bytes is too large to read whole");
+            }
+            // Exactly the size found at open: a file that grows meanwhile is not read past it.
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) size);
+            while (b.hasRemaining()) {
+                if (ch.read(b, b.position()) < 0) throw new IOException(p + ": ended at byte " + b.position() + " of " + size);
+            }
+            return b.array();
         }
-        return Files.readAllBytes(p);
     }
 
     @Override

@@ -56,7 +56,8 @@ public final class SSTableVerifier {
         long partitionStart = -1;
         boolean promoted = false;
         ClusteringOrder order = new ClusteringOrder(schema.clusteringColumns());
-        try (SSTableCursor c = new SSTableCursor(DataChunks.open(files, true), meta.header)) {
+        try (DataChunks chunks = DataChunks.open(files, true); SSTableCursor c = new SSTableCursor(chunks, meta.header)) {
+            chunks.checkExtraChunks();
             int kind;
             while ((kind = c.advance()) != SSTableCursor.END) {
                 switch (kind) {

@@ -39,13 +39,12 @@ public final class SSTableWriteException extends IOException {
 
     public Phase phase() { return phase; }
 
-    /** The innermost cause's class and message: what the operating system or the check said. */
+    /** The innermost cause's message: what the operating system or the check said (a full disk named as ENOSPC). */
     public static String rootCauseText(Throwable t) {
         Throwable root = t;
         for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 32; depth++) {
             root = root.getCause();
         }
-        String m = root.getMessage();
-        return root.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + dev.flushline.io.IoErrors.describe(t));
     }
 }

@@ -3,14 +3,15 @@ package dev.flushline.sstable;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Murmur3;
 import dev.flushline.io.BlockPool;
+import dev.flushline.io.CompressedDataSink;
 import dev.flushline.io.DataSink;
 import dev.flushline.io.FixedBuffer;
-import dev.flushline.io.Lz4CompressedDataSink;
 import dev.flushline.io.NativeMemory;
 import dev.flushline.io.PipelinedDataOutput;
 import dev.flushline.io.SyncedFileOutput;
 import dev.flushline.io.UncompressedDataSink;
 import dev.flushline.io.VInt;
+import dev.flushline.schema.CompressionParams;
 import dev.flushline.schema.TableSchema;
 
 import java.io.DataOutputStream;
@@ -80,7 +81,8 @@ public final class SSTableWriter implements AutoCloseable {
     public SSTableWriter(TableSchema schema, Descriptor descriptor, long expectedKeys, boolean pipelined) throws IOException {
         this.schema = schema;
         this.descriptor = descriptor;
-        this.compressed = schema.compression() == TableSchema.Compression.LZ4;
+        CompressionParams compression = schema.compressionParams();
+        this.compressed = compression.isEnabled();
         this.fpChance = schema.bloomFilterFpChance();
         boolean filtered = BloomFilterBuilder.isFilterWritten(fpChance);
         this.filter = filtered && expectedKeys != KEYS_UNKNOWN ? new BloomFilterBuilder(expectedKeys, fpChance) : null;
@@ -92,8 +94,9 @@ public final class SSTableWriter implements AutoCloseable {
             Path dataPath = descriptor.stagingPath(Component.DATA);
             Path digestPath = descriptor.stagingPath(Component.DIGEST);
             if (compressed) {
-                sink = new Lz4CompressedDataSink(dataPath, descriptor.stagingPath(Component.COMPRESSION_INFO), digestPath,
-                        schema.chunkLengthBytes(), Integer.MAX_VALUE, SyncedFileOutput.DEFAULT_BLOCK_BYTES);
+                sink = new CompressedDataSink(dataPath, descriptor.stagingPath(Component.COMPRESSION_INFO), digestPath,
+                        ChunkCodecs.open(compression), compression.optionPairs(), compression.chunkLengthBytes(),
+                        compression.maxCompressedLengthBytes(), SyncedFileOutput.DEFAULT_BLOCK_BYTES);
             } else {
                 sink = new UncompressedDataSink(dataPath, descriptor.stagingPath(Component.CRC), digestPath);
             }

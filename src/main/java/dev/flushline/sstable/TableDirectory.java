@@ -28,15 +28,17 @@ public final class TableDirectory {
     /** The highest generation this directory hands out or skipped; only grows. */
     private final AtomicInteger lastGeneration;
     private final List<Path> removedLeftovers;
+    private final List<Path> incomplete;
     private final List<RecoveredTransaction> recoveredTransactions;
     /** Non-null for the view of one transaction's outputs: each reservation is recorded in its log. */
     private final TransactionLog transaction;
 
-    private TableDirectory(Path dir, int highestGeneration, List<Path> removedLeftovers,
+    private TableDirectory(Path dir, int highestGeneration, List<Path> removedLeftovers, List<Path> incomplete,
                            List<RecoveredTransaction> recoveredTransactions) {
         this.dir = dir;
         this.lastGeneration = new AtomicInteger(highestGeneration);
         this.removedLeftovers = List.copyOf(removedLeftovers);
+        this.incomplete = List.copyOf(incomplete);
         this.recoveredTransactions = List.copyOf(recoveredTransactions);
         this.transaction = null;
     }
@@ -45,6 +47,7 @@ public final class TableDirectory {
         this.dir = of.dir;
         this.lastGeneration = of.lastGeneration; // one counter: outputs and flushes never collide in memory
         this.removedLeftovers = of.removedLeftovers;
+        this.incomplete = of.incomplete;
         this.recoveredTransactions = of.recoveredTransactions;
         this.transaction = transaction;
     }
@@ -65,8 +68,9 @@ public final class TableDirectory {
         List<RecoveredTransaction> recovered = TransactionLog.recover(dir);
         List<Path> removed = new java.util.ArrayList<>();
         for (RecoveredTransaction r : recovered) removed.addAll(r.removedFiles());
-        removed.addAll(Leftovers.clean(dir));
-        return new TableDirectory(dir, Descriptor.highestGeneration(dir), removed, recovered);
+        Leftovers.Result leftovers = Leftovers.clean(dir);
+        removed.addAll(leftovers.removed());
+        return new TableDirectory(dir, Descriptor.highestGeneration(dir), removed, leftovers.incomplete(), recovered);
     }
 
     public Path path() {
@@ -75,10 +79,20 @@ public final class TableDirectory {
 
     /**
      * What {@link #open} removed: the files of interrupted transactions' rolled-back or finished
-     * side and their logs, staging directories, lock files and TOC-less generations of crashed writers.
+     * side and their logs, staging directories, lock files, and the TOC-less generations that a
+     * crashed writer's lock proves were its unfinished publish.
      */
     public List<Path> removedLeftovers() {
         return removedLeftovers;
+    }
+
+    /**
+     * What {@link #open} found unfinished but did not delete because nothing proves it ours: a
+     * final-named sstable without TOC.txt (its Data.db, else its first component), or another
+     * writer's transaction log. Callers report these; nothing of ours ever deletes them.
+     */
+    public List<Path> incomplete() {
+        return incomplete;
     }
 
     /** What {@link #open} found of transactions interrupted by a crash, and did with them. */

@@ -606,20 +606,24 @@ public final class TransactionLog implements AutoCloseable {
     /**
      * Finishes or rolls back every transaction in {@code tableDir} whose process died, and says
      * what it did. Logs of live transactions (their lock is held, by this process or another)
-     * are left alone. Throws {@link TransactionLogCorruptException} for a log it cannot trust,
+     * are left alone, and so are logs without our lock file beside them: another writer's. Throws {@link TransactionLogCorruptException} for a log it cannot trust,
      * after handling the others.
      */
     public static List<RecoveredTransaction> recover(Path tableDir) throws IOException {
         return recoverAll(tableDir).recovered;
     }
 
-    /** What {@link #recoverAll} did, and the generations (digits as written) live transactions own. */
-    record Recovery(List<RecoveredTransaction> recovered, Set<String> liveGenerations) {}
+    /**
+     * What {@link #recoverAll} did; the generations (digits as written) that live transactions, and
+     * logs not of ours, name; and those logs.
+     */
+    record Recovery(List<RecoveredTransaction> recovered, Set<String> liveGenerations, List<Path> foreignLogs) {}
 
     static Recovery recoverAll(Path tableDir) throws IOException {
         List<RecoveredTransaction> recovered = new ArrayList<>();
         Set<String> live = new HashSet<>();
-        if (!Files.isDirectory(tableDir)) return new Recovery(recovered, live);
+        List<Path> foreign = new ArrayList<>();
+        if (!Files.isDirectory(tableDir)) return new Recovery(recovered, live, foreign);
         String canonical = tableDir.toRealPath().toString();
         List<Path> logs = new ArrayList<>();
         List<Path> lockFiles = new ArrayList<>();
@@ -638,7 +642,12 @@ public final class TransactionLog implements AutoCloseable {
             m.matches();
             Path lockPath = tableDir.resolve(LOCK_PREFIX + m.group(3) + Descriptor.LOCK_SUFFIX);
             lockFilesOfLogs.add(lockPath);
-            Held held = tryHold(lockPath, true);
+            // Our protocol creates the lock file before the log and deletes it after the log, so a log
+            // without it was written by someone else (a Cassandra node, another tool), who may still be
+            // writing it: never ours to finish or roll back.
+            boolean ours = Files.exists(lockPath, LinkOption.NOFOLLOW_LINKS);
+            if (!ours) foreign.add(log);
+            Held held = ours ? tryHold(lockPath, false) : null;
             if (held == null) {
                 // A live transaction: its generations are not leftovers. A log being written may end in a torn line.
                 try {
@@ -676,7 +685,7 @@ public final class TransactionLog implements AutoCloseable {
             }
         }
         if (corrupt != null) throw corrupt;
-        return new Recovery(recovered, live);
+        return new Recovery(recovered, live, foreign);
     }
 
     private static boolean hasLogFor(Path tableDir, String uuid) throws IOException {

@@ -13,6 +13,7 @@ import dev.flushline.compaction.VersionEdit;
 import dev.flushline.data.Murmur3;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.StatisticsReader;
@@ -93,6 +94,8 @@ public final class BackgroundCompactions implements AutoCloseable {
     private final Consumer<String> log;
     private final CompactionThrottle throttle;
     private final ExecutorService pool;
+    /** Held from start to close: no other compaction (another node's, an in-place `compact`) replaces these sstables meanwhile. */
+    private final CompactionLock lock;
 
     /** Guarded by this. */
     private Version version;
@@ -115,17 +118,23 @@ public final class BackgroundCompactions implements AutoCloseable {
         this.unflushedMinTimestamp = unflushedMinTimestamp;
         this.log = log;
         this.throttle = new CompactionThrottle(settings.throughputMiBPerSecond);
+        this.lock = CompactionLock.tryAcquire(directory.path());
         List<SSTableInfo> live = new ArrayList<>();
-        for (SSTableFiles f : SSTableFiles.inDirectory(directory.path())) {
-            SSTableInfo info = describe(f, schema);
-            live.add(info);
-            files.put(info.generation(), f);
+        try {
+            for (SSTableFiles f : SSTableFiles.inDirectory(directory.path())) {
+                SSTableInfo info = describe(f, schema);
+                live.add(info);
+                files.put(info.generation(), f);
+            }
+            // The leveled compaction pointers are not on disk: start them where Cassandra does, after
+            // the newest sstable of each next level, so the first round through a level does not
+            // always begin at its lowest token.
+            Version v = Version.of(live);
+            this.version = v.apply(picker.startupEdit(v));
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
         }
-        // The leveled compaction pointers are not on disk: start them where Cassandra does, after
-        // the newest sstable of each next level, so the first round through a level does not
-        // always begin at its lowest token.
-        Version v = Version.of(live);
-        this.version = v.apply(picker.startupEdit(v));
         AtomicInteger n = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(settings.threads, r -> {
             Thread t = new Thread(r, "flushline-compaction-" + n.incrementAndGet());
@@ -323,6 +332,10 @@ public final class BackgroundCompactions implements AutoCloseable {
             while (running > 0) wait();
         }
         pool.shutdown();
-        pool.awaitTermination(1, TimeUnit.MINUTES);
+        try {
+            pool.awaitTermination(1, TimeUnit.MINUTES);
+        } finally {
+            lock.close();
+        }
     }
 }

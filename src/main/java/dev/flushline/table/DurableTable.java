@@ -115,6 +115,7 @@ public final class DurableTable implements AutoCloseable {
             t = new DurableTable(schema, options, log);
             List<Path> removed = t.flusher.openTableDirectory();
             if (!removed.isEmpty()) t.say("Removed leftovers of an interrupted flush: " + removed);
+            for (Path p : t.flusher.incompleteInTableDirectory()) t.sayAlways(dev.flushline.sstable.Leftovers.describe(p));
             t.replay();
             // Only now: before the replay, replayed data was in no memtable yet, so a compaction's
             // purge bound (the unflushed memtables' smallest timestamp) could not see it, and a

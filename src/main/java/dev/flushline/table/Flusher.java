@@ -227,6 +227,16 @@ public final class Flusher implements AutoCloseable {
     }
 
     /**
+     * What opening the table directory found unfinished and left alone because nothing proves it
+     * ours ({@link TableDirectory#incomplete}); empty before it is opened.
+     */
+    public List<Path> incompleteInTableDirectory() {
+        synchronized (directoryLock) {
+            return directory == null ? List.of() : directory.incomplete();
+        }
+    }
+
+    /**
      * Adds an observer of every sstable a flush publishes, called on the flush thread after it is
      * published and before its memtable leaves {@link #unflushedMemtables}, so that its data is
      * always in one of the two for an observer that looks at both.

@@ -51,7 +51,7 @@ public final class Table implements AutoCloseable {
         Supplier<Memtable> memtables = options.memtableKind == TableOptions.MemtableKind.SHARDED
                 ? () -> new ShardedSkipListMemtable(schema, options.allocationMode, options.shards)
                 : () -> new SkipListMemtable(schema, options.allocationMode);
-        FlushJob.Options flush = FlushJob.Options.simple(options.dataDir);
+        FlushJob.Options flush = FlushJob.Options.simple(options.dataDir).withFlushCompression(options.flushCompression);
         Flusher.Limits limits = new Flusher.Limits(2 * options.memtableSizeBytes, 2 * options.memtableSizeBytes, 0.5);
         if (options.commitLog != null) {
             DurableTable d = DurableTable.open(schema, new DurableTable.Options(options.commitLog, memtables, flush, limits,
@@ -62,6 +62,7 @@ public final class Table implements AutoCloseable {
         BackgroundCompactions c = null;
         try {
             f.openTableDirectory();
+            for (java.nio.file.Path p : f.incompleteInTableDirectory()) options.log.accept(dev.flushline.sstable.Leftovers.describe(p));
             if (options.compaction != null) c = BackgroundCompactions.start(f, options.compaction, options.log);
         } catch (IOException | RuntimeException e) {
             f.abandon();

@@ -1,6 +1,7 @@
 package dev.flushline.table;
 
 import dev.flushline.commitlog.CommitLog;
+import dev.flushline.flush.FlushCompression;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.schema.CqlParser;
@@ -40,6 +41,13 @@ public final class TableOptions {
      * {@link #log}.
      */
     public final BackgroundCompactions.Settings compaction;
+    /**
+     * What a flush compresses with, as a node's {@code flush_compression}: {@link FlushCompression#FAST}
+     * by default, as in Cassandra (Zstd, Deflate and LZ4-high tables are flushed as LZ4 and get
+     * their own codec when compacted). Bulk loaders that must write the table's codec, as
+     * CQLSSTableWriter does, set {@link FlushCompression#TABLE}.
+     */
+    public final FlushCompression flushCompression;
 
     private TableOptions(Builder b) {
         this.schema = Objects.requireNonNull(b.schema, "schema");
@@ -52,13 +60,14 @@ public final class TableOptions {
         this.onFlushed = b.onFlushed;
         this.log = b.log;
         this.compaction = b.compaction;
+        this.flushCompression = b.flushCompression;
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Defaults: a skip-list memtable in heap_buffers mode of 128 MiB, no commit log. Not thread-safe. */
+    /** Defaults: a skip-list memtable in heap_buffers mode of 128 MiB, no commit log, flush_compression fast. Not thread-safe. */
     public static final class Builder {
         private TableSchema schema;
         private Path dataDir;
@@ -70,6 +79,7 @@ public final class TableOptions {
         private Consumer<FlushOutcome> onFlushed;
         private Consumer<String> log = System.err::println;
         private BackgroundCompactions.Settings compaction;
+        private FlushCompression flushCompression = FlushCompression.FAST;
 
         private Builder() {}
 
@@ -130,6 +140,12 @@ public final class TableOptions {
         /** Compacts the table in the background with {@code settings} (null: no compaction, the default). */
         public Builder compaction(BackgroundCompactions.Settings settings) {
             this.compaction = settings;
+            return this;
+        }
+
+        /** Flushes compress as {@code mode} says (default {@link FlushCompression#FAST}, as a node). */
+        public Builder flushCompression(FlushCompression mode) {
+            this.flushCompression = Objects.requireNonNull(mode);
             return this;
         }
 

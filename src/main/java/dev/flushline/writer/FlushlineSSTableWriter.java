@@ -109,6 +109,7 @@ public final class FlushlineSSTableWriter implements Closeable {
             throw new IllegalArgumentException("now must be in 0.." + maxLocalDeletionTime + " seconds: " + now / 1000);
         }
         this.binder = new RowBinder(schema, statement, now / 1000);
+        if (b.listPathSeed != null) binder.seedListPaths(b.listPathSeed);
         long maxBytes = b.maxSSTableSizeMiB > 0 ? b.maxSSTableSizeMiB * MIB : 0;
         if (b.sorted) {
             refuseUnsorted(binder);
@@ -337,6 +338,7 @@ public final class FlushlineSSTableWriter implements Closeable {
         private boolean sorted;
         private String version = "oa";
         private Long nowMillis;
+        private Long listPathSeed;
         private AllocationMode allocationMode = AllocationMode.HEAP_BUFFERS;
         private final java.util.List<String> typeStatements = new java.util.ArrayList<>();
 
@@ -460,6 +462,18 @@ public final class FlushlineSSTableWriter implements Closeable {
         public Builder withNowMillis(long nowMillis) {
             if (nowMillis < 0) throw new IllegalArgumentException("now must be 0 or later: " + nowMillis);
             this.nowMillis = nowMillis;
+            return this;
+        }
+
+        /**
+         * Repeatable list element ids: list appends ({@code l = l + ?}) get the same time-UUID paths in
+         * every run with this seed and the same {@link #withNowMillis now}. Without it each writer draws
+         * its own, as Cassandra's nodes do, so writers in any process never overwrite each other's
+         * appends. Two writers with the same seed must not append to the same lists: their elements
+         * would share paths, and one would replace the other.
+         */
+        public Builder withListPathSeed(long seed) {
+            this.listPathSeed = seed;
             return this;
         }
 

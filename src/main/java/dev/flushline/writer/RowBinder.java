@@ -84,6 +84,8 @@ final class RowBinder {
     int ttl;
     private long nowSeconds;
     private long listTicks;
+    /** The node half of this binder's list element paths ({@link TimeUuids}): unique per binder unless seeded. */
+    private long listPathNode = TimeUuids.newNode();
     final ValueBuffer arena = new ValueBuffer(1024);
     byte[] keySource;
     int keyOffset, keyLength;
@@ -232,6 +234,11 @@ final class RowBinder {
         keySource = a;
         if (lowSource != null) lowSource = a;
         if (highSource != null) highSource = a;
+    }
+
+    /** Repeatable list element paths from {@code seed} (see {@link TimeUuids#seededNode}); before any row. */
+    void seedListPaths(long seed) {
+        this.listPathNode = TimeUuids.seededNode(seed);
     }
 
     private void bindRow(Object[] bound, long nowMillis, long maxLocalDeletionTime, String maxText) {
@@ -567,7 +574,7 @@ final class RowBinder {
             Object in = JavaValues.toCodecInput(type, v);
             switch (type.kind()) {
                 case LIST: {
-                    for (Object e : (Collection<?>) in) addCell(TimeUuids.bytes(listTicks++), ValueCodec.encodeElement(type, e));
+                    for (Object e : (Collection<?>) in) addCell(TimeUuids.bytes(listTicks++, listPathNode), ValueCodec.encodeElement(type, e));
                     break;
                 }
                 case SET: {

@@ -117,7 +117,8 @@ class LoadCommandTest {
         Path in = write("ops.jsonl", ops);
         Path out = tmp.resolve("out");
         Result r = main("load", "--schema", schema.toString(), "--input", in.toString(), "--out", out.toString(),
-                "--now", Long.toString(NOW), "--memtable", "sharded", "--shards", "2", "--allocation", "offheap_objects");
+                "--now", Long.toString(NOW), "--memtable", "sharded", "--shards", "2", "--allocation", "offheap_objects",
+                "--list-path-seed", "5");
         assertEquals(0, r.status, r.err);
         assertEquals("", r.err);
         assertTrue(r.out.contains("Completed flushing " + tableDir(out)), r.out);
@@ -179,10 +180,11 @@ class LoadCommandTest {
         assertEquals("INCL_START_BOUND", prefix.kind());
         assertEquals(List.of(Bytes.utf8("z")), prefix.clustering());
 
-        // the same input and --now give the same bytes
+        // the same input, --now and --list-path-seed give the same bytes
         Path out2 = tmp.resolve("out2");
         assertEquals(0, main("load", "--schema", schema.toString(), "--input", in.toString(), "--out", out2.toString(),
-                "--now", Long.toString(NOW), "--memtable", "sharded", "--shards", "2", "--allocation", "offheap_objects").status);
+                "--now", Long.toString(NOW), "--memtable", "sharded", "--shards", "2", "--allocation", "offheap_objects",
+                "--list-path-seed", "5").status);
         Path d1 = dataFiles(tableDir(out)).get(0), d2 = dataFiles(tableDir(out2)).get(0);
         assertTrue(java.util.Arrays.equals(Files.readAllBytes(d1), Files.readAllBytes(d2)), "repeatable run");
     }
@@ -223,16 +225,18 @@ class LoadCommandTest {
         Path schema = write("t.cql", CQL);
         Path out = tmp.resolve("out");
         Path dir = Files.createDirectories(tableDir(out));
-        // What a SIGKILLed flush leaves: a staging dir, and a generation renamed without TOC.txt.
+        // What a SIGKILLed flush leaves: a staging dir, and a generation renamed without TOC.txt beside
+        // its writer's lock file (held until TOC.txt is in place, so it outlives the kill).
         Path stagingDir = Files.createDirectories(dir.resolve(".flushline-oa-7"));
         Files.write(stagingDir.resolve("oa-7-big-Data.db"), new byte[] {1});
         Path tocLess = Files.write(dir.resolve("oa-6-big-Data.db"), new byte[] {2});
+        Path deadLock = Files.createFile(dir.resolve(".flushline-oa-6.lock"));
         Result r = main("load", "--schema", schema.toString(), "--input", write("ops.jsonl", rows(0, 3)).toString(),
                 "--out", out.toString(), "--now", Long.toString(NOW));
         assertEquals(0, r.status, r.err);
         assertTrue(r.out.contains("Removed leftovers of an interrupted flush: ") && r.out.contains(tocLess.toString())
                 && r.out.contains(stagingDir.toString()), r.out);
-        assertTrue(!Files.exists(tocLess) && !Files.exists(stagingDir));
+        assertTrue(!Files.exists(tocLess) && !Files.exists(stagingDir) && !Files.exists(deadLock));
         assertEquals(3, CassandraReader.readAll(dir, CQL).stream().mapToLong(p -> p.rows().size()).sum());
     }
 

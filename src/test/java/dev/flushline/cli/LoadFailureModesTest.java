@@ -113,7 +113,7 @@ class LoadFailureModesTest {
             LoadCommandTest.Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input", ops.toString(),
                     "--out", out.toString(), "--memtable-size-mb", "1"));
             assertEquals(2, r.status(), r.err());
-            assertTrue(r.err().contains("No space left on device"), r.err());
+            assertTrue(r.err().contains("No space left on device (ENOSPC: the disk is full)"), r.err());
             assertTrue(r.err().contains("failed in phase"), "the phase is named: " + r.err());
             assertTrue(r.err().contains("retrying in"), "the failure is retried before the load gives up: " + r.err());
             assertTrue(r.err().contains("published:") && r.err().contains("to resume"), r.err());
@@ -156,7 +156,7 @@ class LoadFailureModesTest {
             LoadCommandTest.Result r = assertTimeoutPreemptively(HANG, () -> main("load", "--schema", schema.toString(), "--input",
                     ops.toString(), "--out", out.toString(), "--commitlog", log.toString(), "--sync", "batch"));
             assertEquals(2, r.status(), r.err());
-            assertTrue(r.err().contains("No space left on device"), r.err());
+            assertTrue(r.err().contains("No space left on device") && r.err().contains("ENOSPC"), r.err());
             assertTrue(r.err().contains("rerun the same command"), r.err());
             assertTrue(!r.err().contains("\tat "), "no stack trace for a full disk: " + r.err());
             assertNothingPartial(tableDir(out));
@@ -203,6 +203,34 @@ class LoadFailureModesTest {
             // each split into up to 4 range sstables.
             assertTrue(sstables <= 80, mode + ": " + sstables + " sstables for 20,000 rows under a 1 MiB limit");
             assertEquals(total, opsReadBack(tableDir(out)).size(), mode);
+        }
+    }
+
+    /** compact onto a full disk says what the disk said, as load does, and publishes nothing. */
+    @Test
+    void aFullDiskEndsCompactWithExit2NamingEnospc() throws Exception {
+        Path ops = tmp.resolve("ops.jsonl");
+        writeOps(ops, 0, 40_000);
+        Path schema = tmp.resolve("t.cql");
+        Files.writeString(schema, CQL);
+        Path in = tmp.resolve("in");
+        assertEquals(0, main("load", "--schema", schema.toString(), "--input", ops.toString(), "--out", in.toString()).status());
+        try (Tmpfs disk = Tmpfs.mount(tmp.resolve("cdisk"), 2 * 1024)) {
+            Assumptions.assumeTrue(disk != null, "mounting a tmpfs needs root");
+            for (String pipelined : new String[] {"1", "4"}) {
+                Path out = disk.dir().resolve("out-" + pipelined);
+                LoadCommandTest.Result r = assertTimeoutPreemptively(HANG, () -> main("compact", "--schema", schema.toString(),
+                        "--input", in.toString(), "--out", out.toString(), "--threads", pipelined));
+                assertEquals(2, r.status(), r.out() + r.err());
+                assertTrue(r.err().contains("No space left on device") && r.err().contains("ENOSPC"), r.err());
+                assertTrue(r.err().contains("nothing was published"), r.err());
+                assertNothingPartial(tableDir(out));
+                if (Files.exists(tableDir(out))) {
+                    try (Stream<Path> s = Files.list(tableDir(out))) {
+                        assertEquals(List.of(), s.map(x -> x.getFileName().toString()).filter(n -> n.endsWith("TOC.txt")).toList());
+                    }
+                }
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableVerifier;
 import dev.flushline.sstable.TableDirectory;
+import dev.flushline.testing.Compressions;
 import dev.flushline.testing.RandomSchemas;
 import dev.flushline.testing.RandomUpdates;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Checks: cassandra-all reads the same partitions, rows, cells, timestamps, TTLs, local deletion
  * times, deletions and markers from both outputs (so the same purge decisions were made); Data.db,
- * Index.db, Summary.db, Statistics.db, Digest.crc32 and TOC.txt are byte-identical (the header is
+ * Index.db, Summary.db, Statistics.db, CompressionInfo.db or CRC.db, Digest.crc32 and TOC.txt are
+ * byte-identical, with no compression and with every codec (the header is
  * chosen the same way; only Filter.db differs, sized here from the real key count and there from
  * an estimate); our verifier and Cassandra's pass on our output; the cell counts balance.
  */
@@ -69,11 +71,11 @@ class CompactionCompatibilityTest {
     @MethodSource("seeds")
     void compactsAsCassandraDoes(long seed) throws Exception {
         CassandraOracle.init();
-        boolean lz4 = seed % 4 < 2;
-        String cql = withCompression(RandomSchemas.randomTable(seed), lz4);
+        String compression = Compressions.ALL[(int) (seed % Compressions.ALL.length)];
+        String cql = Compressions.with(RandomSchemas.randomTable(seed), compression);
         TableSchema schema = CqlParser.parse(cql);
         Path inputs = Files.createDirectories(tmp.resolve("in"));
-        writeInputs(seed, cql, schema, inputs, lz4, seed % 2 == 1);
+        writeInputs(seed, cql, schema, inputs, seed % 2 == 1);
 
         long[][] clocks = {
                 {BASE_NOW, 864_000},                              // nothing expired, nothing purgeable
@@ -116,7 +118,8 @@ class CompactionCompatibilityTest {
             assertArrayEquals(Files.readAllBytes(sibling(refData, "Index.db")), Files.readAllBytes(sibling(r.published.get(0), "Index.db")),
                     what + ": Index.db bytes");
             // Every component but Filter.db: Cassandra sizes its filter from an estimate, we from the real key count.
-            for (String comp : new String[] {"Summary.db", "Statistics.db", "Digest.crc32", "TOC.txt"}) {
+            for (String comp : new String[] {"Summary.db", "Statistics.db", "Digest.crc32", "TOC.txt",
+                    schema.compressionParams().isEnabled() ? "CompressionInfo.db" : "CRC.db"}) {
                 assertArrayEquals(Files.readAllBytes(sibling(refData, comp)), Files.readAllBytes(sibling(r.published.get(0), comp)),
                         what + ": " + comp + " bytes");
             }
@@ -231,7 +234,7 @@ class CompactionCompatibilityTest {
     }
 
     /** Three flushes at three clocks of overlapping random operations. */
-    static void writeInputs(long seed, String cql, TableSchema schema, Path dir, boolean lz4, boolean byCassandra) throws Exception {
+    static void writeInputs(long seed, String cql, TableSchema schema, Path dir, boolean byCassandra) throws Exception {
         // Few keys: every partition in every input; many keys: partitions that only one or two inputs hold.
         RandomUpdates gen = new RandomUpdates(schema, seed, BASE_NOW, seed % 3 == 0 ? 80 : 12, 10);
         TableDirectory table = TableDirectory.open(dir);
@@ -249,8 +252,8 @@ class CompactionCompatibilityTest {
                     new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), one);
                     List<Partition> model = CassandraReader.readAll(one, cql);
                     if (!model.isEmpty()) {
-                        CassandraReferenceWriter.write(dir, cql, model, EncodingStats.TIMESTAMP_EPOCH, EncodingStats.DELETION_TIME_EPOCH, 0,
-                                model.size(), lz4);
+                        CassandraReferenceWriter.writeAsFlush(dir, cql, model, EncodingStats.TIMESTAMP_EPOCH,
+                                EncodingStats.DELETION_TIME_EPOCH, 0, model.size(), null, org.apache.cassandra.config.Config.FlushCompression.table);
                     }
                 }
             } finally {

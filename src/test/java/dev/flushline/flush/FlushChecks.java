@@ -1,6 +1,9 @@
 package dev.flushline.flush;
 
+import dev.flushline.schema.CompressionParams;
 import dev.flushline.sstable.TableDirectory;
+import dev.flushline.testing.Compressions;
+import org.apache.cassandra.config.Config;
 
 import dev.flushline.memtable.Memtable;
 import dev.flushline.oracle.CassandraReader;
@@ -32,6 +35,60 @@ final class FlushChecks {
     static String withCompression(String cql, boolean lz4) {
         return cql + (cql.contains(" WITH ") ? " AND " : " WITH ")
                 + (lz4 ? "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 16}" : "compression = {'enabled': 'false'}");
+    }
+
+    /** The compressions the flush tests draw (see {@link Compressions}). */
+    static final String[] COMPRESSIONS = Compressions.ALL;
+
+    /** Table CQL with this {@code compression} map. */
+    static String withCompressionMap(String cql, String map) {
+        return Compressions.with(cql, map);
+    }
+
+    /**
+     * As {@link #flushAndCheck(Path, String, Memtable, boolean, boolean, SSTableVersion)}, for the
+     * table's own compression (any codec) under {@code flushCompression}; the reference is
+     * Cassandra's writer in a FLUSH transaction with the same flush_compression, so Data.db and
+     * CompressionInfo.db (or CRC.db) must be its bytes.
+     */
+    static Flushed flushAndCheck(Path outDir, String tableCql, Memtable m, FlushCompression flushCompression, boolean compareBytes,
+                                 SSTableVersion version) throws IOException {
+        List<Partition> expected = MemtableModel.of(m);
+        FlushWriter writer = new FlushWriter(m, version, flushCompression);
+        Path tableDir = Descriptor.tableDir(outDir.resolve("ours"), m.schema().keyspace(), m.schema().name(), m.schema().idHex());
+        FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir));
+        assertNotNull(result, "a memtable with data publishes an sstable");
+        assertEquals(expected.size(), result.partitions);
+        List<Partition> actual = CassandraReader.readAll(tableDir, tableCql);
+        assertEquals(expected.size(), actual.size(), "partition count");
+        for (int i = 0; i < expected.size(); i++) {
+            assertEquals(expected.get(i), actual.get(i), "partition " + i);
+        }
+        assertEquals(List.of(), CassandraVerifier.verify(tableDir, tableCql), "sstableverify -e");
+        String ourPrefix = result.dataPath.getFileName().toString().replace("Data.db", "");
+        CompressionParams written = flushCompression.apply(m.schema().compressionParams());
+        if (written.isEnabled()) {
+            // the codec that Cassandra's flush would pick, named in CompressionInfo.db
+            byte[] info = Files.readAllBytes(tableDir.resolve(ourPrefix + "CompressionInfo.db"));
+            String name = new java.io.DataInputStream(new java.io.ByteArrayInputStream(info)).readUTF();
+            assertEquals(written.codec().compressorName(), name, "compressor of " + flushCompression + " for " + m.schema().compressionParams());
+        }
+        EncodingStats stats = writer.header().stats();
+        if (compareBytes) {
+            Path refDir = Files.createDirectories(outDir.resolve("reference"));
+            Path refData = CassandraReferenceWriter.writeAsFlush(refDir, tableCql, actual, stats.minTimestamp(),
+                    stats.minLocalDeletionTime(), stats.minTtl(), m.partitionCount(), version.id(),
+                    Config.FlushCompression.valueOf(flushCompression.configName()));
+            String refPrefix = refData.getFileName().toString().replace("Data.db", "");
+            for (String component : new String[] {"Data.db", "Index.db", "Summary.db", "Filter.db", "Statistics.db",
+                    written.isEnabled() ? "CompressionInfo.db" : "CRC.db", "Digest.crc32", "TOC.txt"}) {
+                byte[] ours = Files.readAllBytes(tableDir.resolve(ourPrefix + component));
+                byte[] theirs = Files.readAllBytes(refDir.resolve(refPrefix + component));
+                assertArrayEquals(theirs, ours, component + " differs from Cassandra's own flush (flush_compression "
+                        + flushCompression.configName() + ", " + m.schema().compressionParams() + ")");
+            }
+        }
+        return new Flushed(tableDir, expected, stats);
     }
 
     /** Flushes the sealed memtable into {@code outDir} and runs the checks; returns the table directory. */

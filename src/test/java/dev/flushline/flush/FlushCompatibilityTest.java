@@ -23,8 +23,10 @@ import java.util.stream.Stream;
 /**
  * Our flush, read by cassandra-all 5.0.9: it must return exactly the partitions, rows, cells,
  * timestamps, TTLs and deletions the memtable holds; its verifier must pass; and Cassandra's own
- * writer (SSTableTxnWriter), given the same partitions, EncodingStats and key count, must produce
- * the same bytes for Data.db, Index.db, Summary.db, Filter.db and Statistics.db.
+ * writer (SSTableTxnWriter in a FLUSH transaction, with the same flush_compression), given the same
+ * partitions, EncodingStats and key count, must produce the same bytes for Data.db, Index.db,
+ * Summary.db, Filter.db, Statistics.db, CompressionInfo.db or CRC.db, Digest.crc32 and TOC.txt,
+ * with no compression and with every codec.
  */
 class FlushCompatibilityTest {
     static final long NOW = 1_750_000_000L;
@@ -38,13 +40,21 @@ class FlushCompatibilityTest {
                     + "fm frozen<map<int, text>>, st int static, PRIMARY KEY ((p1, p2), c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC)",
     };
 
+    /**
+     * Every schema in every allocation mode, twice; the compression cycles through
+     * {@link FlushChecks#COMPRESSIONS} (none and every codec), the first eight cases under
+     * flush_compression table, the next eight fast, the rest none.
+     */
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
         long seed = 1;
+        int k = 0;
+        FlushCompression[] modes = {FlushCompression.TABLE, FlushCompression.FAST, FlushCompression.NONE};
         for (String cql : SCHEMAS) {
             for (AllocationMode mode : AllocationMode.values()) {
-                for (boolean lz4 : new boolean[] {false, true}) {
-                    out.add(Arguments.of(cql, mode, lz4, seed++));
+                for (int twice = 0; twice < 2; twice++, k++) {
+                    out.add(Arguments.of(cql, mode, FlushChecks.COMPRESSIONS[k % FlushChecks.COMPRESSIONS.length],
+                            modes[Math.min(k / FlushChecks.COMPRESSIONS.length, modes.length - 1)], seed++));
                 }
             }
         }
@@ -54,11 +64,12 @@ class FlushCompatibilityTest {
     @TempDir
     Path tmp;
 
-    @ParameterizedTest(name = "[{index}] {1} lz4={2} seed={3}")
+    @ParameterizedTest(name = "[{index}] {1} {2} flush_compression {3} seed={4}")
     @MethodSource("cases")
-    void cassandraReadsBackWhatTheMemtableHolds(String cql, AllocationMode mode, boolean lz4, long seed) throws Exception {
+    void cassandraReadsBackWhatTheMemtableHolds(String cql, AllocationMode mode, String compression, FlushCompression flushCompression,
+                                                long seed) throws Exception {
         CassandraOracle.init();
-        String tableCql = FlushChecks.withCompression(cql, lz4);
+        String tableCql = FlushChecks.withCompressionMap(cql, compression);
         TableSchema schema = CqlParser.parse(tableCql);
         Memtable m = seed % 2 == 0 ? new SkipListMemtable(schema, mode) : new ShardedSkipListMemtable(schema, mode, 4);
         RandomUpdates gen = new RandomUpdates(schema, seed, NOW, 40, 25);
@@ -67,7 +78,7 @@ class FlushCompatibilityTest {
         }
         m.seal();
         try {
-            FlushChecks.flushAndCheck(tmp, tableCql, m, lz4, true);
+            FlushChecks.flushAndCheck(tmp, tableCql, m, flushCompression, true, dev.flushline.sstable.SSTableVersion.OA);
         } finally {
             m.discard();
         }

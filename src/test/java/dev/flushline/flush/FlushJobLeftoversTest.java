@@ -33,6 +33,7 @@ class FlushJobLeftoversTest {
         Path tableDir = FlushJob.tableDir(tmp, schema);
         Files.createDirectories(tableDir.resolve(".flushline-oa-7"));
         Files.write(tableDir.resolve("oa-3-big-Data.db"), new byte[] {1, 2, 3}); // no TOC: a broken sstable to Cassandra
+        Files.createFile(tableDir.resolve(".flushline-oa-3.lock")); // the crashed writer's lock: the files are its own
 
         Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
         for (PartitionUpdate u : new RandomUpdates(schema, 5, 1_750_000_000L, 20, 1).next(100)) m.apply(u);
@@ -40,7 +41,8 @@ class FlushJobLeftoversTest {
         try {
             List<Path> removed = new ArrayList<>();
             List<FlushOutcome> out = FlushJob.run(m, new FlushJob.Options(tmp, 2, 1, -1, 0), removed);
-            assertEquals(List.of(tableDir.resolve(".flushline-oa-7"), tableDir.resolve("oa-3-big-Data.db")), removed);
+            assertEquals(List.of(tableDir.resolve(".flushline-oa-3.lock"), tableDir.resolve(".flushline-oa-7"),
+                    tableDir.resolve("oa-3-big-Data.db")), removed);
             assertFalse(Files.exists(tableDir.resolve("oa-3-big-Data.db")));
             // One thread: generation order = range order = token order, which readAll relies on.
             // Without the cleanup Cassandra would fail on the TOC-less Data.db; now it reads both ranges.

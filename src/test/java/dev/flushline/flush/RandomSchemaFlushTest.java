@@ -19,7 +19,7 @@ import java.util.stream.LongStream;
 
 /**
  * Property test over random schemas: column counts and types from the supported set, 0..3
- * clustering columns each ASC or DESC, statics or not, compressed or not, every allocation mode;
+ * clustering columns each ASC or DESC, statics or not, no compression or any codec, every allocation mode;
  * each flush passes the three compatibility checks. Small memtables keep 30 seeds fast.
  */
 class RandomSchemaFlushTest {
@@ -34,8 +34,11 @@ class RandomSchemaFlushTest {
     @MethodSource("seeds")
     void randomSchemaFlushIsCompatible(long seed) throws Exception {
         CassandraOracle.init();
-        boolean lz4 = seed % 2 == 0;
-        String cql = FlushChecks.withCompression(RandomSchemas.randomTable(seed), lz4);
+        String compression = FlushChecks.COMPRESSIONS[(int) (seed % FlushChecks.COMPRESSIONS.length)];
+        String cql = FlushChecks.withCompressionMap(RandomSchemas.randomTable(seed), compression);
+        // mostly the table's codec; every seventh seed as a node flushes by default, every eleventh with Noop
+        FlushCompression flushCompression = seed % 7 == 0 ? FlushCompression.FAST : seed % 11 == 0 ? FlushCompression.NONE
+                : FlushCompression.TABLE;
         TableSchema schema = CqlParser.parse(cql);
         AllocationMode mode = AllocationMode.values()[(int) (seed % AllocationMode.values().length)];
         Memtable m = seed % 3 == 0 ? new ShardedSkipListMemtable(schema, mode, 4) : new SkipListMemtable(schema, mode);
@@ -43,7 +46,7 @@ class RandomSchemaFlushTest {
         for (PartitionUpdate u : new RandomUpdates(schema, seed, now, 15, 12).next(400)) m.apply(u);
         m.seal();
         try {
-            FlushChecks.flushAndCheck(tmp, cql, m, lz4, true);
+            FlushChecks.flushAndCheck(tmp, cql, m, flushCompression, true, dev.flushline.sstable.SSTableVersion.OA);
         } finally {
             m.discard();
         }

@@ -28,7 +28,7 @@ class SinkLifecycleTest {
         Path data = dir.resolve(prefix + "-Data.db");
         Path digest = dir.resolve(prefix + "-Digest.crc32");
         return compressed
-                ? new Lz4CompressedDataSink(data, dir.resolve(prefix + "-CompressionInfo.db"), digest)
+                ? new CompressedDataSink(data, dir.resolve(prefix + "-CompressionInfo.db"), digest)
                 : new UncompressedDataSink(data, dir.resolve(prefix + "-CRC.db"), digest);
     }
 
@@ -87,7 +87,7 @@ class SinkLifecycleTest {
         assertThrows(FileAlreadyExistsException.class,
                 () -> new UncompressedDataSink(data, dir.resolve("x-CRC.db"), null));
         assertThrows(FileAlreadyExistsException.class,
-                () -> new Lz4CompressedDataSink(data, dir.resolve("x-CompressionInfo.db"), null));
+                () -> new CompressedDataSink(data, dir.resolve("x-CompressionInfo.db"), null));
         assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(data));
         assertEquals(1, fileCount());
 
@@ -103,7 +103,7 @@ class SinkLifecycleTest {
     void finishFailureOnCompanionCollisionAbortsAndSparesForeignFile() throws IOException {
         Path info = dir.resolve("z-CompressionInfo.db");
         Files.write(info, new byte[] {7});
-        Lz4CompressedDataSink sink = new Lz4CompressedDataSink(dir.resolve("z-Data.db"), info, dir.resolve("z-Digest.crc32"));
+        CompressedDataSink sink = new CompressedDataSink(dir.resolve("z-Data.db"), info, dir.resolve("z-Digest.crc32"));
         sink.write(new byte[100], 0, 100);
         assertThrows(FileAlreadyExistsException.class, sink::finish);
         assertTrue(Files.notExists(sink.dataPath()));

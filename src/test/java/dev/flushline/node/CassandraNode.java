@@ -142,6 +142,33 @@ final class CassandraNode implements AutoCloseable {
         }
     }
 
+    /** {@code nodetool flush keyspace table}: the table's memtable is flushed once this returns. */
+    void flush(String keyspace, String table) throws Exception {
+        storageService("forceKeyspaceFlush", new Object[] {keyspace, new String[] {table}},
+                new String[] {String.class.getName(), String[].class.getName()});
+    }
+
+    /** {@code nodetool compact keyspace table}: a major compaction of the table, done once this returns. */
+    void compact(String keyspace, String table) throws Exception {
+        storageService("forceKeyspaceCompaction", new Object[] {false, keyspace, new String[] {table}},
+                new String[] {"boolean", String.class.getName(), String[].class.getName()});
+    }
+
+    private void storageService(String operation, Object[] args, String[] signature) throws Exception {
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi");
+        try (JMXConnector c = JMXConnectorFactory.connect(url)) {
+            c.getMBeanServerConnection().invoke(new ObjectName("org.apache.cassandra.db:type=StorageService"), operation, args, signature);
+        }
+    }
+
+    /** The node's folder of a table: {@code data/<keyspace>/<table>-<id>}. */
+    Path tableDirectory(String keyspace, String table) throws IOException {
+        try (var dirs = Files.list(home.resolve("data").resolve(keyspace))) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith(table + "-")).findFirst()
+                    .orElseThrow(() -> new IOException("no folder of " + keyspace + "." + table + " under " + home.resolve("data")));
+        }
+    }
+
     /** The node's ERROR log lines with their stack traces: why an import or a query failed. */
     String errors(int fromLine) {
         try {

@@ -8,6 +8,9 @@ import dev.flushline.cli.Main;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.DataChunks;
+import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.testing.Compressions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,8 +37,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * A real Cassandra 5.0.9 node in {@code storage_compatibility_mode: CASSANDRA_4} (it writes and accepts
  * only nb): it imports {@code flushline load --sstable-version nb} output, and CQL through the driver
  * reads the same rows (values, WRITETIME) as from a twin table written with the same operations
- * through CQL. The same node does not take our oa output (it imports nothing of it), and rejects through CQL the TTL that our nb
- * load rejects as bad input.
+ * through CQL. The same node does not take our oa output (it imports nothing of it), and rejects
+ * through CQL the TTL that our nb load rejects as bad input. And our readers take what the node
+ * itself writes, with every codec ({@link #readsTheNodesOwnFlushesAndCompactionsWithEveryCodec}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NbNodeImportTest {
@@ -169,6 +173,174 @@ class NbNodeImportTest {
         assertEquals("1", r[0], r[1] + r[2]);
         assertTrue(r[2].startsWith(opsFile + ":1: \"ttl\": " + ttl + " seconds from now"), r[2]);
         assertTrue(r[2].contains("2038-01-19T03:14:06Z for nb sstables"), r[2]);
+    }
+
+    /**
+     * What a CASSANDRA_4 node itself writes, with no compression and with each codec: two memtable
+     * flushes (under the default flush_compression fast, so Zstd and Deflate tables are flushed as
+     * LZ4 with 16 KiB chunks) and a major compaction of them (the table's codec, through
+     * SSTableRewriter, so its files end with the empty chunk of its last sync). On each nb sstable
+     * our verify passes and reports a flipped byte, our dump prints what sstabledump prints, and our
+     * compaction of each set gives Cassandra's compaction's content and bytes.
+     */
+    @Test
+    void readsTheNodesOwnFlushesAndCompactionsWithEveryCodec() throws Exception {
+        String[][] codecs = {{"none", Compressions.NONE}, {"lz4", Compressions.LZ4}, {"zstd", Compressions.ZSTD},
+                {"snappy", Compressions.SNAPPY}, {"deflate", Compressions.DEFLATE}, {"noop", Compressions.NOOP}};
+        dev.flushline.oracle.CassandraOracle.init();
+        List<String[]> dumpJobs = new ArrayList<>();
+        List<Path> dumpSchemas = new ArrayList<>();
+        int extraChunks = 0;
+        for (String[] codec : codecs) {
+            String table = "node_" + codec[0];
+            String cql = Compressions.with(String.format(CQL, table), codec[1]);
+            TableSchema schema = CqlParser.parse(cql);
+            Path schemaFile = Files.writeString(tmp.resolve(table + ".cql"), cql);
+            session.execute(cql);
+            Path nodeDir = node.tableDirectory(KS, table);
+            Path flushed = Files.createDirectories(tmp.resolve("node-flush").resolve(table));
+            for (int round = 0; round < 2; round++) {
+                writeRows(table, round);
+                node.flush(KS, table);
+            }
+            copyNb(nodeDir, flushed, java.util.Set.of());
+            java.util.Set<String> before = names(nodeDir);
+            node.compact(KS, table);
+            Path compacted = Files.createDirectories(tmp.resolve("node-compaction").resolve(table));
+            copyNb(nodeDir, compacted, before);
+
+            dev.flushline.schema.CompressionParams flushedWith =
+                    dev.flushline.flush.FlushCompression.FAST.apply(schema.compressionParams());
+            for (Path dir : List.of(flushed, compacted)) {
+                String what = table + " " + dir.getParent().getFileName();
+                List<SSTableFiles> sstables = SSTableFiles.inDirectory(dir);
+                assertEquals(dir == flushed ? 2 : 1, sstables.size(), what + ": " + sstables);
+                for (SSTableFiles f : sstables) {
+                    assertEquals(dev.flushline.sstable.SSTableVersion.NB, f.version(), what);
+                    try (DataChunks chunks = DataChunks.open(f, true)) {
+                        assertEquals(dir == flushed ? flushedWith : schema.compressionParams(), chunks.compression(),
+                                what + ": the node's flush follows flush_compression fast, its compaction the table");
+                        if (dir == compacted) extraChunks += chunks.isCompressed() ? chunks.extraChunkCount() : crcExtra(f);
+                    }
+                    dumpJobs.add(new String[] {f.path(dev.flushline.sstable.Component.DATA).toString()});
+                    dumpSchemas.add(schemaFile);
+                }
+                String[] ok = run("verify", "--schema", schemaFile.toString(), dir.toString());
+                assertEquals("0", ok[0], what + ": " + ok[1] + ok[2]);
+                Path copy = Files.createTempDirectory(tmp, "flip");
+                copyNb(dir, copy, java.util.Set.of());
+                Path data = SSTableFiles.inDirectory(copy).get(0).path(dev.flushline.sstable.Component.DATA);
+                byte[] b = Files.readAllBytes(data);
+                b[b.length / 3] ^= 0x04;
+                Files.write(data, b);
+                String[] bad = run("verify", "--schema", schemaFile.toString(), copy.toString());
+                assertEquals("1", bad[0], what + ": a flipped byte passed: " + bad[1]);
+                assertTrue(bad[1].startsWith("CORRUPT "), what + ": " + bad[1] + bad[2]);
+                compactsAsCassandra(schemaFile, cql, dir, what);
+            }
+        }
+        assertTrue(extraChunks > 0, "no compaction of the node left the empty last chunk its writer adds");
+        List<dev.flushline.oracle.SSTableDumpOracle.Output> expected =
+                dev.flushline.oracle.SSTableDumpOracle.runMany(tmp.resolve("node-dump"), dumpJobs);
+        for (int i = 0; i < dumpJobs.size(); i++) {
+            assertEquals(0, expected.get(i).status(), dumpJobs.get(i)[0] + ": " + expected.get(i).stderr());
+            String[] ours = run("dump", "--schema", dumpSchemas.get(i).toString(), "--now",
+                    Long.toString(dev.flushline.oracle.FixedClock.FIXED_MILLIS / 1000), dumpJobs.get(i)[0]);
+            assertEquals("0", ours[0], ours[2]);
+            assertEquals(expected.get(i).stdout(), ours[1], dumpJobs.get(i)[0]);
+        }
+    }
+
+    /** Rows with TTLs, statics, sets, cell, row, range and partition deletions; text long enough for several chunks. */
+    private void writeRows(String table, int round) throws Exception {
+        java.util.Random r = new java.util.Random(31 + round);
+        long t = 1_700_000_000_000_000L + round * 1_000_000L;
+        var insert = session.prepare("INSERT INTO " + KS + "." + table + " (id, c, v, n, s, tags) VALUES (?, ?, ?, ?, ?, ?) "
+                + "USING TIMESTAMP ? AND TTL ?");
+        List<java.util.concurrent.CompletionStage<?>> pending = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            pending.add(session.executeAsync(insert.bind(r.nextInt(60), r.nextInt(40), "value " + i + " " + "x".repeat(r.nextInt(150)),
+                    r.nextLong(), "static " + r.nextInt(5), java.util.Set.of("a" + r.nextInt(9), "b" + r.nextInt(9)), t + i,
+                    r.nextInt(4) == 0 ? 86_400 : 0)));
+            if (pending.size() == 64) await(pending);
+        }
+        await(pending);
+        for (int i = 0; i < 20; i++) {
+            int id = r.nextInt(60);
+            switch (i % 4) {
+                case 0 -> session.execute("DELETE v FROM " + KS + "." + table + " USING TIMESTAMP " + (t + 1000 + i)
+                        + " WHERE id = " + id + " AND c = " + r.nextInt(40));
+                case 1 -> session.execute("DELETE FROM " + KS + "." + table + " USING TIMESTAMP " + (t + 1000 + i)
+                        + " WHERE id = " + id + " AND c = " + r.nextInt(40));
+                case 2 -> session.execute("DELETE FROM " + KS + "." + table + " USING TIMESTAMP " + (t + 1000 + i)
+                        + " WHERE id = " + id + " AND c >= " + r.nextInt(20) + " AND c < " + (20 + r.nextInt(20)));
+                default -> session.execute("DELETE FROM " + KS + "." + table + " USING TIMESTAMP " + (t + 1000 + i)
+                        + " WHERE id = " + id);
+            }
+        }
+    }
+
+    private static void await(List<java.util.concurrent.CompletionStage<?>> pending) throws Exception {
+        for (var p : pending) p.toCompletableFuture().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        pending.clear();
+    }
+
+    private static java.util.Set<String> names(Path dir) throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
+    /** Copies the nb sstables of {@code from} whose file names are not in {@code except} (every component). */
+    private static void copyNb(Path from, Path to, java.util.Set<String> except) throws java.io.IOException {
+        try (var files = Files.list(from)) {
+            for (Path f : files.toList()) {
+                String n = f.getFileName().toString();
+                if (n.startsWith("nb-") && !except.contains(n)) Files.copy(f, to.resolve(n));
+            }
+        }
+    }
+
+    /** CRC.db entries past the ones Data.db's chunks need. */
+    private static int crcExtra(SSTableFiles f) throws java.io.IOException {
+        long data = Files.size(f.path(dev.flushline.sstable.Component.DATA));
+        java.nio.ByteBuffer crc = java.nio.ByteBuffer.wrap(Files.readAllBytes(f.path(dev.flushline.sstable.Component.CRC)));
+        int chunk = crc.getInt();
+        return (int) (crc.remaining() / 4 - Math.max(1, (data + chunk - 1) / chunk));
+    }
+
+    private void compactsAsCassandra(Path schemaFile, String cql, Path dir, String what) throws Exception {
+        long now = System.currentTimeMillis() / 1000;
+        Path ours = Files.createTempDirectory(tmp, "ours");
+        String[] r = run("compact", "--schema", schemaFile.toString(), "--input", dir.toString(), "--out", ours.toString(),
+                "--now", Long.toString(now));
+        assertEquals("0", r[0], what + ": " + r[1] + r[2]);
+        List<Path> inputs = new ArrayList<>();
+        for (SSTableFiles f : SSTableFiles.inDirectory(dir)) inputs.add(f.path(dev.flushline.sstable.Component.DATA));
+        Path refData = dev.flushline.oracle.CassandraCompactor.compact(inputs, cql, Files.createTempDirectory(tmp, "ref"), now, now - 864_000);
+        Path ourData;
+        try (var s = Files.walk(ours)) {
+            ourData = s.filter(p -> p.getFileName().toString().endsWith("-Data.db")).findFirst().orElseThrow();
+        }
+        assertEquals(dev.flushline.oracle.CassandraReader.readAll(refData, cql), dev.flushline.oracle.CassandraReader.readAll(ourData, cql),
+                what + ": compacted content");
+        boolean compressed = CqlParser.parse(cql).compressionParams().isEnabled();
+        for (String c : new String[] {"Data.db", "Index.db", "Summary.db", "Statistics.db", "Digest.crc32", "TOC.txt",
+                compressed ? "CompressionInfo.db" : "CRC.db"}) {
+            String ref = refData.getFileName().toString().replace("Data.db", c), our = ourData.getFileName().toString().replace("Data.db", c);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(Files.readAllBytes(refData.resolveSibling(ref)),
+                    Files.readAllBytes(ourData.resolveSibling(our)), what + ": compacted " + c);
+        }
+    }
+
+    private static String[] run(String... args) {
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream(), stderr = new ByteArrayOutputStream();
+        int status;
+        try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
+            status = Main.run(args, InputStream.nullInputStream(), o, e);
+        }
+        return new String[] {Integer.toString(status), stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8)};
     }
 
     private List<String> rows(String table) {

@@ -15,6 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.apache.cassandra.config.Config;
+import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.db.Clustering;
 import org.apache.cassandra.db.ClusteringBound;
 import org.apache.cassandra.db.ClusteringPrefix;
@@ -33,7 +35,11 @@ import org.apache.cassandra.db.rows.CellPath;
 import org.apache.cassandra.db.rows.EncodingStats;
 import org.apache.cassandra.db.rows.UnfilteredRowIterator;
 import org.apache.cassandra.cql3.ColumnIdentifier;
+import org.apache.cassandra.db.compaction.OperationType;
+import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
 import org.apache.cassandra.io.sstable.Descriptor;
+import org.apache.cassandra.io.sstable.SSTableMultiWriter;
+import org.apache.cassandra.io.sstable.SimpleSSTableMultiWriter;
 import org.apache.cassandra.io.sstable.SSTableTxnWriter;
 import org.apache.cassandra.io.sstable.SequenceBasedSSTableId;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
@@ -47,7 +53,8 @@ import org.apache.cassandra.utils.ByteBufferUtil;
 
 /**
  * Writes reference sstables with Cassandra's own writer from the neutral model, the way a memtable flush does:
- * PartitionUpdates (the memtable's representation) appended in token order to an SSTableTxnWriter whose
+ * PartitionUpdates (the memtable's representation) appended in token order, in a FLUSH transaction (so
+ * Cassandra's flush_compression applies, as on a node), to an SSTableTxnWriter whose
  * SerializationHeader carries the caller's EncodingStats and the flushed column set, with a bloom filter
  * sized for {@code keyCount}. Flushline's output for the same model can then be compared byte for byte.
  *
@@ -84,13 +91,31 @@ public final class CassandraReferenceWriter {
                              long minTimestamp, long minLocalDeletionTime, int minTtl,
                              long keyCount, boolean lz4, String version) {
         TableMetadata table = withCompression(CassandraOracle.parseTable(createTableCql), lz4);
+        return write(dir, table, partitions, minTimestamp, minLocalDeletionTime, minTtl, keyCount, version, null);
+    }
+
+    /**
+     * As a node's flush of the table as {@code createTableCql} declares it, compression included, under
+     * {@code flush_compression: flushCompression} (see {@link #writeFlush(Path, TableMetadata, List,
+     * RegularAndStaticColumns, EncodingStats, long, String, Config.FlushCompression)}).
+     */
+    public static Path writeAsFlush(Path dir, String createTableCql, List<Partition> partitions,
+                                    long minTimestamp, long minLocalDeletionTime, int minTtl,
+                                    long keyCount, String version, Config.FlushCompression flushCompression) {
+        return write(dir, CassandraOracle.parseTable(createTableCql), partitions, minTimestamp, minLocalDeletionTime, minTtl,
+                     keyCount, version, flushCompression);
+    }
+
+    private static Path write(Path dir, TableMetadata table, List<Partition> partitions,
+                              long minTimestamp, long minLocalDeletionTime, int minTtl,
+                              long keyCount, String version, Config.FlushCompression flushCompression) {
         RegularAndStaticColumns columns = headerColumns(table, partitions);
         List<PartitionUpdate> updates = new ArrayList<>();
         for (Partition p : partitions) {
             updates.add(toUpdate(table, columns, p));
         }
         return writeFlush(dir, table, updates, columns, new EncodingStats(minTimestamp, minLocalDeletionTime, minTtl), keyCount,
-                          version);
+                          version, flushCompression);
     }
 
     /**
@@ -121,6 +146,28 @@ public final class CassandraReferenceWriter {
     /** As above, in BIG version {@code version} (null = the format's latest). */
     public static Path writeFlush(Path dir, TableMetadata table, List<? extends AbstractBTreePartition> partitions,
                                   RegularAndStaticColumns columns, EncodingStats stats, long keyCount, String version) {
+        return writeFlush(dir, table, partitions, columns, stats, keyCount, version, null);
+    }
+
+    /**
+     * As above, with the node's {@code flush_compression} set to {@code flushCompression} for this write (null:
+     * leave it, client mode's default is {@code fast}). The writer runs in a FLUSH transaction, so Cassandra's own
+     * DataComponent decides the compression as a node's flush does: the table's, LZ4 in its place, or Noop.
+     */
+    public static synchronized Path writeFlush(Path dir, TableMetadata table, List<? extends AbstractBTreePartition> partitions,
+                                               RegularAndStaticColumns columns, EncodingStats stats, long keyCount, String version,
+                                               Config.FlushCompression flushCompression) {
+        Config.FlushCompression before = DatabaseDescriptor.getFlushCompression();
+        if (flushCompression != null) DatabaseDescriptor.setFlushCompression(flushCompression);
+        try {
+            return writeFlushAsNode(dir, table, partitions, columns, stats, keyCount, version);
+        } finally {
+            DatabaseDescriptor.setFlushCompression(before);
+        }
+    }
+
+    private static Path writeFlushAsNode(Path dir, TableMetadata table, List<? extends AbstractBTreePartition> partitions,
+                                         RegularAndStaticColumns columns, EncodingStats stats, long keyCount, String version) {
         List<AbstractBTreePartition> sorted = new ArrayList<>(partitions);
         sorted.sort(Comparator.comparing(AbstractBTreePartition::partitionKey));
         for (int i = 1; i < sorted.size(); i++) {
@@ -139,8 +186,11 @@ public final class CassandraReferenceWriter {
                 ? new Descriptor(new File(dir.toAbsolutePath()), table.keyspace, table.name, id, BigFormat.getInstance())
                 : new Descriptor(version, new File(dir.toAbsolutePath()), table.keyspace, table.name, id, BigFormat.getInstance());
         SerializationHeader header = new SerializationHeader(true, table, columns, stats);
-        try (SSTableTxnWriter writer = SSTableTxnWriter.create(ref, descriptor, keyCount, 0, null, false, header,
-                                                               Collections.emptyList(), null)) {
+        // What SSTableTxnWriter.create does, in a FLUSH transaction instead of a WRITE one.
+        LifecycleTransaction txn = LifecycleTransaction.offline(OperationType.FLUSH);
+        SSTableMultiWriter multi = SimpleSSTableMultiWriter.create(descriptor, keyCount, 0, null, false, ref, null, 0, header,
+                                                                   Collections.emptyList(), txn, null);
+        try (SSTableTxnWriter writer = new SSTableTxnWriter(txn, multi)) {
             for (AbstractBTreePartition partition : sorted) {
                 if (partition.isEmpty()) {
                     continue;

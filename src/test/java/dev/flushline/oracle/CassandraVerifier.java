@@ -121,7 +121,7 @@ public final class CassandraVerifier {
         return output;
     }
 
-    static synchronized ColumnFamilyStore store(String createTableCql) {
+    public static synchronized ColumnFamilyStore store(String createTableCql) {
         ColumnFamilyStore existing = STORES.get(createTableCql);
         if (existing != null) {
             return existing;

@@ -23,6 +23,44 @@ public final class SSTableDumpOracle {
     public record Output(int status, String stdout, String stderr) {}
 
     public static Output run(Path workDir, String... args) {
+        return launch(workDir, "org.apache.cassandra.tools.SSTableExport", Arrays.asList(args),
+                workDir.resolve("stdout"));
+    }
+
+    /**
+     * Runs the tool once per argument list, all in one child JVM (see {@link ExportMany}), and
+     * returns each run's output in order; stderr is the JVM's, shared by all runs.
+     */
+    public static List<Output> runMany(Path workDir, List<String[]> argLists) {
+        try {
+            Files.createDirectories(workDir);
+            StringBuilder jobs = new StringBuilder();
+            for (int i = 0; i < argLists.size(); i++) {
+                jobs.append(workDir.resolve("out-" + i).toString());
+                for (String a : argLists.get(i)) {
+                    if (a.contains("\t") || a.contains("\n")) throw new IllegalArgumentException("argument with a tab or newline: " + a);
+                    jobs.append('\t').append(a);
+                }
+                jobs.append('\n');
+            }
+            Path jobsFile = Files.writeString(workDir.resolve("jobs.tsv"), jobs.toString());
+            Output whole = launch(workDir, ExportMany.class.getName(), List.of(jobsFile.toString()), workDir.resolve("stdout"));
+            if (whole.status() != 0) throw new IllegalStateException("the dump JVM exited with " + whole.status() + ": " + whole.stderr());
+            List<Output> outputs = new ArrayList<>();
+            for (int i = 0; i < argLists.size(); i++) {
+                Path out = workDir.resolve("out-" + i);
+                Path status = workDir.resolve("out-" + i + ".status");
+                if (!Files.exists(status)) throw new IllegalStateException("job " + i + " did not run: " + whole.stderr());
+                outputs.add(new Output(Integer.parseInt(Files.readString(status).trim()), Files.readString(out, StandardCharsets.UTF_8),
+                        whole.stderr()));
+            }
+            return outputs;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Output launch(Path workDir, String mainClass, List<String> args, Path stdout) {
         try {
             Files.createDirectories(workDir);
             Path yaml = workDir.resolve("cassandra.yaml");
@@ -56,9 +94,10 @@ public final class SSTableDumpOracle {
             cmd.add("-Dlogback.configurationFile=" + logback.toUri());
             cmd.add("-Dcassandra.storagedir=" + workDir);
             cmd.add("-Dcassandra.clock=" + FixedClock.class.getName());
-            cmd.add("org.apache.cassandra.tools.SSTableExport");
-            cmd.addAll(Arrays.asList(args));
-            Path out = workDir.resolve("stdout"), err = workDir.resolve("stderr");
+            cmd.add("-Djava.security.manager=allow"); // ExportMany's exit trap; the tool alone never needs it
+            cmd.add(mainClass);
+            cmd.addAll(args);
+            Path out = stdout, err = workDir.resolve("stderr");
             Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             int status = p.waitFor();
             return new Output(status, Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));

@@ -214,7 +214,11 @@ class CqlParserFuzzTest {
         }
         if (r.nextBoolean()) {
             String[] comp = {"{'class': 'LZ4Compressor', 'chunk_length_in_kb': " + (1 << r.nextInt(8)) + "}", "{'enabled': 'false'}", "{}",
-                    "{'class': 'org.apache.cassandra.io.compress.LZ4Compressor'}"};
+                    "{'class': 'org.apache.cassandra.io.compress.LZ4Compressor'}",
+                    "{'class': 'ZstdCompressor', 'compression_level': " + (r.nextInt(28) - 5) + "}",
+                    "{'class': 'SnappyCompressor', 'min_compress_ratio': " + (1 + r.nextInt(3)) + ".5}",
+                    "{'class': 'DeflateCompressor', 'chunk_length_in_kb': " + (1 << r.nextInt(8)) + "}",
+                    "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'high', 'lz4_high_compressor_level': " + (1 + r.nextInt(17)) + "}"};
             options.add("compression = " + comp[r.nextInt(comp.length)]);
         }
         if (r.nextInt(3) == 0) options.add("comment = 'it''s " + r.nextInt() + "'");
@@ -377,7 +381,7 @@ class CqlParserFuzzTest {
         assertEquals(theirs.params.defaultTimeToLive, ours.defaultTimeToLiveSeconds(), info + ": " + cql);
         assertEquals(theirs.params.minIndexInterval, ours.minIndexInterval(), info + ": " + cql);
         assertEquals(theirs.params.maxIndexInterval, ours.maxIndexInterval(), info + ": " + cql);
-        assertEquals(theirs.params.compression.isEnabled(), ours.compression() == TableSchema.Compression.LZ4, info + ": " + cql);
+        CqlParserTest.assertSameCompression(theirs.params.compression, ours.compressionParams(), info + ": " + cql);
         assertEquals(theirs.isCounter(), ours.isCounterTable(), info + ": " + cql);
     }
 

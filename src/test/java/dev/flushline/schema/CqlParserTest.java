@@ -65,6 +65,7 @@ class CqlParserTest {
             boolean theirsCompressed = theirs.params.compression.isEnabled();
             assertEquals(theirsCompressed, ours.compression() == TableSchema.Compression.LZ4, cql);
             if (theirsCompressed) assertEquals(theirs.params.compression.chunkLength(), ours.chunkLengthBytes(), cql);
+            assertSameCompression(theirs.params.compression, ours.compressionParams(), cql);
         }
     }
 
@@ -158,12 +159,12 @@ class CqlParserTest {
             {"^INSERT INTO ks.t (k) VALUES (1)", "expected a CREATE statement"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY); CREATE TABLE ks.^t (k int PRIMARY KEY)", "table ks.t is defined twice"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH ^COMPACT STORAGE", "COMPACT STORAGE"},
-            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'SnappyCompressor'}", "'SnappyCompressor' is not supported"},
-            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'ZstdCompressor'}", "not supported"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'snappycompressor'}", "is not one of Cassandra's compressors"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'ZstdCompressor', 'compression_level': 23}", "compression_level must be between"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'chunk_length_in_kb': 16}", "missing sub-option 'class'"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'LZ4Compressor', 'chunk_length_in_kb': 3}", "power of 2"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'enabled': false, 'class': 'LZ4Compressor'}", "'enabled': false"},
-            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'LZ4Compressor', 'min_compress_ratio': 1.1}", "min_compress_ratio"},
+            {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH compression = ^{'class': 'LZ4Compressor', 'min_compress_ratio': 0.5}", "min_compress_ratio must be 0 or at least 1"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH ^colour = 'red'", "unknown table option 'colour'"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH comment = 'a' AND ^comment = 'b'", "given twice"},
             {"CREATE TABLE ks.t (k int PRIMARY KEY) WITH id = ^'nope'", "must be a UUID"},
@@ -246,11 +247,104 @@ class CqlParserTest {
                 assertThrows(SchemaException.class, () -> CqlParser.parse("CREATE TABLE ks.t \"" + name + "\"")).getMessage());
     }
 
+    /** Codec, chunk length, max compressed length and the stored options (in CompressionInfo.db order) are Cassandra's. */
+    static void assertSameCompression(org.apache.cassandra.schema.CompressionParams theirs, CompressionParams ours, String what) {
+        assertEquals(theirs.isEnabled(), ours.isEnabled(), what);
+        if (!theirs.isEnabled()) return;
+        assertEquals(theirs.getSstableCompressor().getClass().getSimpleName(), ours.codec().compressorName(), what);
+        assertEquals(theirs.chunkLength(), ours.chunkLengthBytes(), what);
+        assertEquals(theirs.maxCompressedLength(), ours.maxCompressedLengthBytes(), what);
+        List<String> pairs = new ArrayList<>();
+        theirs.getOtherOptions().forEach((k, v) -> {
+            pairs.add(k);
+            pairs.add(v);
+        });
+        assertEquals(pairs, List.of(ours.optionPairs()), what);
+    }
+
+    /**
+     * Every compression map we could think of, accepted or refused by Cassandra 5.0.9's CREATE TABLE:
+     * we accept exactly what it accepts, with the same codec, chunk length, max compressed length and
+     * stored options.
+     */
+    static final String[] COMPRESSION_MAPS = {
+            "{}", "{'enabled': false}", "{'enabled': 'false'}", "{'enabled': 'no'}", "{'enabled': 'true'}", "{'enabled': true}",
+            "{'enabled': true, 'class': 'LZ4Compressor'}", "{'enabled': 'FALSE'}", "{'enabled': false, 'class': 'LZ4Compressor'}",
+            "{'enabled': false, 'chunk_length_in_kb': 16}",
+            "{'class': 'LZ4Compressor'}", "{'class': 'org.apache.cassandra.io.compress.LZ4Compressor'}", "{'class': 'ZstdCompressor'}",
+            "{'class': 'org.apache.cassandra.io.compress.ZstdCompressor'}", "{'class': 'SnappyCompressor'}",
+            "{'class': 'DeflateCompressor'}", "{'class': 'org.apache.cassandra.io.compress.DeflateCompressor'}",
+            "{'class': 'NoopCompressor'}", "{'class': 'lz4compressor'}", "{'class': ''}", "{'class': 'io.compress.LZ4Compressor'}",
+            "{'class': 'java.lang.String'}", "{'class': 'Lz4Compressor'}", "{'chunk_length_in_kb': 16}",
+            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 1}", "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 4}",
+            "{'class': 'SnappyCompressor', 'chunk_length_in_kb': 64}", "{'class': 'ZstdCompressor', 'chunk_length_in_kb': 1048576}",
+            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 2097152}", "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 2097151}",
+            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 0}", "{'class': 'LZ4Compressor', 'chunk_length_in_kb': -4}",
+            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 3}", "{'class': 'LZ4Compressor', 'chunk_length_in_kb': '16'}",
+            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 'abc'}", "{'class': 'LZ4Compressor', 'chunk_length_in_kb': '+16'}",
+            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': '16.0'}", "{'class': 'LZ4Compressor', 'chunk_length_in_kb': ' 16'}",
+            "{'class': 'LZ4Compressor', 'chunk_length_kb': 16}", "{'class': 'LZ4Compressor', 'crc_check_chance': 0.5}",
+            "{'class': 'ZstdCompressor', 'max_compressed_length': 8192}", "{'class': 'LZ4Compressor', 'sstable_compression': 'x'}",
+            "{'class': 'LZ4Compressor', 'min_compress_ratio': 0}", "{'class': 'LZ4Compressor', 'min_compress_ratio': 1}",
+            "{'class': 'ZstdCompressor', 'min_compress_ratio': 1.1}", "{'class': 'DeflateCompressor', 'min_compress_ratio': '1.1'}",
+            "{'class': 'LZ4Compressor', 'min_compress_ratio': 0.5}", "{'class': 'LZ4Compressor', 'min_compress_ratio': -1}",
+            "{'class': 'SnappyCompressor', 'min_compress_ratio': 'NaN'}", "{'class': 'LZ4Compressor', 'min_compress_ratio': 'Infinity'}",
+            "{'class': 'LZ4Compressor', 'min_compress_ratio': 'abc'}", "{'class': 'LZ4Compressor', 'min_compress_ratio': '1e1'}",
+            "{'class': 'LZ4Compressor', 'min_compress_ratio': 100000}", "{'class': 'NoopCompressor', 'min_compress_ratio': 3.7}",
+            "{'class': 'LZ4Compressor', 'min_compress_ratio': '2d'}", "{'class': 'LZ4Compressor', 'min_compress_ratio': ' 2 '}",
+            "{'class': 'LZ4Compressor', 'chunk_length_in_kb': 64, 'min_compress_ratio': 1.3}",
+            "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'fast'}", "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'high'}",
+            "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'HIGH'}", "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'medium'}",
+            "{'class': 'LZ4Compressor', 'lz4_high_compressor_level': 1}", "{'class': 'LZ4Compressor', 'lz4_high_compressor_level': 17}",
+            "{'class': 'LZ4Compressor', 'lz4_high_compressor_level': 0}", "{'class': 'LZ4Compressor', 'lz4_high_compressor_level': 18}",
+            "{'class': 'LZ4Compressor', 'lz4_high_compressor_level': 'x'}",
+            "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'high', 'lz4_high_compressor_level': 12}",
+            "{'class': 'LZ4Compressor', 'lz4_high_compressor_level': 12, 'lz4_compressor_type': 'high'}",
+            "{'class': 'LZ4Compressor', 'lz4_compressor_type': 'fast', 'lz4_high_compressor_level': 5}",
+            "{'class': 'ZstdCompressor', 'compression_level': 3}", "{'class': 'ZstdCompressor', 'compression_level': '03'}",
+            "{'class': 'ZstdCompressor', 'compression_level': -131072}", "{'class': 'ZstdCompressor', 'compression_level': -131073}",
+            "{'class': 'ZstdCompressor', 'compression_level': 22}", "{'class': 'ZstdCompressor', 'compression_level': 23}",
+            "{'class': 'ZstdCompressor', 'compression_level': 0}", "{'class': 'ZstdCompressor', 'compression_level': 'x'}",
+            "{'class': 'ZstdCompressor', 'compression_level': -5, 'chunk_length_in_kb': 32}",
+            "{'class': 'SnappyCompressor', 'compression_level': 3}", "{'class': 'DeflateCompressor', 'level': 6}",
+            "{'class': 'NoopCompressor', 'compression_level': 3}", "{'class': 'LZ4Compressor', 'compression_level': 3}",
+            "{'class': 'LZ4Compressor', 'foo': 'bar'}", "{'class': 'ZstdCompressor', 'lz4_compressor_type': 'fast'}",
+            "{'CLASS': 'LZ4Compressor'}", "{'class': 'LZ4Compressor', 'Chunk_Length_In_KB': 16}",
+    };
+
+    @Test
+    void compressionOptionsAsCassandra() {
+        int accepted = 0, refused = 0;
+        for (String map : COMPRESSION_MAPS) {
+            String cql = "CREATE TABLE ks.c (k int PRIMARY KEY, v text) WITH compression = " + map;
+            TableMetadata theirs;
+            try {
+                theirs = CreateTableStatement.parse(cql, "ks").build();
+                theirs.params.validate();
+            } catch (RuntimeException e) {
+                theirs = null;
+            }
+            TableSchema ours;
+            try {
+                ours = CqlParser.parse(cql);
+            } catch (SchemaException e) {
+                assertNull(theirs, cql + ": Cassandra accepts it, we refuse: " + e.getMessage());
+                assertTrue(e.getMessage().startsWith("line 1, column " + (cql.indexOf('{') + 1) + ": compression"), e.getMessage());
+                refused++;
+                continue;
+            }
+            assertTrue(theirs != null, cql + ": Cassandra refuses it, we accept " + ours.compressionParams());
+            assertSameCompression(theirs.params.compression, ours.compressionParams(), cql);
+            accepted++;
+        }
+        assertTrue(accepted >= 30 && refused >= 30, accepted + " accepted, " + refused + " refused");
+    }
+
     @Test
     void cassandraAlsoRefusesWhatWeRefuseForCqlReasons() {
         // Sanity check of the refusal list: statements refused for CQL reasons (not for our own
         // limits) must be refused by Cassandra as well.
-        int[] cqlErrors = {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 16, 17, 18, 31, 34, 36, 37, 38, 41};
+        int[] cqlErrors = {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 16, 17, 18, 27, 28, 29, 30, 31, 32, 34, 36, 37, 38, 41};
         for (int k : cqlErrors) {
             String cql = REFUSED[k][0].replace("^", "");
             assertThrows(Exception.class, () -> CreateTableStatement.parse(cql, "ks").build(), cql);

@@ -32,10 +32,17 @@ class LeftoversTest {
     @Test
     void removesStagingDirsAndTocLessGenerationsOnly() throws IOException {
         for (String c : ALL) touch("oa-1-big-" + c);                       // complete: keep
+        // A crashed publish of ours: TOC-less components beside the dead writer's lock file.
         for (String c : ALL) if (!c.equals("TOC.txt")) touch("oa-2-big-" + c); // crash between renames: remove
+        touch(".flushline-oa-2.lock");
         touch("oa-3-big-Statistics.db");                                   // crash after the first rename: remove
         touch("oa-3-big-Index.db");
+        touch(".flushline-oa-3.lock");
         touch("nb-8-big-Data.db");                                         // an nb writer's crash after a rename: remove
+        touch(".flushline-oa-8.lock");
+        // TOC-less without a lock of ours: another writer's work in progress, or complete with its TOC.txt lost.
+        for (String c : ALL) if (!c.equals("TOC.txt")) touch("oa-10-big-" + c);
+        touch("nb-11-big-Index.db");
         Path staging = Files.createDirectories(dir.resolve(".flushline-oa-4")); // crash while writing: remove
         Files.write(staging.resolve("oa-4-big-Data.db"), new byte[10]);
         Files.createDirectories(dir.resolve(".flushline-oa-5"));           // crash right after reserving: remove
@@ -47,26 +54,38 @@ class LeftoversTest {
         Files.createDirectories(dir.resolve(".flushline-other"));
         Files.createDirectories(dir.resolve("snapshots"));
 
-        List<Path> removed = Leftovers.clean(dir);
+        Leftovers.Result result = Leftovers.clean(dir);
 
         List<String> left = listing();
         for (String c : ALL) assertTrue(left.contains("oa-1-big-" + c), "complete sstable kept: " + c);
-        assertEquals(List.of(".flushline-other", "na-6-big-Data.db", "notes.txt",
+        List<String> notOurs = new java.util.ArrayList<>();
+        for (String c : ALL) if (!c.equals("TOC.txt")) notOurs.add("oa-10-big-" + c);
+        notOurs.add("nb-11-big-Index.db");
+        for (String n : notOurs) assertTrue(left.contains(n), "not provably ours, kept: " + n);
+        List<String> expectedLeft = new java.util.ArrayList<>(List.of(".flushline-other", "na-6-big-Data.db", "notes.txt",
                 "oa-1-big-CRC.db", "oa-1-big-Data.db", "oa-1-big-Digest.crc32", "oa-1-big-Filter.db", "oa-1-big-Index.db",
                 "oa-1-big-Statistics.db", "oa-1-big-Summary.db", "oa-1-big-TOC.txt",
-                "oa-7-big-Data.db.bak", "oa-x-big-Data.db", "snapshots"), left);
-        List<String> names = removed.stream().map(p -> p.getFileName().toString()).sorted().toList();
-        assertEquals(List.of(".flushline-oa-4", ".flushline-oa-5", "nb-8-big-Data.db",
+                "oa-7-big-Data.db.bak", "oa-x-big-Data.db", "snapshots"));
+        expectedLeft.addAll(notOurs);
+        expectedLeft.sort(null);
+        assertEquals(expectedLeft, left);
+        List<String> names = result.removed().stream().map(p -> p.getFileName().toString()).sorted().toList();
+        assertEquals(List.of(".flushline-oa-2.lock", ".flushline-oa-3.lock", ".flushline-oa-4", ".flushline-oa-5",
+                ".flushline-oa-8.lock", "nb-8-big-Data.db",
                 "oa-2-big-CRC.db", "oa-2-big-Data.db", "oa-2-big-Digest.crc32", "oa-2-big-Filter.db", "oa-2-big-Index.db",
                 "oa-2-big-Statistics.db", "oa-2-big-Summary.db",
                 "oa-3-big-Index.db", "oa-3-big-Statistics.db"), names, "the caller is told what went");
-        assertEquals(List.of(), Leftovers.clean(dir), "a second run finds nothing");
+        assertEquals(List.of(dir.resolve("nb-11-big-Index.db"), dir.resolve("oa-10-big-Data.db")), result.incomplete(),
+                "the caller is told what was left alone, by its Data.db where it has one");
+        Leftovers.Result again = Leftovers.clean(dir);
+        assertEquals(List.of(), again.removed(), "a second run removes nothing");
+        assertEquals(result.incomplete(), again.incomplete(), "and reports the same unfinished files");
     }
 
     @Test
     void missingOrCleanDirectory() throws IOException {
-        assertEquals(List.of(), Leftovers.clean(dir.resolve("absent")));
-        assertEquals(List.of(), Leftovers.clean(dir));
+        assertEquals(new Leftovers.Result(List.of(), List.of()), Leftovers.clean(dir.resolve("absent")));
+        assertEquals(new Leftovers.Result(List.of(), List.of()), Leftovers.clean(dir));
     }
 
     @Test
@@ -92,7 +111,7 @@ class LeftoversTest {
         Path deadLock = Files.createFile(tableDir.resolve(Descriptor.STAGING_PREFIX + deadGen + Descriptor.LOCK_SUFFIX));
         Path deadData = Files.write(tableDir.resolve("oa-" + deadGen + "-big-Index.db"), new byte[] {7});
 
-        List<Path> removed = Leftovers.clean(tableDir);
+        List<Path> removed = Leftovers.clean(tableDir).removed();
 
         assertTrue(Files.exists(live.stagingPath(Component.DATA)), "live staging dir untouched");
         assertTrue(Files.exists(live.path(Component.STATISTICS)), "live writer's half-published generation untouched");
@@ -109,7 +128,7 @@ class LeftoversTest {
         // Once the live writer is gone (released without publishing), its leftovers are fair game.
         live.releaseReservation();
         Files.write(live.lockPath(), new byte[0]); // as if it had crashed after taking the lock
-        List<Path> later = Leftovers.clean(tableDir);
+        List<Path> later = Leftovers.clean(tableDir).removed();
         assertTrue(!Files.exists(live.stagingDir()) && !Files.exists(live.path(Component.STATISTICS)), "removed: " + later);
     }
 }

@@ -288,7 +288,7 @@ class TransactionLogTest {
         try (TransactionLog txn = TransactionLog.beginCompaction(td)) {
             Descriptor out = txn.reserveOutput();
             Files.write(out.stagingPath(Component.DATA), new byte[] {1});
-            assertEquals(List.of(), Leftovers.clean(dir), "a live output's staging dir stays");
+            assertEquals(new Leftovers.Result(List.of(), List.of()), Leftovers.clean(dir), "a live output's staging dir stays");
             for (Component c : Component.values()) if (c != Component.COMPRESSION_INFO) Files.write(out.path(c), new byte[] {2});
             Files.delete(out.stagingPath(Component.DATA));
             Files.delete(out.stagingDir());
@@ -301,7 +301,7 @@ class TransactionLogTest {
             txn.onStep(what -> {
                 if (what.equals("deleted oa-1-big-Data.db")) {
                     try {
-                        cleanedMidDeletion.add(Leftovers.clean(dir)); // oa-1 has TOC.txt but no Data.db now
+                        cleanedMidDeletion.add(Leftovers.clean(dir).removed()); // oa-1 has TOC.txt but no Data.db now
                         assertEquals(List.of(3), liveGenerations(dir), "mid-deletion the view shows the outputs");
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);

@@ -150,7 +150,7 @@ class SortedSSTableWriterTest {
             }
             case LIST: {
                 for (Object e : (List<?>) in) {
-                    byte[] path = TimeUuids.bytes(listTicks[0]++);
+                    byte[] path = TimeUuids.bytes(listTicks[0]++, TimeUuids.seededNode(0));
                     byte[] b = ValueCodec.encodeElement(t, e);
                     w.addCollectionCell(i, path, 0, path.length, b, 0, b.length);
                 }

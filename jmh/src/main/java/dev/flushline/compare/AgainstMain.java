@@ -16,20 +16,23 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * {@code flushline bench --against cassandra,rocksdb,cqlsstablewriter}: the same operations (BenchCommand's
+ * {@code flushline bench --against cassandra,cassandra6,rocksdb,cqlsstablewriter}: the same operations (BenchCommand's
  * deterministic workload) filled into and flushed from Flushline, Cassandra 5.0.5's own SkipListMemtable + flush,
  * and RocksDB, and written as sstables by Cassandra's bulk writer CQLSSTableWriter (sorted and unsorted feeds;
- * {@link CqlWriterPeer}), in one JVM, each warmed up first. Every fill line also gives the GC count and time
+ * {@link CqlWriterPeer}), in one JVM, each warmed up first; and Cassandra 6.0-alpha2's memtable + flush of the
+ * same rows in a child JVM ({@link Cassandra6Peer}), which reports its costs back. Every fill line also gives the GC count and time
  * during the fill (GarbageCollectorMXBeans before and after). Prints each flush, then a table of flush CPU, wall time,
  * allocation, bytes written and fill throughput with each peer's ratio to Flushline; {@code --json} adds one
  * object per flush (the keys of {@code flushline bench --json}, {@code system} included).
  *
  * <p>Options: every {@code flushline bench} option; here {@code --allocation} and {@code --compression} may be
- * comma lists (default heap_buffers,offheap_objects and lz4,none), and Flushline and Cassandra run each
+ * comma lists (default heap_buffers,offheap_objects and lz4,none), and Flushline and both Cassandras run each
  * combination; RocksDB and CQLSSTableWriter run each compression. Order: warm-ups (Flushline's three allocation
- * modes, Cassandra's three allocation types and each compression, RocksDB each compression, CQLSSTableWriter
- * each compression and feed), then per compression and allocation Flushline then Cassandra, then RocksDB, then
- * CQLSSTableWriter unsorted and sorted per compression. Before each measured fill: System.gc().
+ * modes, each Cassandra's three allocation types and each compression, RocksDB each compression, CQLSSTableWriter
+ * each compression and feed), then per compression and allocation Flushline, Cassandra 5.0.5, Cassandra 6.0, then
+ * RocksDB, then CQLSSTableWriter unsorted and sorted per compression. Before each measured fill: System.gc() (in
+ * the child JVM for 6.0). Each Cassandra's Data.db is compared with Flushline's: 5.0.5's here by bytes, 6.0's in
+ * its child by bytes and, if they differ, by content read back with 6.0's reader.
  *
  * <p>Entry points: {@link #main} and {@link #run} (called by BenchCommand through reflection).
  */
@@ -43,6 +46,7 @@ public final class AgainstMain {
     /** Returns the exit status: 0 ok, 1 usage, 2 internal or I/O failure. */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
         Path tempRoot = null;
+        Cassandra6Peer cassandra6 = null;
         try {
             List<String> rest = new ArrayList<>();
             Set<String> systems = new LinkedHashSet<>();
@@ -72,8 +76,8 @@ public final class AgainstMain {
                     case "--against":
                         for (String s : value.split(",")) {
                             s = s.trim();
-                            if (!s.equals("cassandra") && !s.equals("rocksdb") && !s.equals(CQL_WRITER)) {
-                                return usage(err, "--against " + value + ": systems are cassandra, rocksdb and " + CQL_WRITER);
+                            if (!s.equals("cassandra") && !s.equals(CASSANDRA6) && !s.equals("rocksdb") && !s.equals(CQL_WRITER)) {
+                                return usage(err, "--against " + value + ": systems are cassandra, " + CASSANDRA6 + ", rocksdb and " + CQL_WRITER);
                             }
                             systems.add(s);
                         }
@@ -89,7 +93,7 @@ public final class AgainstMain {
                 }
             }
             if (systems.isEmpty()) {
-                return usage(err, "--against needs one or more of cassandra, rocksdb, " + CQL_WRITER + " (comma-separated)");
+                return usage(err, "--against needs one or more of cassandra, " + CASSANDRA6 + ", rocksdb, " + CQL_WRITER + " (comma-separated)");
             }
             if (allocations == null) allocations = List.of("heap_buffers", "offheap_objects");
             if (compressions == null) compressions = List.of("lz4", "none");
@@ -123,6 +127,8 @@ public final class AgainstMain {
             // warm-ups
             first.warmUp(out);
             CassandraPeer cassandra = systems.contains("cassandra") ? new CassandraPeer(w, valueOrder, root.resolve("cassandra")) : null;
+            cassandra6 = systems.contains(CASSANDRA6) ? new Cassandra6Peer(valueOrder, root.resolve(CASSANDRA6), err) : null;
+            if (cassandra6 != null) out.println("Cassandra 6.0 peer: " + cassandra6.describe());
             RocksPeer rocks = systems.contains("rocksdb") ? new RocksPeer(root.resolve("rocksdb")) : null;
             CqlWriterPeer cqlWriter = systems.contains(CQL_WRITER) ? new CqlWriterPeer(w, valueOrder, root.resolve(CQL_WRITER)) : null;
             BenchCommand.Workload small = w.withPartitions(Math.max(1, first.warmupPartitions));
@@ -133,6 +139,12 @@ public final class AgainstMain {
                     if (cassandra != null) {
                         for (String a : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
                             cassandra.fillAndFlush(small, a, c, first.schema.chunkLengthBytes());
+                            n++;
+                        }
+                    }
+                    if (cassandra6 != null) {
+                        for (String a : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
+                            cassandra6.fillAndFlush(small, a, c, first.schema.chunkLengthBytes(), null, null);
                             n++;
                         }
                     }
@@ -172,6 +184,16 @@ public final class AgainstMain {
                     jsonLines.add(c.json());
                     if (keep == null) deleteContents(Path.of(c.sstable).getParent()); // the store keeps its folder
                 }
+                if (cassandra6 != null) {
+                    Path ours = m.outcomes.size() == 1 ? m.outcomes.get(0).result.dataPath : null;
+                    Path kept = keep == null ? null : root.resolve(CASSANDRA6 + "-" + s.allocation().cliName() + "-" + s.compression() + "-" + n);
+                    FlushRun c6 = cassandra6.fillAndFlush(w, s.allocation().cliName(), s.compression(), s.schema.chunkLengthBytes(), ours, kept);
+                    out.println(fillLine(c6));
+                    out.println(cassandraLogLine(c6));
+                    if (c6.sameAsFlushline != null) out.println("Data.db: Flushline's and Cassandra 6.0's: " + c6.sameAsFlushline);
+                    runs.add(c6);
+                    jsonLines.add(c6.json());
+                }
                 if (keep == null) BenchCommand.deleteRecursively(flDir);
             }
             if (rocks != null) {
@@ -198,6 +220,10 @@ public final class AgainstMain {
                 }
             }
             if (cassandra != null) cassandra.close();
+            if (cassandra6 != null) {
+                cassandra6.close();
+                cassandra6 = null;
+            }
 
             out.println();
             out.print(table(runs));
@@ -208,6 +234,7 @@ public final class AgainstMain {
             e.printStackTrace(err);
             return 2;
         } finally {
+            if (cassandra6 != null) cassandra6.close();
             if (tempRoot != null) {
                 try {
                     BenchCommand.deleteRecursively(tempRoot);
@@ -225,6 +252,7 @@ public final class AgainstMain {
     }
 
     static final String CQL_WRITER = "cqlsstablewriter";
+    static final String CASSANDRA6 = "cassandra6";
     static final List<String> CQL_WRITER_FEEDS = List.of("unsorted", "sorted");
 
     private static int usage(PrintStream err, String message) {
@@ -288,7 +316,7 @@ public final class AgainstMain {
     /** Cassandra's own flush log line, with the cpu and allocation that Flushline's line adds. */
     private static String cassandraLogLine(FlushRun c) {
         double secs = Math.max(1e-9, c.wallNanos / 1e9);
-        return String.format(Locale.ROOT, "Cassandra: Completed flushing %s (%s) for commitlog position "
+        return String.format(Locale.ROOT, (c.system.equals(CASSANDRA6) ? "Cassandra 6.0" : "Cassandra") + ": Completed flushing %s (%s) for commitlog position "
                         + "CommitLogPosition(segmentId=-1, position=0), time spent: %d ms, bytes flushed: %d/(%d per sec), "
                         + "partitions flushed: %d/(%d per sec), rows: %d/(%d per sec), cpu time: %d ms, allocated: %s "
                         + "(threads %s; process cpu %d ms)",
@@ -328,6 +356,12 @@ public final class AgainstMain {
         }
         sb.append(String.format(Locale.ROOT, "(%s: fill and wall are its whole write, build() to close(); cpu and alloc "
                 + "over every Java thread)%n", CQL_WRITER));
+        for (FlushRun r : runs) {
+            if (!r.system.equals(CASSANDRA6)) continue;
+            sb.append(String.format(Locale.ROOT, "(%s: Cassandra 6.0-alpha2 in a child JVM; cpu and alloc over its flush threads "
+                    + "there, proc cpu the child process's)%n", CASSANDRA6));
+            break;
+        }
         sb.append(String.format(Locale.ROOT, "%nRatios, peer / Flushline (same allocation and compression; RocksDB against "
                 + "Flushline heap_buffers, else the first allocation). >1 = the peer costs more (or fills faster):%n"));
         sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %9s %9s %9s %9s %9s%n", "system", "allocation", "comp",
@@ -373,7 +407,8 @@ public final class AgainstMain {
         FlushRun base = null;
         for (FlushRun f : runs) {
             if (!f.system.equals("flushline") || !f.compression.equals(r.compression)) continue;
-            if (f.allocation.equals(r.allocation) || (!r.system.equals("cassandra") && f.allocation.equals("heap_buffers"))) {
+            boolean cassandra = r.system.equals("cassandra") || r.system.equals(CASSANDRA6);
+            if (f.allocation.equals(r.allocation) || (!cassandra && f.allocation.equals("heap_buffers"))) {
                 return f;
             }
             if (base == null) base = f;

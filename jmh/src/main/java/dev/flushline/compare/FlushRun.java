@@ -38,6 +38,11 @@ final class FlushRun {
     long fillGcMillis = -1;
     /** Where a bulk writer's run left its files (to delete them), or null. */
     java.nio.file.Path dir;
+    /**
+     * A peer's own verdict on whether its Data.db holds what Flushline's does (the Cassandra 6.0 child compares
+     * bytes, then content, itself), or null when the peer did not compare.
+     */
+    String sameAsFlushline;
 
     FlushRun(String system, String memtable, String allocation, String compression, String sstable, long bytes,
              long partitions, long rows, long cells, long fillNanos, long wallNanos, long cpuNanos,
