@@ -331,7 +331,7 @@ class NodeImportTest {
      * duration, float vectors of 4,096 dimensions and a text vector, in keys and values: loaded
      * with {@code flushline load}, imported by the node, and read through the driver against a
      * twin table that got the same writes as CQL statements through the node's own write path.
-     * Row order (a tuple clustering column) is the node's.
+     * Row order (a tuple clustering column) is the node's. The table is Zstd-compressed.
      */
     @Test
     void compositeTypesImportAndReadBackThroughTheDriver() throws Exception {
@@ -339,9 +339,8 @@ class NodeImportTest {
                 "CREATE TYPE " + KS + ".addr (street text, city text, \"Zip\" int, tags frozen<set<text>>)",
                 "CREATE TYPE " + KS + ".person (name text, home frozen<addr>, took duration)",
         };
-        // CODEC: LZ4 for now; this table is meant to use Zstd once the codecs branch is merged:
-        // compression = {'class': 'ZstdCompressor'}
-        String compression = "compression = {'class': 'LZ4Compressor'}";
+        // CODEC: the table's codec (Zstd, which load writes as the table asks, as CQLSSTableWriter does)
+        String compression = "compression = {'class': 'ZstdCompressor', 'compression_level': 3}";
         String table = "CREATE TABLE " + KS + ".composite (k frozen<tuple<int, text>>, c tuple<int, text>, f frozen<addr>, "
                 + "a addr, fp frozen<person>, p person, t tuple<int, duration, frozen<list<int>>>, d duration, "
                 + "v vector<float, 4096>, vt vector<text, 2>, prefs map<text, text>, tags set<text>, s addr static, "
@@ -405,6 +404,11 @@ class NodeImportTest {
         Path out = tmp.resolve("composite-out");
         long now = System.currentTimeMillis() / 1000;
         load(schema, schemaFile, write(tmp.resolve("composite.jsonl"), json), json.size(), out, now, List.of("--ranges", "2"));
+        try (var files = Files.list(FlushJob.tableDir(out, schema))) {
+            for (Path info : files.filter(f -> f.getFileName().toString().endsWith("-CompressionInfo.db")).toList()) {
+                assertTrue(new String(Files.readAllBytes(info), StandardCharsets.ISO_8859_1).contains("ZstdCompressor"), info + " is Zstd");
+            }
+        }
 
         for (String type : types) session.execute(type);
         session.execute(table);
