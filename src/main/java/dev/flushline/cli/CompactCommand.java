@@ -51,7 +51,10 @@ final class CompactCommand {
           + "--in-place, which replaces them).\n"
           + "\n"
           + "Options:\n"
-          + "  --schema FILE                 the table's CQL CREATE TABLE statement (required)\n"
+          + "  --schema FILE                 the table's schema: its CREATE TABLE, with the CREATE TYPE statements it\n"
+          + "                                uses; a whole DESCRIBE KEYSPACE output is fine (required)\n"
+          + "  --table NAME                  the table (t or ks.t) when the schema file defines several. A counter\n"
+          + "                                table is refused (counter cells merge by their contexts, not done)\n"
           + "  --input DIR                   a table directory (<ks>/<table>-<id>/ holding sstables) or a folder\n"
           + "                                holding <ks>/<table>-<id>/; repeat for more (required)\n"
           + "  --out DIR                     where the output table directory is created (required unless\n"
@@ -106,7 +109,7 @@ final class CompactCommand {
           + "not fit the schema, a corrupt input with its byte offset), 2 internal or I/O failure. On 1 or 2 nothing\n"
           + "is published.\n";
 
-    static final Set<String> WITH_VALUE = Set.of("schema", "out", "now", "gc-grace", "compression", "ranges",
+    static final Set<String> WITH_VALUE = Set.of("schema", "table", "out", "now", "gc-grace", "compression", "ranges",
             "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION);
     static final String DESPITE_INCOMPLETE = "despite-incomplete";
     static final Set<String> FLAGS = Set.of("in-place", DESPITE_INCOMPLETE);
@@ -161,7 +164,12 @@ final class CompactCommand {
         }
         Args args = new Args("compact", rest.toArray(new String[0]), WITH_VALUE, FLAGS);
         if (inputs.isEmpty()) throw new UsageException("missing --input (see flushline compact --help)");
-        TableSchema schema = LoadCommand.readSchema(args.required("schema"));
+        TableSchema schema = LoadCommand.readSchema(args.required("schema"), args.has("table") ? args.required("table") : null);
+        if (schema.isCounterTable()) {
+            throw new UsageException("table " + schema + " is a counter table; compact refuses it before writing anything: "
+                    + "counter cells merge by their counter contexts (Cassandra's counter-context merge), which Flushline "
+                    + "does not implement (dump and verify read counter sstables)");
+        }
         boolean inPlace = args.has("in-place");
         if (inPlace && args.has("out")) throw new UsageException("--in-place writes into the input table directory; drop --out");
         Path outRoot = inPlace ? null : Path.of(args.required("out"));

@@ -41,7 +41,7 @@ final class DumpCommand {
     private DumpCommand() {}
 
     static final String HELP =
-            "Usage: flushline dump --schema table.cql SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
+            "Usage: flushline dump --schema table.cql [--table NAME] SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
           + "\n"
           + "Prints the partitions of Cassandra 5.0 'oa' (or 4.x 'nb') BIG sstables as JSON, in the same layout\n"
           + "as Cassandra 5.0.9's sstabledump: one array of partitions, each with its key, position in Data.db\n"
@@ -51,9 +51,12 @@ final class DumpCommand {
           + "Arguments:\n"
           + "  SSTABLE_OR_DIR     any component of one sstable, or a directory: every sstable in it that has a\n"
           + "                     TOC.txt, in generation order (one JSON document per sstable)\n"
-          + "  --schema FILE      the table's CQL CREATE TABLE statement (must agree with the sstable's header)\n"
+          + "  --schema FILE      the table's schema (must agree with the sstable's header): its CREATE TABLE, with the\n"
+          + "                     CREATE TYPE statements it uses; a whole DESCRIBE KEYSPACE output is fine\n"
+          + "  --table NAME       the table (t or ks.t) when the schema file defines several\n"
           + "  -k KEY             only this partition (repeatable), found through Summary.db and Index.db; a\n"
-          + "                     multi-column key is written as its values joined by ':' (escape ':' as '\\:')\n"
+          + "                     multi-column key is written as its values joined by ':' (escape ':' as '\\:'); a tuple or\n"
+          + "                     UDT key as its components joined by ':' ('@' for null), a vector or frozen collection as hex\n"
           + "  -d                 one line per partition deletion, static row, row and marker, in Cassandra's\n"
           + "                     internal notation ([key]@position Row[info=...]: clustering | cells)\n"
           + "  -t                 timestamps and local deletion times as raw numbers instead of ISO-8601\n"
@@ -83,6 +86,11 @@ final class DumpCommand {
                     if (o.schemaFile != null) return usage(err, "option --schema is given twice");
                     o.schemaFile = argv[++i];
                     break;
+                case "--table":
+                    if (i + 1 >= argv.length) return usage(err, "option --table needs a value");
+                    if (o.table != null) return usage(err, "option --table is given twice");
+                    o.table = argv[++i];
+                    break;
                 case "--now":
                     if (i + 1 >= argv.length) return usage(err, "option --now needs a value");
                     try {
@@ -102,7 +110,7 @@ final class DumpCommand {
         BufferedWriter w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         SSTableFiles current = null;
         try {
-            TableSchema schema = LoadCommand.readSchema(o.schemaFile);
+            TableSchema schema = LoadCommand.readSchema(o.schemaFile, o.table);
             List<byte[]> keys = new ArrayList<>();
             for (String k : o.keys) keys.add(parseKey(schema, k));
             boolean first = true;
@@ -160,6 +168,7 @@ final class DumpCommand {
 
     static final class Options {
         String schemaFile;
+        String table;
         final List<String> paths = new ArrayList<>();
         final List<String> keys = new ArrayList<>();
         boolean rawTime, jsonLines, debug;
@@ -202,24 +211,85 @@ final class DumpCommand {
 
     private static byte[] parseValue(ColumnMetadata c, String text) throws UsageException {
         CqlType t = c.type();
+        if (t.isNative()) {
+            switch (t.kind()) {
+                case INT: case BIGINT: case SMALLINT: case TINYINT: case VARINT: case DECIMAL: case DOUBLE: case FLOAT:
+                    try {
+                        new BigDecimal(text);
+                    } catch (NumberFormatException e) {
+                        throw new UsageException("-k " + text + ": not a number for key column '" + c.name() + "' (" + t + ")");
+                    }
+                    break;
+                default:
+                    break;
+            }
+        }
+        try {
+            return fromString(t, text);
+        } catch (ValueException | IllegalArgumentException e) {
+            throw new UsageException("-k " + text + ": key column '" + c.name() + "' (" + t + "): " + e.getMessage());
+        }
+    }
+
+    /**
+     * A key component from its text, as Cassandra's {@code AbstractType.fromString} reads it for
+     * sstabledump's -k: a tuple or UDT as its components joined by ':' ('\\:' and '\\@' escaped,
+     * '@' for null), a frozen collection or vector as hex, the native types as literals.
+     */
+    static byte[] fromString(CqlType t, String text) {
+        switch (t.kind()) {
+            case TUPLE:
+            case UDT: {
+                List<String> parts = new ArrayList<>();
+                int prev = 0;
+                for (int i = 0; i < text.length(); i++) {
+                    if (text.charAt(i) == ':' && (i == 0 || text.charAt(i - 1) != '\\')) {
+                        parts.add(text.substring(prev, i));
+                        prev = i + 1;
+                    }
+                }
+                if (!text.isEmpty()) parts.add(text.substring(prev));
+                if (parts.size() > t.size()) {
+                    throw new IllegalArgumentException("too many components: " + t + " has " + t.size() + ", the text " + parts.size());
+                }
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                for (int i = 0; i < parts.size(); i++) {
+                    String part = parts.get(i);
+                    if (part.equals("@")) {
+                        out.writeBytes(new byte[] {-1, -1, -1, -1});
+                        continue;
+                    }
+                    byte[] v = fromString(t.component(i), part.replace("\\:", ":").replace("\\@", "@"));
+                    out.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(v.length).array());
+                    out.writeBytes(v);
+                }
+                return out.toByteArray();
+            }
+            case LIST:
+            case SET:
+            case MAP:
+            case VECTOR:
+                return (byte[]) ValueCodec.encode(CqlType.of(CqlType.Kind.BLOB), "0x" + text);
+            default:
+                return nativeFromString(t, text);
+        }
+    }
+
+    private static byte[] nativeFromString(CqlType t, String text) {
         Object json;
         switch (t.kind()) {
             case INT: case BIGINT: case SMALLINT: case TINYINT: case VARINT: case DECIMAL: case DOUBLE: case FLOAT:
                 try {
                     json = new BigDecimal(text);
                 } catch (NumberFormatException e) {
-                    throw new UsageException("-k " + text + ": not a number for key column '" + c.name() + "' (" + t + ")");
+                    throw new IllegalArgumentException("'" + text + "' is not a number");
                 }
                 break;
             case BOOLEAN: json = Boolean.parseBoolean(text); break;
             case BLOB: json = text.startsWith("0x") ? text : "0x" + text; break;
             default: json = text;
         }
-        try {
-            return ValueCodec.encode(t, json);
-        } catch (ValueException | IllegalArgumentException e) {
-            throw new UsageException("-k " + text + ": key column '" + c.name() + "' (" + t + "): " + e.getMessage());
-        }
+        return ValueCodec.encode(t, json);
     }
 
     // ---- the JSON, as sstabledump's JsonTransformer lays it out ---------------------------------
@@ -472,14 +542,13 @@ final class DumpCommand {
             CqlType t = cm.type();
             CqlType valueType = t;
             if (complex) {
-                CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
                 j.fieldName("path");
                 j.arrayCompact = true;
                 j.startArray();
-                j.string(DumpFormat.plain(pathType, b, cell.pathOffset(), cell.pathLength()));
+                j.string(pathText(t, b, cell));
                 j.endArray();
                 j.arrayCompact = false;
-                valueType = t.kind() == CqlType.Kind.MAP ? t.valueType() : t.kind() == CqlType.Kind.LIST ? t.elementType() : null;
+                valueType = t.cellValueType(b, cell.pathOffset(), cell.pathLength());
             }
             if (cell.isTombstone()) {
                 j.fieldName("deletion_info");
@@ -648,11 +717,16 @@ final class DumpCommand {
 
         private static void cellText(StringBuilder sb, byte[] b, SSTableCursor.Cell cell, ColumnMetadata cm, boolean complex) {
             CqlType t = cm.type();
+            if (t.isCounter() && !cell.isTombstone()) {
+                // a live counter cell prints the total of its context and its timestamp, nothing else
+                sb.append('[').append(cm.name()).append('=').append(counterTotal(b, cell.valueOffset(), cell.valueLength()))
+                        .append(" ts=").append(cell.timestamp()).append(']');
+                return;
+            }
             sb.append('[').append(cm.name());
             if (complex) {
-                CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
-                sb.append('[').append(DumpFormat.plain(pathType, b, cell.pathOffset(), cell.pathLength())).append(']');
-                CqlType valueType = t.kind() == CqlType.Kind.MAP ? t.valueType() : t.kind() == CqlType.Kind.LIST ? t.elementType() : null;
+                sb.append('[').append(pathText(t, b, cell)).append(']');
+                CqlType valueType = t.cellValueType(b, cell.pathOffset(), cell.pathLength());
                 sb.append('=');
                 if (cell.isTombstone()) sb.append("<tombstone>");
                 else if (valueType != null) sb.append(DumpFormat.plain(valueType, b, cell.valueOffset(), cell.valueLength()));
@@ -670,6 +744,27 @@ final class DumpCommand {
                 sb.append("ts=").append(cell.timestamp());
             }
             sb.append(']');
+        }
+
+        /** CounterContext.total: the counts of every shard, after the header (int16 count, then count int16 indexes). */
+        static long counterTotal(byte[] b, int off, int len) {
+            if (len < 2) return 0;
+            int count = Math.abs((short) (((b[off] & 0xFF) << 8) | (b[off + 1] & 0xFF)));
+            long total = 0;
+            for (int p = off + 2 + 2 * count; p + 32 <= off + len; p += 32) total += DumpFormat.getLong(b, p + 24);
+            return total;
+        }
+
+        /**
+         * A cell path as sstabledump prints it: the element or key in plain form for a collection,
+         * the field's name for a non-frozen UDT (the index itself if it names no field).
+         */
+        static String pathText(CqlType t, byte[] b, SSTableCursor.Cell cell) {
+            if (t.kind() == CqlType.Kind.UDT) {
+                int i = t.fieldIndexOfPath(b, cell.pathOffset(), cell.pathLength());
+                if (i >= 0) return t.fieldName(i);
+            }
+            return DumpFormat.plain(t.cellPathType(), b, cell.pathOffset(), cell.pathLength());
         }
 
         private static final String[] KINDS = {"EXCL_END_BOUND", "INCL_START_BOUND", "EXCL_END_INCL_START_BOUNDARY", "STATIC_CLUSTERING",

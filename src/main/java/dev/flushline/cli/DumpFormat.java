@@ -1,6 +1,7 @@
 package dev.flushline.cli;
 
 import dev.flushline.schema.CqlType;
+import dev.flushline.schema.Durations;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -15,7 +16,8 @@ import java.util.UUID;
 
 /**
  * Value text as sstabledump prints it: {@link #json} is Cassandra's {@code toJSONString} (cell
- * values, clustering values), {@link #plain} its {@code getString} (partition keys, cell paths).
+ * values, clustering values), {@link #plain} its {@code getString} (partition keys, cell paths),
+ * {@link #cqlLiteral} its {@code toCQLString} (clustering values in -d), for every type, nested.
  * Empty values of non-text types print as {@code ""} in JSON and as the empty string in plain form.
  *
  * <p>Thread safety: stateless.
@@ -41,6 +43,17 @@ final class DumpFormat {
                 return listJson(t, b, off, len);
             case MAP:
                 return mapJson(t, b, off, len);
+            case TUPLE:
+                return tupleJson(t, b, off, len);
+            case UDT:
+                return udtJson(t, b, off, len);
+            case VECTOR:
+                return vectorJson(t, b, off, len);
+            case DURATION:
+                return '"' + (len == 0 ? "" : Durations.toString(b, off, len)) + '"';
+            case COUNTER:
+                // CounterColumnType.toJSONString reads the value as a long: the first 8 bytes of the counter context
+                return Long.toString(getLong(b, off));
             default:
                 break;
         }
@@ -72,6 +85,8 @@ final class DumpFormat {
     static String plain(CqlType t, byte[] b, int off, int len) {
         if (t.kind() == CqlType.Kind.TEXT || t.kind() == CqlType.Kind.ASCII) return new String(b, off, len, StandardCharsets.UTF_8);
         if (t.kind() == CqlType.Kind.BLOB) return hex(b, off, len);
+        if (t.kind() == CqlType.Kind.TUPLE || t.kind() == CqlType.Kind.UDT) return tuplePlain(t, b, off, len);
+        if (t.kind() == CqlType.Kind.DURATION) return len == 0 ? "" : Durations.toString(b, off, len);
         if (len == 0) return "";
         switch (t.kind()) {
             case INT: return Integer.toString(getInt(b, off));
@@ -99,8 +114,95 @@ final class DumpFormat {
                     return hex(b, off, len);
                 }
             default:
-                return hex(b, off, len); // collections: their bytes
+                return hex(b, off, len); // collections, vectors and counters: their bytes
         }
+    }
+
+    /**
+     * TupleType.getString (UDTs too): the components' plain forms joined by ':', each with ':'
+     * and '@' escaped by a backslash, '@' for a null component; it stops where the value ends.
+     */
+    private static String tuplePlain(CqlType t, byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder();
+        int p = off, end = off + len;
+        for (int i = 0; i < t.size(); i++) {
+            if (p >= end) return sb.toString();
+            if (i > 0) sb.append(':');
+            int l = getInt(b, p);
+            p += 4;
+            if (l < 0) {
+                sb.append('@');
+                continue;
+            }
+            sb.append(plain(t.component(i), b, p, l).replace(":", "\\:").replace("@", "\\@"));
+            p += l;
+        }
+        return sb.toString();
+    }
+
+    /** TupleType.toJSONString: [a, b], null for a null component (and for one the value lacks). */
+    private static String tupleJson(CqlType t, byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder("[");
+        int p = off, end = off + len;
+        for (int i = 0; i < t.size(); i++) {
+            if (i > 0) sb.append(", ");
+            int l = p + 4 <= end ? getInt(b, p) : -1;
+            p += 4;
+            if (l < 0) {
+                sb.append("null");
+                continue;
+            }
+            sb.append(json(t.component(i), b, p, l));
+            p += l;
+        }
+        return sb.append(']').toString();
+    }
+
+    /** UserType.toJSONString: {"f": a, "\"G\"": b} (a name that is not lowercase in escaped quotes); null for a null field. */
+    private static String udtJson(CqlType t, byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder("{");
+        int p = off, end = off + len;
+        for (int i = 0; i < t.size(); i++) {
+            if (i > 0) sb.append(", ");
+            String name = t.fieldName(i);
+            if (!name.equals(name.toLowerCase(Locale.US))) name = '"' + name + '"';
+            sb.append('"').append(JsonOut.escape(name)).append("\": ");
+            int l = p + 4 <= end ? getInt(b, p) : -1;
+            p += 4;
+            if (l < 0) {
+                sb.append("null");
+                continue;
+            }
+            sb.append(json(t.component(i), b, p, l));
+            p += l;
+        }
+        return sb.append('}').toString();
+    }
+
+    /** VectorType.toJSONString: [a, b, ...]. */
+    private static String vectorJson(CqlType t, byte[] b, int off, int len) {
+        StringBuilder sb = new StringBuilder("[");
+        int[] at = {off};
+        for (int i = 0; i < t.dimension(); i++) {
+            if (i > 0) sb.append(", ");
+            int l = vectorElement(t, b, at);
+            sb.append(json(t.elementType(), b, at[0], l));
+            at[0] += l;
+        }
+        return sb.append(']').toString();
+    }
+
+    /** The length of the vector element at {@code at[0]}; moves {@code at[0]} past its length prefix, if it has one. */
+    private static int vectorElement(CqlType t, byte[] b, int[] at) {
+        int fixed = t.elementType().fixedLength();
+        if (fixed > 0) return fixed;
+        int p = at[0];
+        int first = b[p] & 0xFF;
+        int extra = Integer.numberOfLeadingZeros(~first & 0xFF) - 24;
+        long v = first & (0xFF >> extra);
+        for (int i = 1; i <= extra; i++) v = (v << 8) | (b[p + i] & 0xFF);
+        at[0] = p + 1 + extra;
+        return (int) v;
     }
 
     private static String time(long nanosOfDay) {
@@ -167,6 +269,55 @@ final class DumpFormat {
                 return quote(plain(t, b, off, len));
             case BLOB:
                 return "0x" + hex(b, off, len);
+            case LIST:
+            case SET:
+            case MAP: {
+                // CQL3Type.Collection.toCQLLiteral: [a, b], {a, b}, {k: v}
+                boolean map = t.kind() == CqlType.Kind.MAP;
+                StringBuilder sb = new StringBuilder(t.kind() == CqlType.Kind.LIST ? "[" : "{");
+                int n = getInt(b, off), p = off + 4;
+                for (int i = 0; i < n; i++) {
+                    if (i > 0) sb.append(", ");
+                    int l = getInt(b, p);
+                    p += 4;
+                    sb.append(cqlLiteral(t.elementType(), b, p, l));
+                    p += Math.max(l, 0);
+                    if (map) {
+                        l = getInt(b, p);
+                        p += 4;
+                        sb.append(": ").append(cqlLiteral(t.valueType(), b, p, l));
+                        p += Math.max(l, 0);
+                    }
+                }
+                return sb.append(t.kind() == CqlType.Kind.LIST ? "]" : "}").toString();
+            }
+            case TUPLE:
+            case UDT: {
+                // CQL3Type.Tuple / UserDefined.toCQLLiteral: (a, null) and {f: a, "G": null}, up to where the value ends
+                boolean udt = t.kind() == CqlType.Kind.UDT;
+                StringBuilder sb = new StringBuilder(udt ? "{" : "(");
+                int p = off, end = off + len;
+                for (int i = 0; i < t.size() && p < end; i++) {
+                    int l = getInt(b, p);
+                    p += 4;
+                    if (i > 0) sb.append(", ");
+                    if (udt) sb.append(cqlName(t.fieldName(i))).append(": ");
+                    sb.append(cqlLiteral(t.component(i), b, p, l));
+                    p += Math.max(l, 0);
+                }
+                return sb.append(udt ? "}" : ")").toString();
+            }
+            case VECTOR: {
+                StringBuilder sb = new StringBuilder("[");
+                int[] at = {off};
+                for (int i = 0; i < t.dimension(); i++) {
+                    if (i > 0) sb.append(", ");
+                    int l = vectorElement(t, b, at);
+                    sb.append(cqlLiteral(t.elementType(), b, at[0], l));
+                    at[0] += l;
+                }
+                return sb.append(']').toString();
+            }
             default:
                 return plain(t, b, off, len);
         }

@@ -59,7 +59,10 @@ public final class LoadCommand {
           + "the layout nodetool import expects: whenever the memtable passes --memtable-size-mb, and once more\n"
           + "at the end.\n"
           + "\n"
-          + "  --schema FILE                 one CQL CREATE TABLE statement (required)\n"
+          + "  --schema FILE                 the table's schema (required): its CREATE TABLE, after the CREATE TYPE\n"
+          + "                                statements it uses; a whole DESCRIBE KEYSPACE output is fine (keyspaces,\n"
+          + "                                indexes, views and functions are skipped). A counter table is refused\n"
+          + "  --table NAME                  the table (t or ks.t) when the schema file defines several\n"
           + "  --input FILE|-                operations, one JSON object per line ('-' = stdin; a FIFO or a <(...)\n"
           + "                                pipe is read as a stream too) (required)\n"
           + "  --out DIR                     output directory (required)\n"
@@ -97,13 +100,19 @@ public final class LoadCommand {
           + "  {\"op\":\"insert\",\"timestamp\":T,\"ttl\":S,\"values\":{\"pk\":1,\"ck\":2,\"v1\":\"a\",\"v2\":null}}\n"
           + "      a row with liveness; null writes a tombstone; an absent column is left as it is\n"
           + "  {\"op\":\"update\",\"timestamp\":T,\"key\":{\"pk\":1,\"ck\":2},\"set\":{\"v1\":\"b\"},\"add\":{\"tags\":[\"z\"]}}\n"
-          + "      no liveness; \"set\" replaces a value (a collection whole), \"add\" appends to a non-frozen\n"
-          + "      list, set or map\n"
+          + "      no liveness; \"set\" replaces a value (a collection or non-frozen UDT whole), \"add\" appends to a\n"
+          + "      non-frozen list, set or map, \"remove\" takes elements out of a set or keys out of a map:\n"
+          + "      \"remove\":{\"tags\":[\"x\"]} is SET tags = tags - {'x'}. \"set\" also takes one field of a non-frozen\n"
+          + "      UDT, \"addr.city\":\"Paris\" (SET addr.city = 'Paris'), and one map entry, \"prefs['k']\":\"v\" (SET\n"
+          + "      prefs['k'] = 'v'; the key in brackets is a CQL literal of the key type); null deletes that field\n"
+          + "      or entry. A list element by index and list removal by value need a read first: refused\n"
           + "  {\"op\":\"delete\",\"timestamp\":T,\"key\":{\"pk\":1}}                  the partition\n"
           + "  {\"op\":\"delete\",\"timestamp\":T,\"key\":{\"pk\":1,\"ck\":2}}           the row (a clustering prefix: all\n"
           + "                                                              rows with that prefix)\n"
           + "  {\"op\":\"delete\",\"timestamp\":T,\"key\":{\"pk\":1},\"range\":{\"ck\":{\">\":2,\"<=\":5}}}   a clustering range\n"
           + "  {\"op\":\"delete\",\"timestamp\":T,\"key\":{\"pk\":1,\"ck\":2},\"columns\":[\"v1\"]}        cells or collections\n"
+          + "      \"columns\" also takes \"addr.city\" (a field of a non-frozen UDT) and \"prefs['k']\" (a map entry\n"
+          + "      or set element), as DELETE addr.city, prefs['k'] FROM ... does\n"
           + "Keys: the full primary key, except that a partition delete, and an update or column delete of\n"
           + "static columns only, give the partition key alone; clustering columns in a key form a prefix,\n"
           + "and \"range\" bounds the next one (>, >=, <, <=; one or two bounds).\n"
@@ -112,7 +121,11 @@ public final class LoadCommand {
           + "timeuuid: canonical strings; timestamp: milliseconds since the epoch or\n"
           + "\"yyyy-mm-dd[(T| )hh:mm[:ss[.fff]]][zone]\"; date: \"yyyy-mm-dd\"; time: \"hh:mm:ss[.fffffffff]\";\n"
           + "inet: an IPv4 or IPv6 literal; list, set: arrays; map: objects whose keys are the key type's\n"
-          + "literals as strings. Every non-collection type also takes its CQL literal as a string (\"42\");\n"
+          + "literals as strings (JSON text for a frozen collection, tuple, UDT or vector key: \"[1,2]\"); tuple: an\n"
+          + "array of its components (null allowed); user-defined type: an object of its field names (a field left\n"
+          + "out is null; \"\\\"Name\\\"\" keeps a name's case, bare names are lowercased); duration: a string holding a\n"
+          + "CQL duration literal (\"1h30m\", \"-3d\", \"P1DT2H\", \"P0001-02-03T04:05:06\"); vector: an array of exactly\n"
+          + "its dimension's elements, none null. Every non-collection type also takes its CQL literal as a string (\"42\");\n"
           + "pass decimals as strings to keep every digit. Any other value, a missing key column, an\n"
           + "unknown column, field or op,\n"
           + "or malformed JSON is a bad line.\n"
@@ -132,6 +145,7 @@ public final class LoadCommand {
     static {
         java.util.HashSet<String> s = new java.util.HashSet<>(EngineOptions.OPTIONS);
         s.add("schema");
+        s.add("table");
         s.add("input");
         s.add("out");
         s.add("memtable-size-mb");
@@ -182,7 +196,8 @@ public final class LoadCommand {
         long now = a.longValue("now", System.currentTimeMillis() / 1000, 0, version.maxLocalDeletionTime());
         long maxErrors = a.longValue("max-errors", 0, 0, Long.MAX_VALUE);
 
-        TableSchema schema = engine.apply(readSchema(schemaFile));
+        TableSchema schema = engine.apply(readSchema(schemaFile, a.has("table") ? a.required("table") : null));
+        refuseCounterTable(schema, "load");
         if (!input.equals("-")) {
             // Any readable file: a regular file, a FIFO, or a pipe such as bash's <(...) (/dev/fd/N).
             Path in = Path.of(input);
@@ -406,6 +421,14 @@ public final class LoadCommand {
     }
 
     static TableSchema readSchema(String file) throws UsageException, IOException {
+        return readSchema(file, null);
+    }
+
+    /**
+     * The table {@code table} (t or ks.t; null: the only one) of a schema file, as DESCRIBE
+     * KEYSPACE prints it (CREATE KEYSPACE, CREATE TYPE, CREATE TABLE, indexes and functions skipped).
+     */
+    static TableSchema readSchema(String file, String table) throws UsageException, IOException {
         String cql;
         if (Files.isDirectory(Path.of(file))) throw new UsageException("--schema " + file + ": is a directory, not a CQL file");
         try {
@@ -416,9 +439,21 @@ public final class LoadCommand {
             throw new UsageException("--schema " + file + ": not UTF-8 text");
         }
         try {
-            return CqlParser.parse(cql);
+            return CqlParser.parse(cql, table);
         } catch (SchemaException e) {
             throw new UsageException(file + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * A counter table is refused by name before anything is written: a counter is changed by
+     * increments (a counter context per cell), which neither the operations nor the Java writer
+     * express, as CQLSSTableWriter refuses counter statements.
+     */
+    static void refuseCounterTable(TableSchema schema, String command) throws UsageException {
+        if (schema.isCounterTable()) {
+            throw new UsageException("table " + schema + " is a counter table; " + command + " does not write counter tables "
+                    + "(a counter is changed by increments, as CQLSSTableWriter refuses them too); dump and verify read them");
         }
     }
 }

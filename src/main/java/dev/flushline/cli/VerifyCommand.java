@@ -19,7 +19,7 @@ final class VerifyCommand {
     private VerifyCommand() {}
 
     static final String HELP =
-            "Usage: flushline verify --schema table.cql SSTABLE_OR_DIR... [--extended]\n"
+            "Usage: flushline verify --schema table.cql [--table NAME] SSTABLE_OR_DIR... [--extended]\n"
           + "\n"
           + "Checks Cassandra 5.0 'oa' or 4.x 'nb' BIG sstables (ours or Cassandra's) and prints one line per sstable:\n"
           + "  OK <Data.db>\n"
@@ -33,8 +33,10 @@ final class VerifyCommand {
           + "Arguments:\n"
           + "  SSTABLE_OR_DIR   any component of one sstable (e.g. oa-1-big-Data.db), or a directory: every\n"
           + "                   sstable in it that has a TOC.txt, in generation order\n"
-          + "  --schema FILE    the table's CQL CREATE TABLE statement; the sstable's serialization header\n"
-          + "                   must agree with it (column names and types)\n"
+          + "  --schema FILE    the table's schema: its CREATE TABLE, with the CREATE TYPE statements it uses (a whole\n"
+          + "                   DESCRIBE KEYSPACE output is fine); the sstable's serialization header must agree with\n"
+          + "                   it (column names and types)\n"
+          + "  --table NAME     the table (t or ks.t) when the schema file defines several\n"
           + "  --extended       also validate every partition key, clustering value, cell path and cell value\n"
           + "                   against its column's type\n"
           + "\n"
@@ -48,7 +50,7 @@ final class VerifyCommand {
           + "Exit status: 0 all OK, 1 some sstable is corrupt, refused or incomplete (or bad usage), 2 an I/O failure.\n";
 
     static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
-        String schemaFile = null;
+        String schemaFile = null, table = null;
         boolean extended = false;
         List<String> paths = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
@@ -67,6 +69,11 @@ final class VerifyCommand {
                     if (schemaFile != null) return usage(err, "option --schema is given twice");
                     schemaFile = argv[++i];
                     break;
+                case "--table":
+                    if (i + 1 >= argv.length) return usage(err, "option --table needs a value");
+                    if (table != null) return usage(err, "option --table is given twice");
+                    table = argv[++i];
+                    break;
                 default:
                     if (a.startsWith("--schema=")) {
                         schemaFile = a.substring("--schema=".length());
@@ -81,7 +88,7 @@ final class VerifyCommand {
         if (paths.isEmpty()) return usage(err, "no sstable or directory given (see flushline verify --help)");
         int status = 0;
         try {
-            TableSchema schema = LoadCommand.readSchema(schemaFile);
+            TableSchema schema = LoadCommand.readSchema(schemaFile, table);
             for (String p : paths) {
                 SSTableArgs.Target t = SSTableArgs.resolve(p);
                 if (t.refused != null) {

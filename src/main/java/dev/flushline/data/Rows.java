@@ -88,8 +88,7 @@ public final class Rows {
 
     /** The type that orders a collection's cell paths: time-UUIDs for lists, else the element/key type. */
     public static CqlType pathType(ColumnMetadata column) {
-        CqlType t = column.type();
-        return t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
+        return column.type().cellPathType();
     }
 
     private static final Cell[] NO_CELLS = new Cell[0];

@@ -142,6 +142,8 @@ public final class OperationDecoder {
         ComplexColumn[] regularComplex;
         int staticColumnsSet;
         int regularColumnsSet;
+        /** Cells of single fields and elements (UDT field set, map entry set, removals, element deletes), per column. */
+        java.util.Map<ColumnMetadata, java.util.List<Cell>> elementCells;
 
         Op(long timestamp, int ttl) {
             this.timestamp = timestamp;
@@ -174,6 +176,39 @@ public final class OperationDecoder {
         void noteColumn(ColumnMetadata c) {
             if (c.isStatic()) staticColumnsSet++;
             else regularColumnsSet++;
+        }
+
+        void addElementCell(ColumnMetadata c, Cell cell) {
+            if (elementCells == null) elementCells = new java.util.LinkedHashMap<>();
+            elementCells.computeIfAbsent(c, k -> new java.util.ArrayList<>()).add(cell);
+        }
+
+        /**
+         * Joins the single-element cells to their column's complex data (after a whole-column
+         * assignment or append of the same operation, if any), sorted by path; a path given twice
+         * is refused, since CQL would leave the outcome to statement order.
+         */
+        void finishElements() throws BadOperation {
+            if (elementCells == null) return;
+            for (java.util.Map.Entry<ColumnMetadata, java.util.List<Cell>> e : elementCells.entrySet()) {
+                ColumnMetadata c = e.getKey();
+                ComplexColumn[] cx = complex(c);
+                ComplexColumn existing = cx[complexIndex(c)];
+                java.util.List<Cell> cells = new java.util.ArrayList<>(e.getValue());
+                if (existing != null) cells.addAll(java.util.Arrays.asList(existing.cells()));
+                CqlType pathType = c.type().cellPathType();
+                cells.sort((x, y) -> pathType.compare(((ArrayCell) x).path(), ((ArrayCell) y).path()));
+                for (int i = 1; i < cells.size(); i++) {
+                    byte[] path = ((ArrayCell) cells.get(i)).path();
+                    if (pathType.compare(((ArrayCell) cells.get(i - 1)).path(), path) == 0) {
+                        throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): " + elementName(c, path)
+                                + " is written twice in one operation");
+                    }
+                }
+                cx[complexIndex(c)] = new ComplexColumn(existing == null ? DeletionTime.LIVE : existing.complexDeletion(),
+                        cells.toArray(NO_CELLS));
+            }
+            elementCells = null;
         }
 
         Cell cell(byte[] value, byte[] path) {
@@ -262,18 +297,33 @@ public final class OperationDecoder {
     // update
 
     private Mutation update(Map<String, Object> op) throws BadOperation {
-        checkFields(op, "update", "op", "timestamp", "ttl", "key", "set", "add");
+        checkFields(op, "update", "op", "timestamp", "ttl", "key", "set", "add", "remove");
         Op o = new Op(timestamp(op), ttl(op));
         Key k = key(op);
         Map<String, Object> set = object(op, "set", false);
         Map<String, Object> add = object(op, "add", false);
-        if ((set == null || set.isEmpty()) && (add == null || add.isEmpty())) {
-            throw new BadOperation("update needs at least one column in \"set\" or \"add\"");
+        Map<String, Object> remove = object(op, "remove", false);
+        if ((set == null || set.isEmpty()) && (add == null || add.isEmpty()) && (remove == null || remove.isEmpty())) {
+            throw new BadOperation("update needs at least one column in \"set\", \"add\" or \"remove\"");
         }
         if (set != null) {
             for (Map.Entry<String, Object> e : set.entrySet()) {
-                ColumnMetadata c = nonKeyColumn(e.getKey(), e.getValue(), "set");
-                setColumn(o, c, e.getValue());
+                ColumnSelector sel = selector(e.getKey(), e.getValue(), "set");
+                switch (sel.kind) {
+                    case COLUMN: setColumn(o, sel.column, e.getValue()); break;
+                    case FIELD: setField(o, sel, e.getValue(), false); break;
+                    default: setElement(o, sel, e.getValue(), false); break;
+                }
+            }
+        }
+        if (remove != null) {
+            for (Map.Entry<String, Object> e : remove.entrySet()) {
+                ColumnMetadata c = nonKeyColumn(e.getKey(), e.getValue(), "remove");
+                if ((set != null && set.containsKey(e.getKey())) || (add != null && add.containsKey(e.getKey()))) {
+                    throw new BadOperation("column '" + c.name() + "' is both in \"remove\" and in \"" + (set != null && set.containsKey(e.getKey())
+                            ? "set" : "add") + "\"");
+                }
+                removeFromColumn(o, c, e.getValue());
             }
         }
         if (add != null) {
@@ -285,6 +335,7 @@ public final class OperationDecoder {
                 addToColumn(o, c, e.getValue());
             }
         }
+        o.finishElements();
         Row row = null;
         if (o.regularColumnsSet > 0 || clustering.length == 0) {
             requireFullClustering(k, "update of regular columns");
@@ -347,7 +398,16 @@ public final class OperationDecoder {
             if (!(n instanceof String)) {
                 throw new BadOperation("\"columns\" must hold column names (strings), not " + OpsText.display(n));
             }
-            ColumnMetadata c = nonKeyColumn((String) n, null, "columns");
+            ColumnSelector sel = selector((String) n, null, "columns");
+            ColumnMetadata c = sel.column;
+            if (sel.kind == ColumnSelector.Kind.FIELD) {
+                setField(o, sel, null, true);
+                continue;
+            }
+            if (sel.kind == ColumnSelector.Kind.ELEMENT) {
+                setElement(o, sel, null, true);
+                continue;
+            }
             if (c.isComplex()) {
                 ComplexColumn[] cx = o.complex(c);
                 if (cx[o.complexIndex(c)] != null) throw twice(c);
@@ -359,6 +419,7 @@ public final class OperationDecoder {
             }
             o.noteColumn(c);
         }
+        o.finishElements();
         Row row = null;
         if (o.regularColumnsSet > 0 || clustering.length == 0) {
             requireFullClustering(k, "delete of regular columns");
@@ -466,7 +527,7 @@ public final class OperationDecoder {
 
     /** APPEND semantics (update add): elements only. */
     private void addToColumn(Op o, ColumnMetadata c, Object v) throws BadOperation {
-        if (!c.isComplex()) {
+        if (!c.isComplex() || !c.type().isCollection()) {
             throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): \"add\" needs a non-frozen list, set or map column, "
                     + "cannot add " + OpsText.display(v));
         }
@@ -478,6 +539,149 @@ public final class OperationDecoder {
         Cell[] elements = elements(o, c, v);
         if (elements.length == 0) return; // tags = tags + []: nothing
         o.complex(c)[o.complexIndex(c)] = new ComplexColumn(DeletionTime.LIVE, elements);
+    }
+
+    /**
+     * A column or a part of one in "set" or "columns" ({@code v}, {@code addr.city},
+     * {@code prefs['k']}; see {@link ColumnSelector}); not a primary key column.
+     */
+    private ColumnSelector selector(String name, Object v, String field) throws BadOperation {
+        ColumnSelector sel;
+        try {
+            sel = ColumnSelector.parse(schema, name);
+        } catch (IllegalArgumentException e) {
+            throw new BadOperation("\"" + field + "\": " + OpsText.display(name) + " is not a column of table " + schema
+                    + ", nor a column.field or column[element] (" + e.getMessage() + ")");
+        }
+        if (sel == null) {
+            nonKeyColumn(name, v, field); // refused there: the table has no such column
+            throw new AssertionError(name);
+        }
+        nonKeyColumn(sel.column.name(), v, field); // refuses a primary key column
+        return sel;
+    }
+
+    /**
+     * One field of a non-frozen UDT: {@code SET addr.city = v} (a cell; null: a cell tombstone)
+     * or, for a delete, {@code DELETE addr.city} (a cell tombstone), as Cassandra's
+     * UserTypes.SetterByField and DeleterByField write them.
+     */
+    private void setField(Op o, ColumnSelector sel, Object v, boolean delete) throws BadOperation {
+        ColumnMetadata c = sel.column;
+        CqlType t = c.type();
+        if (t.kind() != CqlType.Kind.UDT) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + ") has no fields: " + OpsText.display(c.name() + "." + sel.field)
+                    + " names a field of a user-defined type");
+        }
+        if (!t.isMultiCell()) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): a field of a frozen user-defined type cannot be "
+                    + (delete ? "deleted" : "set") + " alone; " + (delete ? "delete" : "set") + " the whole value");
+        }
+        int i = t.fieldIndex(sel.field);
+        if (i < 0) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): type " + t.typeName() + " has no field '"
+                    + OpsText.cut(sel.field) + "'");
+        }
+        o.noteColumn(c);
+        byte[] path = CqlType.fieldPath(i);
+        if (delete || v == null) {
+            o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+            return;
+        }
+        try {
+            o.addElementCell(c, o.cell(ValueCodec.encode(t.component(i), v), path));
+        } catch (ValueException e) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): field '" + t.fieldName(i) + "' (" + t.component(i) + "): "
+                    + e.getMessage());
+        }
+    }
+
+    /**
+     * One element of a non-frozen collection: {@code SET m[k] = v} (a map entry; null: a cell
+     * tombstone), or for a delete {@code DELETE m[k]} / {@code DELETE s[e]} (a cell tombstone),
+     * as Maps.SetterByKey, Maps.DiscarderByKey and Sets.ElementDiscarder write them. A list
+     * element is addressed by index, which needs the list read first: refused.
+     */
+    private void setElement(Op o, ColumnSelector sel, Object v, boolean delete) throws BadOperation {
+        ColumnMetadata c = sel.column;
+        CqlType t = c.type();
+        String what = c.name() + "[" + sel.literal + "]";
+        if (t.kind() == CqlType.Kind.LIST) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + (delete ? "deleting" : "setting") + " a list element by index ("
+                    + OpsText.cut(what) + ") needs a read before the write; refused, as CQLSSTableWriter refuses it");
+        }
+        if (!t.isMultiCell() || !(t.kind() == CqlType.Kind.MAP || t.kind() == CqlType.Kind.SET)) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + OpsText.cut(what) + " names an element, which only a "
+                    + "non-frozen map or set has");
+        }
+        if (t.kind() == CqlType.Kind.SET && !delete) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): a set element cannot be set (" + OpsText.cut(what)
+                    + "); add it with \"add\"");
+        }
+        byte[] path;
+        try {
+            path = ValueCodec.encode(t.elementType(), ColumnSelector.literalValue(sel.literal, t.elementType()));
+        } catch (ValueException | IllegalArgumentException e) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + OpsText.display(sel.literal) + " is not a "
+                    + (t.kind() == CqlType.Kind.MAP ? "key" : "element") + " of it: " + e.getMessage());
+        }
+        checkPathLength(c, path, sel.literal);
+        o.noteColumn(c);
+        if (delete || v == null) {
+            o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+            return;
+        }
+        try {
+            o.addElementCell(c, o.cell(ValueCodec.encodeMapValue(t, v), path));
+        } catch (ValueException e) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + e.getMessage());
+        }
+    }
+
+    /**
+     * {@code SET s = s - {...}}: a cell tombstone per element of a set, or per key of a map
+     * (Sets.Discarder). A list removes by value, which needs the list read first: refused.
+     */
+    private void removeFromColumn(Op o, ColumnMetadata c, Object v) throws BadOperation {
+        CqlType t = c.type();
+        if (t.kind() == CqlType.Kind.LIST) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): removing list elements by value needs a read before the "
+                    + "write; refused, as CQLSSTableWriter refuses it");
+        }
+        if (!t.isMultiCell() || !(t.kind() == CqlType.Kind.SET || t.kind() == CqlType.Kind.MAP)) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): \"remove\" needs a non-frozen set or map column, "
+                    + "cannot remove " + OpsText.display(v));
+        }
+        if (v == null) {
+            // s = s - null removes nothing, as in Cassandra; noted so that the key rules see the column
+            o.noteColumn(c);
+            return;
+        }
+        if (!(v instanceof List)) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): \"remove\" takes an array of "
+                    + (t.kind() == CqlType.Kind.SET ? "elements" : "keys") + ", not " + OpsText.display(v));
+        }
+        o.noteColumn(c);
+        try {
+            // the elements (or keys) as the set type orders and deduplicates them
+            CqlType asSet = CqlType.set(t.elementType(), true);
+            for (byte[] path : ValueCodec.encodeSetElements(asSet, v)) {
+                checkPathLength(c, path, v);
+                o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+            }
+        } catch (ValueException e) {
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + e.getMessage());
+        }
+    }
+
+    /** An element or field for messages: the UDT field's name, else the path's value. */
+    private static String elementName(ColumnMetadata c, byte[] path) {
+        CqlType t = c.type();
+        if (t.kind() == CqlType.Kind.UDT) {
+            int i = t.fieldIndexOfPath(path, 0, path.length);
+            return "field '" + (i < 0 ? "?" : t.fieldName(i)) + "'";
+        }
+        return (t.kind() == CqlType.Kind.MAP ? "key " : "element ") + ValueCodec.toDisplayString(t.cellPathType(), path);
     }
 
     /** One cell per element, sorted by path: list paths are fresh time-UUIDs, set paths the elements, map paths the keys. */
@@ -512,6 +716,18 @@ public final class OperationDecoder {
                     for (int i = 0; i < out.length; i++) {
                         checkPathLength(c, entries[2 * i], v);
                         out[i] = o.cell(entries[2 * i + 1], entries[2 * i]);
+                    }
+                    return out;
+                }
+                case UDT: {
+                    // a cell per non-null field, at the field's index (UserTypes.Setter); null fields write nothing
+                    byte[][] fields = ValueCodec.udtFields(t, v);
+                    int n = 0;
+                    for (byte[] f : fields) if (f != null) n++;
+                    Cell[] out = new Cell[n];
+                    n = 0;
+                    for (int i = 0; i < fields.length; i++) {
+                        if (fields[i] != null) out[n++] = o.cell(fields[i], CqlType.fieldPath(i));
                     }
                     return out;
                 }

@@ -52,6 +52,13 @@ public final class OpsText {
         return sb.substring(0, MAX_DISPLAY_CHARS) + "... (" + sb.length() + " chars)";
     }
 
+    /** The value as JSON text, whole (a map key of a composite type is JSON text, as Cassandra reads it). */
+    static String toJson(Object v) {
+        StringBuilder sb = new StringBuilder();
+        append(sb, v);
+        return sb.toString();
+    }
+
     private static void append(StringBuilder sb, Object v) {
         if (v == null) {
             sb.append("null");

@@ -37,15 +37,29 @@ final class CqlTypes {
             case UUID:
             case TIMEUUID:
                 return 16;
+            case VECTOR: {
+                // VectorType: fixed when its element type is; CqlType.vector keeps the product in range
+                int e = t.elementType().fixedLength();
+                return e > 0 ? e * t.dimension() : -1;
+            }
             // date (SimpleDateType), time (TimeType), smallint (ShortType) and tinyint (ByteType)
             // hold 4, 8, 2 and 1 bytes, but 5.0.9 does not override valueLengthIfFixed() for them,
-            // so they are written with a length like any variable-length type.
+            // so they are written with a length like any variable-length type. Nor do tuples,
+            // UDTs, durations and counters.
             default:
                 return -1;
         }
     }
 
-    static String marshalName(CqlType t) {
+    /**
+     * Cassandra's {@code AbstractType.toString(ignoreFreezing)}: a frozen collection or UDT is
+     * wrapped in {@code FrozenType(...)} unless {@code ignoreFreezing}, and everything inside a
+     * frozen type is printed ignoring freezing; tuples are never wrapped and print their
+     * components ignoring freezing; a vector passes {@code ignoreFreezing} on to its element and
+     * separates the dimension with {@code " , "}; a UDT prints its keyspace, its name and each
+     * field name as hex of their UTF-8 bytes.
+     */
+    static String marshalName(CqlType t, boolean ignoreFreezing) {
         switch (t.kind()) {
             case ASCII: return PREFIX + "AsciiType";
             case BIGINT: return PREFIX + "LongType";
@@ -65,16 +79,47 @@ final class CqlTypes {
             case TINYINT: return PREFIX + "ByteType";
             case UUID: return PREFIX + "UUIDType";
             case VARINT: return PREFIX + "IntegerType";
-            default: break;
+            case DURATION: return PREFIX + "DurationType";
+            case COUNTER: return PREFIX + "CounterColumnType";
+            case TUPLE: {
+                StringBuilder sb = new StringBuilder(PREFIX).append("TupleType(");
+                for (int i = 0; i < t.size(); i++) sb.append(i == 0 ? "" : ",").append(marshalName(t.component(i), true));
+                return sb.append(')').toString();
+            }
+            case VECTOR:
+                return PREFIX + "VectorType(" + marshalName(t.elementType(), ignoreFreezing) + " , " + t.dimension() + ")";
+            default:
+                break;
         }
-        // Cassandra spells a frozen collection FrozenType(<Collection>Type(...)); the parameters
-        // are native here, so they never carry a FrozenType of their own.
-        String params = t.kind() == CqlType.Kind.MAP
-                ? "(" + marshalName(t.elementType()) + "," + marshalName(t.valueType()) + ")"
-                : "(" + marshalName(t.elementType()) + ")";
-        String base = PREFIX + (t.kind() == CqlType.Kind.LIST ? "ListType"
-                : t.kind() == CqlType.Kind.SET ? "SetType" : "MapType") + params;
-        return t.isFrozen() ? PREFIX + "FrozenType(" + base + ")" : base;
+        boolean wrap = !ignoreFreezing && t.isFrozen();
+        boolean inner = ignoreFreezing || t.isFrozen();
+        StringBuilder sb = new StringBuilder();
+        if (wrap) sb.append(PREFIX).append("FrozenType(");
+        switch (t.kind()) {
+            case LIST: sb.append(PREFIX).append("ListType(").append(marshalName(t.elementType(), inner)); break;
+            case SET: sb.append(PREFIX).append("SetType(").append(marshalName(t.elementType(), inner)); break;
+            case MAP:
+                sb.append(PREFIX).append("MapType(").append(marshalName(t.elementType(), inner))
+                        .append(',').append(marshalName(t.valueType(), inner));
+                break;
+            case UDT:
+                sb.append(PREFIX).append("UserType(").append(t.keyspace()).append(',').append(hex(CqlType.utf8(t.typeName())));
+                for (int i = 0; i < t.size(); i++) {
+                    sb.append(',').append(hex(CqlType.utf8(t.fieldName(i)))).append(':').append(marshalName(t.component(i), inner));
+                }
+                break;
+            default:
+                throw new AssertionError(t.kind());
+        }
+        sb.append(')');
+        if (wrap) sb.append(')');
+        return sb.toString();
+    }
+
+    private static String hex(byte[] b) {
+        StringBuilder sb = new StringBuilder(2 * b.length);
+        for (byte x : b) sb.append(Character.forDigit((x >> 4) & 0xF, 16)).append(Character.forDigit(x & 0xF, 16));
+        return sb.toString();
     }
 
     static int compare(CqlType t, byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
@@ -88,6 +133,8 @@ final class CqlTypes {
             case TEXT:
             case BLOB:
             case INET:
+            case DURATION: // DurationType compares bytes (it is never a key, but may sit in a tuple that is)
+            case COUNTER: // never compared: a counter is not a key, nor inside another type
             case DATE: // unsigned days with the epoch at 2^31: byte order is date order
             case TIME: // nanos of day, never negative: byte order is time order
                 return Arrays.compareUnsigned(a, aOffset, aOffset + aLength, b, bOffset, bOffset + bLength);
@@ -119,6 +166,13 @@ final class CqlTypes {
                 return compareListOrSet(t.elementType(), a, aOffset, b, bOffset);
             case MAP:
                 return compareMap(t.elementType(), t.valueType(), a, aOffset, b, bOffset);
+            case TUPLE:
+            case UDT:
+                return compareTuple(t, a, aOffset, aLength, b, bOffset, bLength);
+            case VECTOR:
+                return t.elementType().fixedLength() > 0
+                        ? compareFixedVector(t, a, aOffset, b, bOffset)
+                        : compareVariableVector(t, a, aOffset, b, bOffset);
             default:
                 throw new AssertionError(t);
         }
@@ -311,5 +365,122 @@ final class CqlTypes {
             pb += 4 + lb;
         }
         return Integer.compare(sizeA, sizeB);
+    }
+
+    /**
+     * TupleType (and UserType) order: component by component while both values have bytes left;
+     * a null component sorts before a non-null one and equals another null; then, when one value
+     * ran out, it is equal to the other if all the other's remaining components are null, else
+     * smaller. (A UDT written with fewer fields than its type has compares as if the missing
+     * ones were null.) REQUIRES: both values non-empty.
+     */
+    private static int compareTuple(CqlType t, byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        int pa = aOffset, pb = bOffset;
+        int endA = aOffset + aLength, endB = bOffset + bLength;
+        int n = t.size();
+        for (int i = 0; pa < endA && pb < endB && i < n; i++) {
+            int sa = readInt(a, pa), sb = readInt(b, pb);
+            pa += 4;
+            pb += 4;
+            if (sa < 0) {
+                if (sb < 0) continue;
+                return -1;
+            }
+            if (sb < 0) return 1;
+            int c = compare(t.component(i), a, pa, sa, b, pb, sb);
+            if (c != 0) return c;
+            pa += sa;
+            pb += sb;
+        }
+        boolean restANull = remainingAreNull(a, pa, endA), restBNull = remainingAreNull(b, pb, endB);
+        if (restANull && restBNull) return 0;
+        if (pa == endA) return restBNull ? 0 : -1;
+        return restANull ? 0 : 1;
+    }
+
+    private static boolean remainingAreNull(byte[] v, int p, int end) {
+        while (p < end) {
+            if (readInt(v, p) >= 0) return false;
+            p += 4;
+        }
+        return true;
+    }
+
+    /** VectorType of a fixed-length element type: element by element (none of those types compares by bytes). */
+    private static int compareFixedVector(CqlType t, byte[] a, int aOffset, byte[] b, int bOffset) {
+        CqlType e = t.elementType();
+        int len = e.fixedLength();
+        for (int i = 0, n = t.dimension(); i < n; i++) {
+            int c = compare(e, a, aOffset + i * len, len, b, bOffset + i * len, len);
+            if (c != 0) return c;
+        }
+        return 0;
+    }
+
+    /** VectorType of a variable-length element type: element by element, each behind an unsigned vint length. */
+    private static int compareVariableVector(CqlType t, byte[] a, int aOffset, byte[] b, int bOffset) {
+        CqlType e = t.elementType();
+        int pa = aOffset, pb = bOffset;
+        for (int i = 0, n = t.dimension(); i < n; i++) {
+            long la = readUnsignedVInt(a, pa), lb = readUnsignedVInt(b, pb);
+            pa += sizeOfUnsignedVInt(la);
+            pb += sizeOfUnsignedVInt(lb);
+            int c = compare(e, a, pa, (int) la, b, pb, (int) lb);
+            if (c != 0) return c;
+            pa += (int) la;
+            pb += (int) lb;
+        }
+        return 0;
+    }
+
+    /**
+     * Cassandra's unsigned vint: the count of leading 1 bits of the first byte is the number of
+     * extra bytes; the value follows, big-endian, in the remaining bits.
+     */
+    static long readUnsignedVInt(byte[] v, int p) {
+        int first = v[p];
+        if (first >= 0) return first;
+        int extra = Integer.numberOfLeadingZeros(~first & 0xFF) - 24;
+        long r = first & (0xFF >> extra);
+        for (int i = 1; i <= extra; i++) r = (r << 8) | (v[p + i] & 0xFF);
+        return r;
+    }
+
+    /** Bytes of the unsigned vint that starts at {@code v[p]}, from its first byte. */
+    static int sizeOfUnsignedVIntAt(byte[] v, int p) {
+        return 1 + Integer.numberOfLeadingZeros(~v[p] & 0xFF) - 24;
+    }
+
+    /** A signed vint's value from its unsigned (zigzag) form. */
+    static long zigzagDecode(long n) {
+        return (n >>> 1) ^ -(n & 1);
+    }
+
+    static long zigzagEncode(long x) {
+        return (x << 1) ^ (x >> 63);
+    }
+
+    /** Bytes of {@code x} as an unsigned vint: 7 value bits per byte up to 8 bytes, 9 bytes for 57 bits and more. */
+    static int sizeOfUnsignedVInt(long x) {
+        int magnitude = Long.numberOfLeadingZeros(x | 1);
+        return (639 - magnitude * 9) >> 6;
+    }
+
+    /** Appends {@code x} as an unsigned vint. */
+    static void writeUnsignedVInt(java.io.ByteArrayOutputStream out, long x) {
+        int size = sizeOfUnsignedVInt(x);
+        if (size == 1) {
+            out.write((int) x);
+            return;
+        }
+        int extra = size - 1;
+        byte[] b = new byte[size];
+        for (int i = size - 1; i >= 1; i--) {
+            b[i] = (byte) x;
+            x >>>= 8;
+        }
+        // the first byte: 'extra' one bits, a zero (unless 8 extra bytes), then the top value bits
+        b[0] = (byte) ((0xFF << (8 - extra)) | (size == 9 ? 0 : (int) x));
+        out.write(b, 0, size);
     }
 }

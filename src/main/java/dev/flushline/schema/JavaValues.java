@@ -31,7 +31,10 @@ import java.util.UUID;
  * InetAddress, decimal BigDecimal, varint BigInteger, blob ByteBuffer (its remaining bytes; the
  * position is not moved), date LocalDate, time LocalTime or Long (nanoseconds since midnight, as
  * CQLSSTableWriter takes it), timestamp Instant or java.util.Date (millisecond precision, as
- * Cassandra stores it), list/set any Collection (a set's duplicates collapse), map Map.
+ * Cassandra stores it), list/set any Collection (a set's duplicates collapse), map Map (its
+ * keys of a native type), duration the driver's CqlDuration, tuple its TupleValue, user-defined
+ * type its UdtValue (fields matched by name), vector its CqlVector (see {@link DriverValues}: the
+ * driver is reached by reflection, never needed on the class path).
  *
  * <p>Thread safety: stateless.
  */
@@ -51,25 +54,61 @@ public final class JavaValues {
                 List<Object> out = new ArrayList<>(c.size());
                 for (Object e : c) {
                     if (e == null) throw new ValueException("null is not allowed inside a " + type + " (in " + describe(value) + ")");
-                    out.add(nativeValue(type.elementType(), e));
+                    out.add(element(type.elementType(), e));
                 }
                 return out;
             }
             case MAP: {
                 if (!(value instanceof Map)) throw wrongClass(type, value, "a java.util.Map");
+                if (!type.elementType().isNative()) throw notYet(type.elementType());
                 Map<?, ?> m = (Map<?, ?>) value;
                 Map<String, Object> out = new LinkedHashMap<>();
                 for (Map.Entry<?, ?> e : m.entrySet()) {
                     if (e.getKey() == null) throw new ValueException("null is not allowed as a key of a " + type);
                     if (e.getValue() == null) throw new ValueException("null is not allowed as a value of a " + type);
                     // Distinct Java keys have distinct literals for every key type, so no entry is lost here.
-                    out.put(literal(type.elementType(), e.getKey()), nativeValue(type.valueType(), e.getValue()));
+                    out.put(literal(type.elementType(), e.getKey()), element(type.valueType(), e.getValue()));
                 }
                 return out;
             }
+            case TUPLE:
+            case UDT:
+            case VECTOR:
+            case DURATION: {
+                Object in = DriverValues.toCodecInput(type, value);
+                if (in != null) return in;
+                throw wrongClass(type, value, DRIVER_CLASSES.get(type.kind()));
+            }
+            case COUNTER:
+                throw notYet(type);
             default:
                 return nativeValue(type, value);
         }
+    }
+
+    private static final Map<CqlType.Kind, String> DRIVER_CLASSES = Map.of(
+            CqlType.Kind.TUPLE, DriverValues.TUPLE_VALUE + " (the Java driver's)",
+            CqlType.Kind.UDT, DriverValues.UDT_VALUE + " (the Java driver's)",
+            CqlType.Kind.VECTOR, DriverValues.VECTOR + " (the Java driver's)",
+            CqlType.Kind.DURATION, DriverValues.DURATION + " (the Java driver's)");
+
+    /** An element, key or value inside a collection or vector: a native value, or a nested one. */
+    static Object elementValue(CqlType t, Object v) {
+        return t.isNative() ? nativeValue(t, v) : toCodecInput(t, v);
+    }
+
+    private static Object element(CqlType t, Object v) {
+        return elementValue(t, v);
+    }
+
+    /** Counters are changed by increments, never written; refused by name rather than guessed. */
+    private static ValueException notYet(CqlType t) {
+        if (t.isCounter()) {
+            return new ValueException("counter columns cannot be written: a counter is changed by increments, which a bulk "
+                    + "writer does not make (CQLSSTableWriter refuses them too)");
+        }
+        return new ValueException("values of type " + t + " are not taken from Java objects yet (not done: " + t
+                + " as a key of a map); write them through flushline load's JSON");
     }
 
     /**

@@ -139,6 +139,33 @@ public final class ModificationStatement {
     }
 
     /** @throws SchemaException naming the refused construct with its line and column in {@code cql}. */
+    /**
+     * The table an INSERT, UPDATE or DELETE writes, as {@code "ks"."t"} or {@code "t"} (quoted, so
+     * that {@link SchemaFile#table} takes the names as the statement resolved them), to pick the
+     * table of a schema file that defines several. @throws SchemaException if none is found.
+     */
+    public static String tableName(String cql) {
+        List<Token> tokens = new CqlParser.Lexer(cql).tokens();
+        for (int k = 0; k + 1 < tokens.size(); k++) {
+            Token t = tokens.get(k);
+            boolean before = t.isKeyword("into") || t.isKeyword("from") || (k == 0 && t.isKeyword("update"));
+            if (!before) continue;
+            Token a = tokens.get(k + 1);
+            if (a.type != T.IDENT && a.type != T.QUOTED) break;
+            if (k + 3 < tokens.size() && tokens.get(k + 2).isSymbol(".")) {
+                Token b = tokens.get(k + 3);
+                if (b.type == T.IDENT || b.type == T.QUOTED) return quote(a.text) + "." + quote(b.text);
+            }
+            return quote(a.text);
+        }
+        Token first = tokens.get(0);
+        throw CqlParser.error(first, "expected INSERT INTO, UPDATE or DELETE ... FROM a table, found " + first.describe());
+    }
+
+    private static String quote(String name) {
+        return '"' + name.replace("\"", "\"\"") + '"';
+    }
+
     public static ModificationStatement parse(String cql, TableSchema schema) {
         return new Parser(new CqlParser.Lexer(cql).tokens(), schema).parse();
     }
@@ -345,6 +372,9 @@ public final class ModificationStatement {
                 } else if (op.isSymbol("-") || op.isSymbol("[")) {
                     throw CqlParser.error(op, op.isSymbol("-") ? "removing from a collection (-=) is not supported"
                             : "setting a collection element (" + c.name() + "[...]) is not supported");
+                } else if (op.isSymbol(".")) {
+                    throw CqlParser.error(op, "setting a field of a user-defined type (" + c.name() + ".field = ...) is not supported "
+                            + "by the Java writer (not done); set the whole value, or write it through flushline load");
                 } else {
                     throw CqlParser.error(op, "expected '=' or '+=' after column '" + c.name() + "', found " + op.describe());
                 }
@@ -382,6 +412,10 @@ public final class ModificationStatement {
                     ColumnMetadata c = column();
                     if (peek().isSymbol("[")) {
                         throw CqlParser.error(peek(), "deleting a collection element (" + c.name() + "[...]) is not supported");
+                    }
+                    if (peek().isSymbol(".")) {
+                        throw CqlParser.error(peek(), "deleting a field of a user-defined type (" + c.name() + ".field) is not supported "
+                                + "by the Java writer (not done); write it through flushline load");
                     }
                     if (c.role() == ColumnMetadata.Role.PARTITION_KEY || c.role() == ColumnMetadata.Role.CLUSTERING) {
                         throw CqlParser.error(at, "primary key column '" + c.name() + "' cannot be deleted; delete the row");
@@ -566,6 +600,8 @@ public final class ModificationStatement {
                 case STRING:
                 case UUID:
                     return new Term(-1, t.text);
+                case HEX:
+                    return new Term(-1, "0x" + t.text.substring(2));
                 case NUMBER: {
                     Token x = peek();
                     if (t.text.equals("0") && x.type == T.IDENT && x.line == t.line && x.column == t.column + 1

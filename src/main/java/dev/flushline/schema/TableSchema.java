@@ -56,6 +56,7 @@ public final class TableSchema {
     /** Cassandra 5.0's default; 0.1 instead when the table uses LeveledCompactionStrategy. */
     public static final double DEFAULT_BLOOM_FILTER_FP_CHANCE = 0.01;
     public static final int DEFAULT_MIN_INDEX_INTERVAL = 128;
+    public static final int DEFAULT_MAX_INDEX_INTERVAL = 2048;
     /** Cassandra's default gc_grace_seconds: 10 days. */
     public static final int DEFAULT_GC_GRACE_SECONDS = 864_000;
 
@@ -72,6 +73,11 @@ public final class TableSchema {
     private final int regularComplexStart;
     private final double bloomFilterFpChance;
     private final int minIndexInterval;
+    /**
+     * The coarsest summary sampling Cassandra's index summary redistribution may downsample to.
+     * A freshly written sstable samples at {@link #minIndexInterval}, whatever this says.
+     */
+    private final int maxIndexInterval;
     private final int defaultTimeToLiveSeconds;
     /** How long a tombstone must outlive its deletion before compaction may purge it. */
     private final int gcGraceSeconds;
@@ -107,6 +113,7 @@ public final class TableSchema {
                        double bloomFilterFpChance, int minIndexInterval, int defaultTimeToLiveSeconds) {
         this.bloomFilterFpChance = bloomFilterFpChance;
         this.minIndexInterval = minIndexInterval;
+        this.maxIndexInterval = Math.max(DEFAULT_MAX_INDEX_INTERVAL, minIndexInterval);
         this.defaultTimeToLiveSeconds = defaultTimeToLiveSeconds;
         this.gcGraceSeconds = DEFAULT_GC_GRACE_SECONDS;
         this.onlyPurgeRepairedTombstones = false;
@@ -212,6 +219,17 @@ public final class TableSchema {
     /** Table option min_index_interval: one Summary.db entry per this many partitions. */
     public int minIndexInterval() { return minIndexInterval; }
 
+    /** Table option max_index_interval; it does not change what is written (see the field). */
+    public int maxIndexInterval() { return maxIndexInterval; }
+
+    /** A counter table: every column outside the primary key is a counter. */
+    public boolean isCounterTable() {
+        for (ColumnMetadata[] g : new ColumnMetadata[][] {statics, regulars}) {
+            for (ColumnMetadata c : g) if (c.type().isCounter()) return true;
+        }
+        return false;
+    }
+
     /** Table option default_time_to_live; 0 = none. */
     public int defaultTimeToLiveSeconds() { return defaultTimeToLiveSeconds; }
 
@@ -253,6 +271,34 @@ public final class TableSchema {
         return new TableSchema(this, newCompression, gcGraceSeconds, onlyPurgeRepairedTombstones);
     }
 
+    /** A copy of this schema with the table option max_index_interval. REQUIRES: at least {@link #minIndexInterval()}. */
+    public TableSchema withMaxIndexInterval(int newMaxIndexInterval) {
+        if (newMaxIndexInterval < minIndexInterval) {
+            throw new IllegalArgumentException("max_index_interval " + newMaxIndexInterval + " is below min_index_interval " + minIndexInterval);
+        }
+        return new TableSchema(this, newMaxIndexInterval);
+    }
+
+    private TableSchema(TableSchema t, int maxIndexInterval) {
+        this.keyspace = t.keyspace;
+        this.name = t.name;
+        this.id = t.id;
+        this.partitionKey = t.partitionKey;
+        this.clustering = t.clustering;
+        this.statics = t.statics;
+        this.regulars = t.regulars;
+        this.byName = t.byName;
+        this.staticComplexStart = t.staticComplexStart;
+        this.regularComplexStart = t.regularComplexStart;
+        this.bloomFilterFpChance = t.bloomFilterFpChance;
+        this.minIndexInterval = t.minIndexInterval;
+        this.maxIndexInterval = maxIndexInterval;
+        this.defaultTimeToLiveSeconds = t.defaultTimeToLiveSeconds;
+        this.compression = t.compression;
+        this.gcGraceSeconds = t.gcGraceSeconds;
+        this.onlyPurgeRepairedTombstones = t.onlyPurgeRepairedTombstones;
+    }
+
     /** A copy of this schema with the options that decide what compaction may purge. REQUIRES: gcGraceSeconds >= 0. */
     public TableSchema withPurgeOptions(int newGcGraceSeconds, boolean newOnlyPurgeRepairedTombstones) {
         if (newGcGraceSeconds < 0) throw new IllegalArgumentException("gc_grace_seconds must be at least 0: " + newGcGraceSeconds);
@@ -273,6 +319,7 @@ public final class TableSchema {
         this.regularComplexStart = t.regularComplexStart;
         this.bloomFilterFpChance = t.bloomFilterFpChance;
         this.minIndexInterval = t.minIndexInterval;
+        this.maxIndexInterval = t.maxIndexInterval;
         this.defaultTimeToLiveSeconds = t.defaultTimeToLiveSeconds;
         this.compression = compression;
         this.gcGraceSeconds = gcGraceSeconds;

@@ -18,6 +18,7 @@ import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,7 +33,15 @@ import java.util.UUID;
  * number, {@code Boolean}, {@code List<Object>}, {@code Map<String, Object>}; and, from
  * {@link JavaValues} only, a {@code Float} or {@code Double} for a float or double column, written
  * with its raw bits. A top-level null is
- * the caller's business (a tombstone); a null inside a collection is refused, as in Cassandra.
+ * the caller's business (a tombstone); a null inside a collection or vector is refused, as in
+ * Cassandra; a null tuple component or UDT field is a null component.
+ *
+ * <p>Composite values, as {@code INSERT ... JSON} spells them: a tuple is an array of exactly its
+ * components; a UDT an object of its field names (a field left out is null; quoted names keep
+ * their case, bare ones are lowercased; an unknown field is refused); a vector an array of
+ * exactly its dimension's elements; a duration any CQL duration literal as a string ("1h30m",
+ * "-3d", "P1DT2H", "P0001-02-03T04:05:06"; "" is the empty value); a map key of a non-native
+ * key type is JSON text in the key string ({@code "[1,2]"}). Collections nest as CQL allows.
  *
  * <p>Cassandra parses JSON with Jackson, which yields Integer/Long/BigInteger for numbers written
  * without fraction or exponent and Double for the rest. We see a BigDecimal instead, and treat
@@ -59,7 +68,8 @@ import java.util.UUID;
  *   <li>inet takes IPv4 dotted quads and IPv6 literals only, never host names (Cassandra calls
  *       InetAddress.getByName, which would do a DNS lookup); an IPv4-mapped IPv6 address becomes
  *       4 bytes, as Java's InetAddress does.
- *   <li>collections must be JSON arrays/objects; Cassandra also accepts a string holding JSON.
+ *   <li>collections, tuples, UDTs and vectors must be JSON arrays/objects; Cassandra also accepts
+ *       a string holding JSON for them.
  * </ul>
  * Timestamps without a zone use the JVM's default zone, as a Cassandra node does.
  *
@@ -71,12 +81,17 @@ public final class ValueCodec {
     private static final byte[] EMPTY = new byte[0];
 
     /**
-     * The serialized value of {@code jsonValue} for a native type or a whole collection (frozen
-     * or not): int32 count, then each element as int32 length + bytes; map keys and values
-     * alternate. Set elements are sorted and deduplicated, map entries sorted by key, in the
-     * type's order. REQUIRES: {@code jsonValue != null}.
+     * The serialized value of {@code jsonValue} for any type but counter, a non-frozen collection
+     * or UDT meaning its whole value: a collection as int32 count, then each element as int32
+     * length + bytes, map keys and values alternating (set elements sorted and deduplicated, map
+     * entries sorted by key, in the type's order); a tuple from a JSON array of exactly its
+     * components, a UDT from a JSON object of its fields, each component as int32 length (-1 for
+     * null) + bytes, every field of the UDT written, trailing nulls included; a duration from
+     * its literal; a vector from a JSON array of exactly its dimension's elements (see
+     * {@link CqlType} for the layouts). REQUIRES: {@code jsonValue != null}.
      */
     public static byte[] encode(CqlType type, Object jsonValue) {
+        if (jsonValue instanceof Serialized) return ((Serialized) jsonValue).checked(type);
         switch (type.kind()) {
             case LIST: {
                 List<?> list = asList(type, jsonValue);
@@ -92,6 +107,12 @@ public final class ValueCodec {
                 byte[][] entries = encodeMapEntries(type, jsonValue);
                 return pack(entries, entries.length / 2);
             }
+            case TUPLE: return tuple(type, jsonValue);
+            case UDT: return buildTuple(udtFields(type, jsonValue));
+            case VECTOR: return vector(type, jsonValue);
+            case DURATION: return duration(type, jsonValue);
+            case COUNTER:
+                throw new ValueException("a counter is changed by increments, which Flushline does not write (as CQLSSTableWriter does not)");
             default:
                 return encodeNative(type, jsonValue);
         }
@@ -99,19 +120,26 @@ public final class ValueCodec {
 
     /** A list value or set element (the cell value, resp. the cell path, of a non-frozen cell). */
     public static byte[] encodeElement(CqlType collectionType, Object jsonElement) {
-        CqlType t = collectionType.elementType();
         if (jsonElement == null) {
             throw new ValueException("null is not allowed inside a " + collectionType);
         }
-        return encodeNative(t, jsonElement);
+        return encode(collectionType.elementType(), jsonElement);
     }
 
-    /** A map key, given as the JSON object's key string (Cassandra parses it as a literal). */
+    /**
+     * A map key, given as the JSON object's key string. Cassandra parses it as a literal of a
+     * native key type, and as JSON text for any other key type (a frozen collection, tuple, UDT
+     * or vector: {@code "[1, 2]"}).
+     */
     public static byte[] encodeMapKey(CqlType mapType, String jsonKey) {
         if (jsonKey == null) {
             throw new ValueException("null is not allowed as a key of a " + mapType);
         }
-        return encodeNative(mapType.elementType(), jsonKey);
+        CqlType k = mapType.elementType();
+        if (k.isNative()) return encodeNative(k, jsonKey);
+        Object decoded = JsonText.parse(jsonKey);
+        if (decoded == null) throw new ValueException("null is not allowed as a key of a " + mapType);
+        return encode(k, decoded);
     }
 
     /** A map value (the cell value of a non-frozen map cell). */
@@ -119,7 +147,135 @@ public final class ValueCodec {
         if (jsonValue == null) {
             throw new ValueException("null is not allowed as a value of a " + mapType);
         }
-        return encodeNative(mapType.valueType(), jsonValue);
+        return encode(mapType.valueType(), jsonValue);
+    }
+
+    /**
+     * The fields of a UDT value, one slot per field in declaration order, null where the JSON
+     * object leaves the field out or gives null. Keys follow Cassandra's JSON rule for names
+     * (see {@link #resolveFieldNames}). An unknown field is refused. For a non-frozen UDT these
+     * are its cells.
+     */
+    public static byte[][] udtFields(CqlType udt, Object jsonValue) {
+        if (!(jsonValue instanceof Map)) {
+            throw new ValueException(display(jsonValue) + " is not a " + udt + " (expected a JSON object of its fields)");
+        }
+        Map<String, Object> m = resolveFieldNames(udt, (Map<?, ?>) jsonValue);
+        byte[][] out = new byte[udt.size()][];
+        for (Map.Entry<String, Object> e : m.entrySet()) {
+            String name = e.getKey();
+            int i = udt.fieldIndex(name);
+            if (i < 0) {
+                throw new ValueException("unknown field " + display(name) + " in " + display(jsonValue) + " for user-defined type "
+                        + udt.typeName());
+            }
+            Object v = e.getValue();
+            if (v == null) continue;
+            try {
+                out[i] = encode(udt.component(i), v);
+            } catch (ValueException x) {
+                throw new ValueException("field '" + name + "' (" + udt.component(i) + "): " + x.getMessage());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The object's keys as field names, exactly as Cassandra's {@code handleCaseSensitivity}
+     * turns them, key by key in input order, into the same map: a key in double quotes
+     * ({@code "\"Zip\""}) becomes the name inside them, any other key is lowercased; a key that
+     * becomes one already there replaces that entry's value. (So {@code {"zip":1,"ZIP":2}} gives
+     * zip = 2, and {@code {"ZIP":1,"zip":2}} gives zip = 1, as in Cassandra.)
+     */
+    static Map<String, Object> resolveFieldNames(CqlType udt, Map<?, ?> json) {
+        LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : json.entrySet()) m.put(String.valueOf(e.getKey()), e.getValue());
+        for (String key : new ArrayList<>(m.keySet())) {
+            if (key.startsWith("\"") && key.endsWith("\"")) {
+                if (key.length() < 2) throw new ValueException("field name " + display(key) + " of " + udt.typeName() + " is a lone quote");
+                m.put(key.substring(1, key.length() - 1), m.remove(key));
+                continue;
+            }
+            String lowered = key.toLowerCase(Locale.US);
+            if (!key.equals(lowered)) m.put(lowered, m.remove(key));
+        }
+        return m;
+    }
+
+    private static byte[] tuple(CqlType t, Object jsonValue) {
+        List<?> l = asList(t, jsonValue);
+        if (l.size() != t.size()) {
+            throw new ValueException(display(jsonValue) + " is not a " + t + " (" + (l.size() > t.size() ? "more" : "fewer")
+                    + " than its " + t.size() + " components)");
+        }
+        byte[][] out = new byte[t.size()][];
+        for (int i = 0; i < out.length; i++) {
+            Object v = l.get(i);
+            if (v == null) continue;
+            try {
+                out[i] = encode(t.component(i), v);
+            } catch (ValueException x) {
+                throw new ValueException("component " + i + " (" + t.component(i) + "): " + x.getMessage());
+            }
+        }
+        return buildTuple(out);
+    }
+
+    /** Per component: int32 length (-1 for null), bytes. */
+    static byte[] buildTuple(byte[][] components) {
+        int size = 0;
+        for (byte[] c : components) size += 4 + (c == null ? 0 : c.length);
+        ByteBuffer bb = ByteBuffer.allocate(size);
+        for (byte[] c : components) {
+            if (c == null) bb.putInt(-1);
+            else bb.putInt(c.length).put(c);
+        }
+        return bb.array();
+    }
+
+    /**
+     * A vector: exactly its dimension's elements, none null; an empty element only for text,
+     * ascii and blob (whose serializers alone do not take empty for null). Fixed-length elements
+     * back to back, variable-length ones each behind an unsigned vint length.
+     */
+    private static byte[] vector(CqlType t, Object jsonValue) {
+        List<?> l = asList(t, jsonValue);
+        int n = t.dimension();
+        if (l.size() != n) {
+            throw new ValueException(display(jsonValue) + " is not a " + t + " (" + l.size() + " elements, not " + n + ")");
+        }
+        CqlType e = t.elementType();
+        int fixed = e.fixedLength();
+        boolean emptyAllowed = e.kind() == CqlType.Kind.TEXT || e.kind() == CqlType.Kind.ASCII || e.kind() == CqlType.Kind.BLOB;
+        byte[] fixedOut = fixed > 0 ? new byte[fixed * n] : null;
+        java.io.ByteArrayOutputStream varOut = fixed > 0 ? null : new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < n; i++) {
+            Object v = l.get(i);
+            if (v == null) throw new ValueException("null is not allowed inside a " + t + " (element " + i + ")");
+            byte[] b;
+            try {
+                b = encode(e, v);
+            } catch (ValueException x) {
+                throw new ValueException("element " + i + " of a " + t + ": " + x.getMessage());
+            }
+            if (b.length == 0 && !emptyAllowed) {
+                throw new ValueException("element " + i + " of a " + t + " is empty (" + display(v) + "); a vector element may not be");
+            }
+            if (fixedOut != null) {
+                System.arraycopy(b, 0, fixedOut, i * fixed, fixed);
+            } else {
+                CqlTypes.writeUnsignedVInt(varOut, b.length);
+                varOut.write(b, 0, b.length);
+            }
+        }
+        return fixedOut != null ? fixedOut : varOut.toByteArray();
+    }
+
+    private static byte[] duration(CqlType t, Object v) {
+        if (!(v instanceof String)) throw bad(v, t, "expected a string holding a duration literal, as \"1h30m\" or \"P1DT2H\"");
+        String s = (String) v;
+        if (s.isEmpty()) return EMPTY;
+        return Durations.serialize(Durations.parse(s));
     }
 
     /**
@@ -235,6 +391,8 @@ public final class ValueCodec {
             case UUID: return uuid(t, string(t, v), false);
             case TIMEUUID: return uuid(t, string(t, v), true);
             case INET: return inet(t, string(t, v));
+            case DURATION: return duration(t, v);
+            case COUNTER: return encode(t, v); // refused there, by name
             default: throw new AssertionError(t);
         }
     }
@@ -387,6 +545,30 @@ public final class ValueCodec {
         }
         byte[] u = d.unscaledValue().toByteArray();
         return ByteBuffer.allocate(4 + u.length).putInt(d.scale()).put(u).array();
+    }
+
+    /**
+     * A value that arrives already serialized (the components of a Java driver's UdtValue or
+     * TupleValue, see {@link JavaValues}): taken as it is once {@link ValueValidator} finds it a
+     * valid value of the type it is given for.
+     */
+    public static final class Serialized {
+        private final byte[] bytes;
+
+        public Serialized(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        byte[] checked(CqlType t) {
+            String problem = ValueValidator.problem(t, bytes, 0, bytes.length);
+            if (problem != null) throw new ValueException("a serialized " + t + " of " + bytes.length + " bytes is not valid: " + problem);
+            return bytes;
+        }
+
+        @Override
+        public String toString() {
+            return "0x" + hex(bytes, 0, bytes.length);
+        }
     }
 
     /**
@@ -838,6 +1020,7 @@ public final class ValueCodec {
 
     private static String display(CqlType t, byte[] b, int off, int len) {
         if (len == 0) return "<empty>";
+        if (off < 0 || len < 0 || off + len > b.length) throw new IllegalArgumentException("truncated");
         int fixed = t.fixedLength();
         if (fixed > 0 && len != fixed) throw new IllegalArgumentException("length " + len);
         switch (t.kind()) {
@@ -882,8 +1065,58 @@ public final class ValueCodec {
             case LIST:
             case SET:
             case MAP: return displayCollection(t, b, off, len);
+            case TUPLE:
+            case UDT: return displayTuple(t, b, off, len);
+            case VECTOR: return displayVector(t, b, off, len);
+            case DURATION: return Durations.toString(b, off, len);
+            case COUNTER: return "counter context 0x" + hex(b, off, len);
             default: throw new AssertionError(t);
         }
+    }
+
+    /** (a, b) for a tuple, {f: a, g: b} for a UDT; null components as null. */
+    private static String displayTuple(CqlType t, byte[] b, int off, int len) {
+        boolean udt = t.kind() == CqlType.Kind.UDT;
+        StringBuilder sb = new StringBuilder(udt ? "{" : "(");
+        int p = off, end = off + len;
+        for (int i = 0; i < t.size() && p < end; i++) {
+            if (i > 0) sb.append(", ");
+            if (udt) sb.append(CqlType.cqlName(t.fieldName(i))).append(": ");
+            int l = CqlTypes.readInt(b, p);
+            p += 4;
+            if (l < 0) {
+                sb.append("null");
+                continue;
+            }
+            if (p + l > end) throw new IllegalArgumentException("truncated");
+            sb.append(display(t.component(i), b, p, l));
+            p += l;
+        }
+        if (p != end) throw new IllegalArgumentException("trailing bytes");
+        return sb.append(udt ? "}" : ")").toString();
+    }
+
+    private static String displayVector(CqlType t, byte[] b, int off, int len) {
+        CqlType e = t.elementType();
+        StringBuilder sb = new StringBuilder("[");
+        int p = off, end = off + len;
+        for (int i = 0; i < t.dimension(); i++) {
+            if (i > 0) sb.append(", ");
+            int l;
+            if (e.fixedLength() > 0) {
+                l = e.fixedLength();
+            } else {
+                long x = CqlTypes.readUnsignedVInt(b, p);
+                p += CqlTypes.sizeOfUnsignedVIntAt(b, p);
+                if (x > end - p) throw new IllegalArgumentException("truncated");
+                l = (int) x;
+            }
+            if (p + l > end) throw new IllegalArgumentException("truncated");
+            sb.append(display(e, b, p, l));
+            p += l;
+        }
+        if (p != end) throw new IllegalArgumentException("trailing bytes");
+        return sb.append(']').toString();
     }
 
     private static String displayCollection(CqlType t, byte[] b, int off, int len) {

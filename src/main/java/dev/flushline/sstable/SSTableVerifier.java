@@ -278,9 +278,12 @@ public final class SSTableVerifier {
                     check(t, b, cell.valueOffset(), cell.valueLength(), file, r.offset(), "column '" + col.name() + "'");
                     continue;
                 }
-                CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
-                check(pathType, b, cell.pathOffset(), cell.pathLength(), file, r.offset(), "cell path of column '" + col.name() + "'");
-                CqlType valueType = t.kind() == CqlType.Kind.MAP ? t.valueType() : t.kind() == CqlType.Kind.LIST ? t.elementType() : null;
+                check(t.cellPathType(), b, cell.pathOffset(), cell.pathLength(), file, r.offset(), "cell path of column '" + col.name() + "'");
+                CqlType valueType = t.cellValueType(b, cell.pathOffset(), cell.pathLength());
+                if (t.kind() == CqlType.Kind.UDT && valueType == null) {
+                    throw new CorruptSSTableException(file, r.offset(), "cell path of column '" + col.name() + "' names no field of "
+                            + t.typeName() + " (" + t.size() + " fields)");
+                }
                 if (valueType != null) check(valueType, b, cell.valueOffset(), cell.valueLength(), file, r.offset(), "column '" + col.name() + "'");
                 else if (cell.valueLength() != 0) throw new CorruptSSTableException(file, r.offset(), "set element of column '" + col.name() + "' has a value");
             }

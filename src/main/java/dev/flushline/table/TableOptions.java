@@ -150,6 +150,10 @@ public final class TableOptions {
         }
 
         public TableOptions build() {
+            if (schema != null && schema.isCounterTable()) {
+                throw new IllegalArgumentException("table " + schema + " is a counter table: a counter is changed by increments, "
+                        + "which a Table does not write (as CQLSSTableWriter refuses counter statements)");
+            }
             return new TableOptions(this);
         }
     }

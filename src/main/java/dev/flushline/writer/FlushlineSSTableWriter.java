@@ -340,6 +340,7 @@ public final class FlushlineSSTableWriter implements Closeable {
         private Long nowMillis;
         private Long listPathSeed;
         private AllocationMode allocationMode = AllocationMode.HEAP_BUFFERS;
+        private final java.util.List<String> typeStatements = new java.util.ArrayList<>();
 
         private Builder() {}
 
@@ -359,11 +360,38 @@ public final class FlushlineSSTableWriter implements Closeable {
             return this;
         }
 
-        /** The table's {@code CREATE TABLE} statement (with its keyspace). Parsed at once. */
+        /**
+         * The table's {@code CREATE TABLE} statement (with its keyspace), or a whole schema as
+         * DESCRIBE KEYSPACE prints it (CREATE TYPE statements, several tables: the one the
+         * statement of {@link #using} writes is taken). Parsed at once, with the types given so
+         * far; a type it uses may also be given later with {@link #withType}.
+         */
         public Builder forTable(String createTableStatement) {
-            CqlParser.parse(createTableStatement); // refuse it here, naming line and column, as CQLSSTableWriter does
             this.schemaCql = createTableStatement;
+            try {
+                CqlParser.parseSchema(schemaText()); // refuse it here, naming line and column, as CQLSSTableWriter does
+            } catch (dev.flushline.schema.SchemaException e) {
+                if (!e.getMessage().contains("unknown type ")) throw e; // withType may still come
+            }
             return this;
+        }
+
+        /**
+         * A user-defined type the table uses, as {@code CREATE TYPE ks.name (field type, ...)}, as
+         * CQLSSTableWriter's withType takes it; repeat for more, in dependency order.
+         */
+        public Builder withType(String createTypeStatement) {
+            String t = createTypeStatement.strip();
+            while (t.endsWith(";")) t = t.substring(0, t.length() - 1).strip();
+            this.typeStatements.add(t);
+            return this;
+        }
+
+        /** The types given with withType, then the table's schema, as one schema file. */
+        private String schemaText() {
+            StringBuilder sb = new StringBuilder();
+            for (String t : typeStatements) sb.append(t).append(";\n");
+            return sb.append(schemaCql).toString();
         }
 
         /** The INSERT, UPDATE or DELETE applied per row; checked against the table at {@link #build()}. */
@@ -473,7 +501,12 @@ public final class FlushlineSSTableWriter implements Closeable {
             if (statementCql == null) {
                 throw new IllegalStateException("No modification (INSERT/UPDATE/DELETE) statement specified, you should provide a modification statement through using()");
             }
-            TableSchema schema = CqlParser.parse(schemaCql);
+            dev.flushline.schema.SchemaFile file = CqlParser.parseSchema(schemaText());
+            TableSchema schema = file.tables().size() == 1 ? file.onlyTable() : file.table(ModificationStatement.tableName(statementCql));
+            if (schema.isCounterTable()) {
+                throw new IllegalArgumentException("Counter modification statements are not supported: table " + schema
+                        + " is a counter table (a counter is changed by increments, as in CQLSSTableWriter)");
+            }
             ModificationStatement st = ModificationStatement.parse(statementCql, schema);
             try {
                 return new FlushlineSSTableWriter(this, schema, st);

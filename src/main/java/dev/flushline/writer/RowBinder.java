@@ -586,6 +586,12 @@ final class RowBinder {
                     for (int k = 0; k < kv.length; k += 2) addCell(checkPath(c, kv[k], v), kv[k + 1]);
                     break;
                 }
+                case UDT: {
+                    // a non-frozen UDT: a cell per non-null field at the field's index, in index order
+                    byte[][] fields = ValueCodec.udtFields(type, in);
+                    for (int k = 0; k < fields.length; k++) if (fields[k] != null) addCell(CqlType.fieldPath(k), fields[k]);
+                    break;
+                }
                 default:
                     throw new AssertionError(type);
             }

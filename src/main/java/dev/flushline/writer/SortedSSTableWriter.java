@@ -508,7 +508,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
             throw new IllegalStateException("column '" + c.name() + "': a collection's cells must be added one after another");
         }
         if (entryCellCount[e] > 0) {
-            CqlType pathType = c.type().kind() == CqlType.Kind.LIST ? TIMEUUID : c.type().elementType();
+            CqlType pathType = c.type().cellPathType();
             int last = cells - 1;
             if (pathType.compare(cellPathSource[last], cellPathOffset[last], cellPathLength[last], path, pathOffset, pathLength) >= 0) {
                 throw new IllegalStateException("column '" + c.name() + "': cell path " + ValueCodec.toDisplayString(pathType,
@@ -915,6 +915,10 @@ public final class SortedSSTableWriter implements AutoCloseable {
 
         private Builder(TableSchema schema, Path directory) {
             this.schema = java.util.Objects.requireNonNull(schema, "schema");
+            if (schema.isCounterTable()) {
+                throw new IllegalArgumentException("Counter modification statements are not supported: table " + schema
+                        + " is a counter table (a counter is changed by increments, as in CQLSSTableWriter)");
+            }
             if (!Files.isDirectory(directory)) throw new IllegalArgumentException(directory + " doesn't exist or is not a directory");
             if (!Files.isWritable(directory)) throw new IllegalArgumentException(directory + " exists but is not writable");
             this.directory = directory;

@@ -326,6 +326,120 @@ class NodeImportTest {
                 () -> "TTL(v) " + ttl + " after " + (after - now) + " s");
     }
 
+    /**
+     * User-defined types (frozen, and non-frozen with field updates and deletions), a tuple, a
+     * duration, float vectors of 4,096 dimensions and a text vector, in keys and values: loaded
+     * with {@code flushline load}, imported by the node, and read through the driver against a
+     * twin table that got the same writes as CQL statements through the node's own write path.
+     * Row order (a tuple clustering column) is the node's. The table is Zstd-compressed.
+     */
+    @Test
+    void compositeTypesImportAndReadBackThroughTheDriver() throws Exception {
+        String[] types = {
+                "CREATE TYPE " + KS + ".addr (street text, city text, \"Zip\" int, tags frozen<set<text>>)",
+                "CREATE TYPE " + KS + ".person (name text, home frozen<addr>, took duration)",
+        };
+        // CODEC: the table's codec (Zstd, which load writes as the table asks, as CQLSSTableWriter does)
+        String compression = "compression = {'class': 'ZstdCompressor', 'compression_level': 3}";
+        String table = "CREATE TABLE " + KS + ".composite (k frozen<tuple<int, text>>, c tuple<int, text>, f frozen<addr>, "
+                + "a addr, fp frozen<person>, p person, t tuple<int, duration, frozen<list<int>>>, d duration, "
+                + "v vector<float, 4096>, vt vector<text, 2>, prefs map<text, text>, tags set<text>, s addr static, "
+                + "PRIMARY KEY (k, c, f)) WITH CLUSTERING ORDER BY (c DESC, f ASC) AND " + compression;
+        String schemaText = String.join(";\n", types) + ";\n" + table;
+        TableSchema schema = CqlParser.parse(schemaText);
+        Path schemaFile = tmp.resolve("composite.cql");
+        Files.writeString(schemaFile, schemaText, StandardCharsets.UTF_8);
+
+        java.util.Random r = new java.util.Random(77);
+        long t = 1_700_000_000_000_000L;
+        List<String> json = new ArrayList<>();
+        List<String> cql = new ArrayList<>(); // %s: the twin table
+        for (int i = 0; i < 40; i++) {
+            int k = i % 5;
+            String key = "{\"k\":[" + k + ",\"p" + k + "\"],\"c\":[" + (i % 7 - 3) + (i % 3 == 0 ? ",null" : ",\"c" + (i % 4) + "\"") + "],"
+                    + "\"f\":{\"city\":\"C" + (i % 2) + "\",\"\\\"Zip\\\"\":" + i + "}}";
+            String keyCql = "k = (" + k + ", 'p" + k + "') AND c = (" + (i % 7 - 3) + (i % 3 == 0 ? ", null" : ", 'c" + (i % 4) + "'") + ")"
+                    + " AND f = {city: 'C" + (i % 2) + "', \"Zip\": " + i + "}";
+            long ts = t + i;
+            float[] vec = new float[4096];
+            StringBuilder vj = new StringBuilder("["), vc = new StringBuilder("[");
+            for (int d = 0; d < vec.length; d++) {
+                vec[d] = (r.nextInt(20001) - 10000) / 64f;
+                vj.append(d == 0 ? "" : ",").append(vec[d]);
+                vc.append(d == 0 ? "" : ", ").append(vec[d]);
+            }
+            vj.append(']');
+            vc.append(']');
+            String ttl = i % 6 == 5 ? ",\"ttl\":86400" : "";
+            String ttlCql = i % 6 == 5 ? " AND TTL 86400" : "";
+            json.add("{\"op\":\"insert\",\"timestamp\":" + ts + ttl + ",\"values\":{" + key.substring(1, key.length() - 1)
+                    + ",\"a\":{\"street\":\"S" + i + "\",\"tags\":[\"x\",\"y" + (i % 3) + "\"]},"
+                    + "\"fp\":{\"name\":\"n" + i + "\",\"home\":{\"city\":\"h\"},\"took\":\"" + (i + 1) + "h30m\"},"
+                    + "\"p\":{\"name\":\"m" + i + "\",\"took\":\"P" + (i + 1) + "DT2H\"},"
+                    + "\"t\":[" + i + ",\"-" + (i + 1) + "d\",[1," + i + "]],\"d\":\"" + (i + 1) + "mo" + i + "s\","
+                    + "\"v\":" + vj + ",\"vt\":[\"\",\"v" + i + "\"],\"prefs\":{\"a\":\"1\",\"b" + (i % 2) + "\":\"2\"},"
+                    + "\"tags\":[\"t1\",\"t" + (i % 5) + "\"],\"s\":{\"city\":\"static" + k + "\"}}}");
+            cql.add("INSERT INTO %s (k, c, f, a, fp, p, t, d, v, vt, prefs, tags, s) VALUES ((" + k + ", 'p" + k + "'), ("
+                    + (i % 7 - 3) + (i % 3 == 0 ? ", null" : ", 'c" + (i % 4) + "'") + "), {city: 'C" + (i % 2) + "', \"Zip\": " + i + "}, "
+                    + "{street: 'S" + i + "', tags: {'x', 'y" + (i % 3) + "'}}, {name: 'n" + i + "', home: {city: 'h'}, took: " + (i + 1) + "h30m}, "
+                    + "{name: 'm" + i + "', took: P" + (i + 1) + "DT2H}, (" + i + ", -" + (i + 1) + "d, [1, " + i + "]), " + (i + 1) + "mo" + i + "s, "
+                    + vc + ", ['', 'v" + i + "'], {'a': '1', 'b" + (i % 2) + "': '2'}, {'t1', 't" + (i % 5) + "'}, {city: 'static" + k + "'}) "
+                    + "USING TIMESTAMP " + ts + ttlCql);
+            // field and element updates and deletions, a second later
+            if (i % 4 == 1) {
+                json.add("{\"op\":\"update\",\"timestamp\":" + (ts + 1000) + ",\"key\":" + key + ",\"set\":{\"a.city\":\"Paris" + i
+                        + "\",\"p.took\":\"-1w\",\"prefs['b" + (i % 2) + "']\":\"22\",\"prefs['n']\":null},\"remove\":{\"tags\":[\"t1\"]}}");
+                cql.add("UPDATE %s USING TIMESTAMP " + (ts + 1000) + " SET a.city = 'Paris" + i + "', p.took = -1w, prefs['b" + (i % 2)
+                        + "'] = '22', prefs['n'] = null, tags = tags - {'t1'} WHERE " + keyCql);
+            }
+            if (i % 4 == 2) {
+                json.add("{\"op\":\"delete\",\"timestamp\":" + (ts + 1000) + ",\"key\":" + key + ",\"columns\":[\"a.street\",\"prefs['a']\",\"tags['t1']\",\"p\"]}");
+                cql.add("DELETE a.street, prefs['a'], tags['t1'], p FROM %s USING TIMESTAMP " + (ts + 1000) + " WHERE " + keyCql);
+            }
+            if (i % 10 == 3) {
+                json.add("{\"op\":\"update\",\"timestamp\":" + (ts + 2000) + ",\"key\":" + key.substring(0, key.indexOf(",\"c\"")) + "},\"set\":{\"s.street\":\"ss" + i + "\"}}");
+                cql.add("UPDATE %s USING TIMESTAMP " + (ts + 2000) + " SET s.street = 'ss" + i + "' WHERE k = (" + k + ", 'p" + k + "')");
+            }
+        }
+        Path out = tmp.resolve("composite-out");
+        long now = System.currentTimeMillis() / 1000;
+        load(schema, schemaFile, write(tmp.resolve("composite.jsonl"), json), json.size(), out, now, List.of("--ranges", "2"));
+        try (var files = Files.list(FlushJob.tableDir(out, schema))) {
+            for (Path info : files.filter(f -> f.getFileName().toString().endsWith("-CompressionInfo.db")).toList()) {
+                assertTrue(new String(Files.readAllBytes(info), StandardCharsets.ISO_8859_1).contains("ZstdCompressor"), info + " is Zstd");
+            }
+        }
+
+        for (String type : types) session.execute(type);
+        session.execute(table);
+        session.execute(table.replace(KS + ".composite", KS + ".composite_cql"));
+        importOrFail("composite", FlushJob.tableDir(out, schema));
+        for (String st : cql) session.execute(String.format(st, KS + ".composite_cql"));
+
+        String query = "SELECT k, c, f, a, fp, p, t, d, v, vt, prefs, tags, s, WRITETIME(d), WRITETIME(fp) FROM " + KS + ".%s";
+        List<com.datastax.oss.driver.api.core.cql.Row> imported = all(String.format(query, "composite"));
+        List<com.datastax.oss.driver.api.core.cql.Row> expected = all(String.format(query, "composite_cql"));
+        assertEquals(expected.size(), imported.size(), "rows");
+        assertTrue(expected.size() >= 30, "rows: " + expected.size());
+        for (int row = 0; row < expected.size(); row++) {
+            com.datastax.oss.driver.api.core.cql.Row a = imported.get(row), e = expected.get(row);
+            for (int i = 0; i < e.getColumnDefinitions().size(); i++) {
+                if (!java.util.Objects.equals(e.getBytesUnsafe(i), a.getBytesUnsafe(i))) {
+                    fail("row " + row + " column " + e.getColumnDefinitions().get(i).getName() + ":\n  imported "
+                            + a.getFormattedContents() + "\n  expected " + e.getFormattedContents());
+                }
+            }
+        }
+        // the driver reads the values as the types they are
+        com.datastax.oss.driver.api.core.cql.Row first = imported.get(0);
+        assertTrue(first.getObject("v") instanceof com.datastax.oss.driver.api.core.data.CqlVector, "vector");
+        assertEquals(4096, ((com.datastax.oss.driver.api.core.data.CqlVector<?>) first.getObject("v")).size());
+        assertTrue(first.getObject("d") instanceof com.datastax.oss.driver.api.core.data.CqlDuration, "duration");
+        assertTrue(first.getObject("fp") instanceof com.datastax.oss.driver.api.core.data.UdtValue, "udt");
+        assertTrue(first.getObject("t") instanceof com.datastax.oss.driver.api.core.data.TupleValue, "tuple");
+        System.out.printf("composite: %d rows equal in the imported table and its CQL twin%n", expected.size());
+    }
+
     /** A damaged sstable is refused, and the failure carries the node's reason, not just a directory name. */
     @Test
     void aRefusedImportFailsWithTheNodesReason() throws Exception {

@@ -599,7 +599,7 @@ class OperationReaderTest {
                 error("{\"op\":\"update\",\"timestamp\":1,\"key\":{\"pk\":1,\"ck\":\"a\",\"ck2\":2},\"add\":{\"fr\":[3]}}"));
         assertEquals("ops.jsonl:1: column 'tags' (set<text>): null is not allowed inside a set<text>",
                 error("{\"op\":\"update\",\"timestamp\":1,\"key\":{\"pk\":1,\"ck\":\"a\",\"ck2\":2},\"set\":{\"tags\":[null]}}"));
-        assertEquals("ops.jsonl:1: update needs at least one column in \"set\" or \"add\"",
+        assertEquals("ops.jsonl:1: update needs at least one column in \"set\", \"add\" or \"remove\"",
                 error("{\"op\":\"update\",\"timestamp\":1,\"key\":{\"pk\":1,\"ck\":\"a\",\"ck2\":2},\"set\":{}}"));
         assertEquals("ops.jsonl:1: an operation must be a JSON object, not [1]", error("[1]"));
     }

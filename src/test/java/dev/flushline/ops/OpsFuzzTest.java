@@ -46,6 +46,10 @@ class OpsFuzzTest {
             "CREATE TABLE ks.f2 (k1 text, k2 uuid, c timestamp, v varint, de decimal, lt list<text>, sd set<date>,"
                     + " mb map<bigint, blob>, PRIMARY KEY ((k1, k2), c)) WITH default_time_to_live = 100",
             "CREATE TABLE ks.f3 (pk frozen<map<text, int>> PRIMARY KEY, v inet, ti time, bo boolean, sf set<float>)",
+            "CREATE TYPE ks.fk (x int, y text, z frozen<list<int>>);\nCREATE TYPE ks.fa (x int, y text, k frozen<fk>, \"W\" duration);\n"
+                    + "CREATE TABLE ks.f4 (pk frozen<tuple<int, text>>, ck frozen<fk>, u fa, fu frozen<fa>, t tuple<int, duration>,"
+                    + " d duration, v vector<float, 3>, vt vector<text, 2>, m map<text, int>, st set<int>, nl list<frozen<list<int>>>,"
+                    + " mt map<frozen<tuple<int, int>>, text>, s fa static, PRIMARY KEY (pk, ck))",
     };
 
     static final String[] INSERTS = {
@@ -119,14 +123,54 @@ class OpsFuzzTest {
                 }
                 return sb.append('}').toString();
             }
+            case TUPLE: {
+                StringBuilder sb = new StringBuilder("[");
+                for (int i = 0; i < t.size(); i++) sb.append(i == 0 ? "" : ",").append(r.nextInt(5) == 0 ? "null" : json(r, t.component(i)));
+                return sb.append(']').toString();
+            }
+            case UDT: {
+                StringBuilder sb = new StringBuilder("{");
+                for (int i = 0; i < t.size(); i++) {
+                    if (r.nextInt(3) == 0) continue;
+                    String name = t.fieldName(i);
+                    String key = name.equals(name.toLowerCase(java.util.Locale.ROOT)) ? name : "\\\"" + name + "\\\"";
+                    sb.append(sb.length() == 1 ? "" : ",").append('"').append(key).append("\":").append(json(r, t.component(i)));
+                }
+                return sb.append('}').toString();
+            }
+            case VECTOR: {
+                StringBuilder sb = new StringBuilder("[");
+                for (int i = 0; i < t.dimension(); i++) {
+                    String e = json(r, t.elementType());
+                    if (e.equals("\"NaN\"")) e = "1.5";
+                    sb.append(i == 0 ? "" : ",").append(e);
+                }
+                return sb.append(']').toString();
+            }
+            case DURATION: {
+                String[] d = {"\"1h30m\"", "\"-3d\"", "\"P1DT2H\"", "\"P0001-02-03T04:05:06\"", "\"2w\"", "\"\"", "\"1y2mo3d4h5m6s7ms8us9ns\""};
+                return d[r.nextInt(d.length)];
+            }
             default: throw new AssertionError(t);
         }
     }
 
-    /** A map key is a JSON object key: a string holding the key type's literal. */
+    /** A map key is a JSON object key: a string holding the key type's literal (JSON text for a composite key type). */
     static String mapKey(Random r, CqlType t) {
         String v = json(r, t);
+        if (!t.isNative()) return "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
         return v.startsWith("\"") ? v : "\"" + v + "\"";
+    }
+
+    /** A CQL literal of a native type, for an element in brackets: text quoted, other values as their JSON number or word. */
+    static String cqlLiteral(Random r, CqlType t) {
+        String v = json(r, t);
+        if (v.startsWith("\"")) {
+            String inner = v.substring(1, v.length() - 1);
+            if (t.kind() == CqlType.Kind.UUID || t.kind() == CqlType.Kind.TIMEUUID || inner.startsWith("0x")) return inner;
+            return "'" + inner.replace("'", "''") + "'";
+        }
+        return v;
     }
 
     static String word(Random r) {
@@ -181,14 +225,30 @@ class OpsFuzzTest {
         if (kind < 8) {
             StringBuilder set = new StringBuilder();
             StringBuilder add = new StringBuilder();
+            StringBuilder remove = new StringBuilder();
             for (ColumnMetadata c : regular) {
                 int x = r.nextInt(3);
-                if (x == 0) field(set, c.name(), json(r, c.type()));
-                else if (x == 1 && c.isComplex()) field(add, c.name(), json(r, c.type()));
+                CqlType t = c.type();
+                if (x == 0) field(set, c.name(), json(r, t));
+                else if (x == 1 && c.isComplex() && t.isCollection()) field(add, c.name(), json(r, t));
+                else if (x == 2 && t.kind() == CqlType.Kind.UDT && t.isMultiCell()) {
+                    // one field: addr.city, set or null
+                    int f = r.nextInt(t.size());
+                    String name = t.fieldName(f);
+                    field(set, c.name() + "." + (name.equals(name.toLowerCase(java.util.Locale.ROOT)) ? name : "\\\"" + name + "\\\""),
+                            r.nextInt(5) == 0 ? "null" : json(r, t.component(f)));
+                } else if (x == 2 && t.kind() == CqlType.Kind.MAP && t.isMultiCell() && t.elementType().isNative()) {
+                    if (r.nextBoolean()) field(set, c.name() + "[" + cqlLiteral(r, t.elementType()).replace("\\", "\\\\").replace("\"", "\\\"") + "]",
+                            r.nextInt(5) == 0 ? "null" : json(r, t.valueType()));
+                    else field(remove, c.name(), "[" + json(r, t.elementType()) + "]");
+                } else if (x == 2 && t.kind() == CqlType.Kind.SET && t.isMultiCell()) {
+                    field(remove, c.name(), json(r, t));
+                }
             }
-            if (set.length() == 0 && add.length() == 0) field(set, regular[0].name(), json(r, regular[0].type()));
+            if (set.length() == 0 && add.length() == 0 && remove.length() == 0) field(set, regular[0].name(), json(r, regular[0].type()));
             return "{\"op\":\"update\",\"timestamp\":" + ts + ",\"key\":{" + keyFields(r, s, ck.length) + "},"
-                    + "\"set\":{" + set + "}" + (add.length() == 0 ? "" : ",\"add\":{" + add + "}") + "}";
+                    + "\"set\":{" + set + "}" + (add.length() == 0 ? "" : ",\"add\":{" + add + "}")
+                    + (remove.length() == 0 ? "" : ",\"remove\":{" + remove + "}") + "}";
         }
         int given = ck.length == 0 ? 0 : r.nextInt(ck.length + 1);
         String extra = "";
@@ -196,7 +256,16 @@ class OpsFuzzTest {
             ColumnMetadata c = ck[given];
             extra = ",\"range\":{\"" + c.name() + "\":{\"" + (r.nextBoolean() ? ">" : ">=") + "\":" + nonEmptyKey(r, c.type()) + "}}";
         } else if (given == ck.length && regular.length > 0 && r.nextBoolean()) {
-            extra = ",\"columns\":[\"" + regular[r.nextInt(regular.length)].name() + "\"]";
+            ColumnMetadata c = regular[r.nextInt(regular.length)];
+            CqlType t = c.type();
+            String name = c.name();
+            if (t.kind() == CqlType.Kind.UDT && t.isMultiCell() && r.nextBoolean()) {
+                String f = t.fieldName(r.nextInt(t.size()));
+                name += "." + (f.equals(f.toLowerCase(java.util.Locale.ROOT)) ? f : "\\\"" + f + "\\\"");
+            } else if ((t.kind() == CqlType.Kind.MAP || t.kind() == CqlType.Kind.SET) && t.isMultiCell() && t.elementType().isNative() && r.nextBoolean()) {
+                name += "[" + cqlLiteral(r, t.elementType()).replace("\\", "\\\\").replace("\"", "\\\"") + "]";
+            }
+            extra = ",\"columns\":[\"" + name + "\"]";
         }
         return "{\"op\":\"delete\",\"timestamp\":" + Math.abs(ts) + ",\"key\":{" + keyFields(r, s, given) + "}" + extra + "}";
     }

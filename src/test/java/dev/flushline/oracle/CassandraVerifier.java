@@ -128,10 +128,8 @@ public final class CassandraVerifier {
         }
         CassandraOracle.init();
         String keyspace = "flushline_verify_" + (++keyspaceCounter);
-        TableMetadata table = org.apache.cassandra.cql3.statements.schema.CreateTableStatement
-                .parse(createTableCql, keyspace) // the keyspace argument overrides the one in the CQL
-                .partitioner(org.apache.cassandra.dht.Murmur3Partitioner.instance)
-                .build();
+        // the keyspace argument overrides the one in the CQL (its types keep theirs, see parseTable)
+        TableMetadata table = CassandraOracle.parseTable(createTableCql, keyspace);
         Schema.instance.transform(SchemaTransformations.addKeyspace(
                 KeyspaceMetadata.create(keyspace, KeyspaceParams.simple(1)), true));
         Keyspace ks = Keyspace.openWithoutSSTables(keyspace);

@@ -1,6 +1,9 @@
 package dev.flushline.schema;
 
-import org.apache.cassandra.cql3.statements.schema.CreateTableStatement;
+import org.apache.cassandra.cql3.CQLFragmentParser;
+import org.apache.cassandra.schema.KeyspaceMetadata;
+import org.apache.cassandra.schema.KeyspaceParams;
+import org.apache.cassandra.schema.Keyspaces;
 import org.apache.cassandra.schema.TableMetadata;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,23 +42,96 @@ class CqlParserFuzzTest {
         return r.nextInt(5) == 0 ? t.toUpperCase(Locale.ROOT) : t;
     }
 
-    static String collection(Random r, boolean frozen) {
-        String body;
-        switch (r.nextInt(3)) {
-            case 0: body = "list<" + nativeType(r) + ">"; break;
-            case 1: body = "set<" + nativeType(r) + ">"; break;
-            default: body = "map<" + nativeType(r) + ", " + nativeType(r) + ">"; break;
+    /** The user-defined types of the schema being generated. */
+    static final class Udts {
+        final List<String> names = new ArrayList<>();
+        /** Per type: whether a field is a non-frozen collection (no non-frozen column of it then). */
+        final List<Boolean> multiCellField = new ArrayList<>();
+        /** Types that hold a duration somewhere (no primary key may use them). */
+        final List<String> withDuration = new ArrayList<>();
+        final List<String> statements = new ArrayList<>();
+
+        boolean holdsDuration(String type) {
+            if (type.contains("duration")) return true;
+            for (String d : withDuration) {
+                if (type.contains("<" + d + ">") || type.contains("<" + d + ",") || type.contains(" " + d + ">") || type.contains(" " + d + ",")) {
+                    return true;
+                }
+            }
+            return false;
         }
-        return frozen ? "frozen<" + body + ">" : body;
     }
 
-    static String keyType(Random r) {
-        return r.nextInt(5) == 0 ? collection(r, true) : nativeType(r);
+    /** A type that may sit inside another (frozen where it must be), up to {@code depth} more levels. */
+    static String innerType(Random r, Udts u, int depth, boolean keyPosition) {
+        if (depth <= 0) return nativeType(r);
+        switch (r.nextInt(9)) {
+            case 0: return "frozen<" + collection(r, u, depth - 1) + ">";
+            case 1: return "tuple<" + innerType(r, u, depth - 1, false) + (r.nextBoolean() ? ", " + innerType(r, u, depth - 1, false) : "") + ">";
+            case 2: return "vector<" + (r.nextBoolean() ? nativeType(r) : innerType(r, u, depth - 1, false)) + ", " + (1 + r.nextInt(5)) + ">";
+            case 3: if (!u.names.isEmpty()) return "frozen<" + u.names.get(r.nextInt(u.names.size())) + ">";
+                return nativeType(r);
+            case 4: if (!keyPosition) return "duration";
+                return nativeType(r);
+            default: return nativeType(r);
+        }
     }
 
-    static String anyType(Random r) {
-        int x = r.nextInt(6);
-        return x == 0 ? collection(r, false) : x == 1 ? collection(r, true) : nativeType(r);
+    static String collection(Random r, Udts u, int depth) {
+        switch (r.nextInt(3)) {
+            case 0: return "list<" + innerType(r, u, depth, false) + ">";
+            case 1: return "set<" + innerType(r, u, depth, true) + ">";
+            default: return "map<" + innerType(r, u, depth, true) + ", " + innerType(r, u, depth, false) + ">";
+        }
+    }
+
+    static String keyType(Random r, Udts u) {
+        while (true) {
+            int x = r.nextInt(6);
+            String t = x == 0 ? "frozen<" + collection(r, u, 1) + ">" : x == 1 ? innerType(r, u, 2, true) : nativeType(r);
+            if (!u.holdsDuration(t)) return t; // a duration may not be part of the primary key, however deep
+        }
+    }
+
+    static String anyType(Random r, Udts u) {
+        int x = r.nextInt(8);
+        if (x == 0) return collection(r, u, 1);
+        if (x == 1) return "frozen<" + collection(r, u, 1) + ">";
+        if (x == 2) return innerType(r, u, 2, false);
+        if (x == 3 && !u.names.isEmpty()) {
+            int k = r.nextInt(u.names.size());
+            // a non-frozen UDT column may not hold a non-frozen collection
+            return u.multiCellField.get(k) || r.nextBoolean() ? "frozen<" + u.names.get(k) + ">" : u.names.get(k);
+        }
+        return nativeType(r);
+    }
+
+    /** CREATE TYPE statements in keyspace ks, each using only the types before it. */
+    static Udts types(Random r, String ks) {
+        Udts u = new Udts();
+        int n = r.nextInt(4);
+        for (int i = 0; i < n; i++) {
+            String name = r.nextInt(5) == 0 ? "\"Ty" + i + "\"" : "ty" + i;
+            int fields = 1 + r.nextInt(4);
+            boolean multiCell = false;
+            StringBuilder sb = new StringBuilder("CREATE TYPE " + (r.nextInt(4) == 0 ? "IF NOT EXISTS " : "") + ks + "." + name + " (");
+            for (int f = 0; f < fields; f++) {
+                String type;
+                if (r.nextInt(5) == 0) {
+                    type = collection(r, u, 1);
+                    multiCell = true;
+                } else {
+                    type = innerType(r, u, 2, false);
+                }
+                sb.append(f == 0 ? "" : ",").append(space(r)).append(r.nextInt(5) == 0 ? "\"F" + f + "\"" : "f" + f).append(' ').append(type);
+            }
+            String statement = sb.append(')').toString();
+            u.statements.add(statement);
+            if (u.holdsDuration(statement.substring(statement.indexOf('(')))) u.withDuration.add(name);
+            u.names.add(name);
+            u.multiCellField.add(multiCell);
+        }
+        return u;
     }
 
     /** A name no CQL keyword can be: unquoted c_..., or quoted with capitals and a doubled quote. */
@@ -80,21 +156,37 @@ class CqlParserFuzzTest {
         }
     }
 
+    /**
+     * A schema file as DESCRIBE prints one: now and then a CREATE KEYSPACE, then CREATE TYPEs,
+     * the CREATE TABLE using them, and now and then an index or a function after it; statements
+     * separated by ";" and a line end.
+     */
     static String validStatement(Random r) {
+        String ks = "ks" + r.nextInt(100);
+        Udts u = r.nextInt(3) == 0 ? new Udts() : types(r, ks);
+        List<String> statements = new ArrayList<>();
+        if (r.nextInt(4) == 0) {
+            statements.add("CREATE KEYSPACE " + (r.nextBoolean() ? "IF NOT EXISTS " : "") + ks
+                    + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'} AND durable_writes = true");
+        }
+        statements.addAll(u.statements);
         StringBuilder sb = new StringBuilder("CREATE TABLE ");
         if (r.nextInt(4) == 0) sb.append("IF NOT EXISTS ");
-        sb.append("ks").append(r.nextInt(100)).append('.').append("t_").append(r.nextInt(1000)).append(" (");
-        int pk = 1 + r.nextInt(3), ck = r.nextInt(4), regular = r.nextInt(8), statics = ck == 0 ? 0 : r.nextInt(3);
+        sb.append(ks).append('.').append("t_").append(r.nextInt(1000)).append(" (");
+        boolean counters = r.nextInt(12) == 0;
+        int pk = 1 + r.nextInt(3), ck = r.nextInt(4), regular = r.nextInt(8) + (counters ? 1 : 0), statics = ck == 0 ? 0 : r.nextInt(3);
         List<String> names = new ArrayList<>(), resolved = new ArrayList<>();
         List<String> defs = new ArrayList<>();
         int i = 0;
         for (int k = 0; k < pk + ck; k++, i++) {
             String n = name(r, i, resolved);
             names.add(n);
-            defs.add(n + " " + keyType(r));
+            defs.add(n + " " + keyType(r, u));
         }
-        for (int k = 0; k < regular; k++, i++) defs.add(name(r, i, resolved) + " " + anyType(r));
-        for (int k = 0; k < statics; k++, i++) defs.add(name(r, i, resolved) + " " + anyType(r) + (r.nextBoolean() ? " STATIC" : " static"));
+        for (int k = 0; k < regular; k++, i++) defs.add(name(r, i, resolved) + " " + (counters ? "counter" : anyType(r, u)));
+        for (int k = 0; k < statics; k++, i++) {
+            defs.add(name(r, i, resolved) + " " + (counters ? "counter" : anyType(r, u)) + (r.nextBoolean() ? " STATIC" : " static"));
+        }
         boolean inline = pk == 1 && ck == 0 && r.nextBoolean();
         if (inline) defs.set(0, defs.get(0) + " PRIMARY KEY");
         // shuffle the column order: the PRIMARY KEY clause decides the roles
@@ -132,14 +224,34 @@ class CqlParserFuzzTest {
         if (r.nextInt(3) == 0) options.add("comment = 'it''s " + r.nextInt() + "'");
         if (r.nextInt(3) == 0) options.add("gc_grace_seconds = " + r.nextInt(1_000_000));
         if (r.nextInt(3) == 0) options.add("bloom_filter_fp_chance = 0.0" + (1 + r.nextInt(9)));
-        if (r.nextInt(3) == 0) options.add("default_time_to_live = " + r.nextInt(1_000_000));
-        if (r.nextInt(3) == 0) options.add("min_index_interval = " + (1 + r.nextInt(2048)));
+        if (!counters && r.nextInt(3) == 0) options.add("default_time_to_live = " + r.nextInt(1_000_000));
+        int minInterval = 128;
+        if (r.nextInt(3) == 0) options.add("min_index_interval = " + (minInterval = 1 + r.nextInt(2048)));
+        if (r.nextInt(3) == 0) options.add("max_index_interval = " + (minInterval + r.nextInt(4096)));
         if (r.nextInt(4) == 0) options.add("id = " + new UUID(r.nextLong(), r.nextLong()));
         if (r.nextInt(4) == 0) options.add("compaction = {'class': '" + (r.nextBoolean() ? "LeveledCompactionStrategy" : "SizeTieredCompactionStrategy") + "'}");
-        if (r.nextInt(4) == 0) options.add("caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'}");
+        if (r.nextInt(4) == 0) options.add("caching = {'keys': 'ALL', 'rows_per_partition': '" + (r.nextBoolean() ? "NONE" : "10") + "'}");
+        // the rest of what DESCRIBE prints
+        String[] more = {"additional_write_policy = '99p'", "allow_auto_snapshot = true", "cdc = false", "crc_check_chance = 1.0",
+                "extensions = {}", "incremental_backups = true", "memtable = 'default'", "memtable_flush_period_in_ms = 0",
+                "read_repair = 'BLOCKING'", "speculative_retry = '99p'", "read_repair = 'NONE'", "speculative_retry = 'ALWAYS'",
+                "extensions = {'x': 0x0102}", "allow_auto_snapshot = 'no'", "crc_check_chance = 0.5",
+                "speculative_retry = 'MIN(99p,50ms)'", "additional_write_policy = 'NEVER'"};
+        for (String o : more) {
+            String key = o.substring(0, o.indexOf(' '));
+            boolean dup = false;
+            for (String x : options) dup |= x.startsWith(key + " ");
+            if (!dup && r.nextInt(5) == 0) options.add(o);
+        }
         for (int k = 0; k < options.size(); k++) sb.append(k == 0 ? " WITH " : space(r) + "AND ").append(options.get(k));
-        if (r.nextBoolean()) sb.append(';');
-        return sb.toString();
+        statements.add(sb.toString());
+        if (r.nextInt(5) == 0) statements.add("CREATE INDEX IF NOT EXISTS ix ON " + ks + ".t_0 (v)");
+        if (r.nextInt(8) == 0) {
+            statements.add("CREATE FUNCTION " + ks + ".f(x int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS $$ return x; $$");
+        }
+        String text = String.join(";\n", statements);
+        if (r.nextBoolean()) text += ';';
+        return text;
     }
 
     // ---- mutation -------------------------------------------------------------------------------
@@ -147,7 +259,7 @@ class CqlParserFuzzTest {
     static final Pattern TOKEN = Pattern.compile("\"(?:[^\"]|\"\")*\"|'(?:[^']|'')*'|\\w+|\\s+|.", Pattern.DOTALL);
     static final String[] INSERTS = {"(", ")", "<", ">", ",", ";", "'", "\"", "frozen<", "list<", "map<int,", "PRIMARY KEY",
             "static", "--", "/*", "*/", "$$", "\u0000", "\u00e9", "\uD800", "\n", "WITH", "AND", "=", "{", "}", ":", ".",
-            "1e999999999", "-1", "0x", "counter", "tuple<int>", "duration", "vector<float, 3>", "CREATE", "\"\"", "''",
+            "1e999999999", "-1", "0x", "counter", "tuple<int>", "duration", "vector<float, 3>", "CREATE", "CREATE TYPE ks.u (a int);", "frozen<ty0>", "ty1", "vector<", "tuple<", ", 0>", "USE ks;", "CREATE INDEX i ON ks.t (v);", "\"\"", "''",
             "\"../x\"", "\"a/b\""};
 
     static String mutate(Random r, String statement) {
@@ -221,18 +333,42 @@ class CqlParserFuzzTest {
         return s.length() > 600 ? s.substring(0, 600) + "... (" + s.length() + " chars)" : s;
     }
 
-    /** Cassandra accepts the statement too, with the same keyspace, name, columns (in order) and types. */
+    /**
+     * Cassandra accepts the schema too: its CREATE TYPE statements (applied one after the other
+     * by Cassandra, as a node applies them) and CREATE TABLE, with the same keyspace, name,
+     * columns (in order) and types, and the same options that change the bytes.
+     */
     static void sameAsCassandra(String cql, TableSchema ours, String info) {
         TableMetadata theirs;
         try {
-            // Cassandra's lexer needs a line end after a -- comment; cqlsh and files have one.
-            theirs = CreateTableStatement.parse(cql + "\n", ours.keyspace()).build();
+            // (the Types.RawBuilder route would lose the quotes of a quoted type name used in a field)
+            Keyspaces schema = Keyspaces.of(KeyspaceMetadata.create(ours.keyspace(), KeyspaceParams.simple(1)));
+            String table = null;
+            for (String st : statements(cql)) {
+                String head = st.replaceFirst("^(\\s|--[^\n]*(\n|$)|//[^\n]*(\n|$)|/\\*(?s:.*?)\\*/)*", "").toLowerCase(Locale.ROOT);
+                // Cassandra's lexer needs a line end after a -- comment; cqlsh and files have one.
+                if (head.matches("(?s)create\\s+type\\b.*")) {
+                    org.apache.cassandra.cql3.statements.schema.CreateTypeStatement stmt =
+                            CQLFragmentParser.parseAny(org.apache.cassandra.cql3.CqlParser::createTypeStatement, st + "\n", "CREATE TYPE")
+                                             .prepare(null);
+                    if (schema.getNullable(stmt.keyspace()) == null) { // a type of another keyspace: that keyspace exists too
+                        schema = schema.withAddedOrUpdated(KeyspaceMetadata.create(stmt.keyspace(), KeyspaceParams.simple(1)));
+                    }
+                    schema = stmt.apply(schema);
+                } else if (head.matches("(?s)create\\s+(table|columnfamily)\\b.*")) {
+                    table = st;
+                }
+            }
+            assertTrue(table != null, info + ": no table statement found in " + shorten(cql));
+            theirs = CQLFragmentParser.parseAny(org.apache.cassandra.cql3.CqlParser::createTableStatement, table + "\n", "CREATE TABLE")
+                                      .keyspace(ours.keyspace()).prepare(null).builder(schema.getNullable(ours.keyspace()).types).build();
             theirs.validate();
         } catch (RuntimeException e) {
             String why = e.getMessage() == null ? "" : e.getMessage();
-            // Documented: the values of compaction and caching are accepted and ignored (they do not
-            // change a flushed sstable); Cassandra checks them.
-            if (why.contains("compaction") || why.contains("caching")) return;
+            // Documented: the compaction strategy's options and the memtable configuration name are
+            // accepted and ignored (they do not change a flushed sstable, and the memtable names
+            // depend on the node's cassandra.yaml); Cassandra checks them.
+            if (why.contains("compaction") || why.toLowerCase(Locale.ROOT).contains("memtable")) return;
             throw new AssertionError(info + ": we accept what Cassandra refuses (" + shorten(e.toString()) + "): " + shorten(cql), e);
         }
         assertEquals(theirs.keyspace, ours.keyspace(), info);
@@ -244,7 +380,27 @@ class CqlParserFuzzTest {
         assertEquals(theirs.params.bloomFilterFpChance, ours.bloomFilterFpChance(), info + ": " + cql);
         assertEquals(theirs.params.defaultTimeToLive, ours.defaultTimeToLiveSeconds(), info + ": " + cql);
         assertEquals(theirs.params.minIndexInterval, ours.minIndexInterval(), info + ": " + cql);
+        assertEquals(theirs.params.maxIndexInterval, ours.maxIndexInterval(), info + ": " + cql);
         CqlParserTest.assertSameCompression(theirs.params.compression, ours.compressionParams(), info + ": " + cql);
+        assertEquals(theirs.isCounter(), ours.isCounterTable(), info + ": " + cql);
+    }
+
+    /** The statements of a schema file, split at the ';' that end them (found with our lexer, so quotes and comments are respected). */
+    static List<String> statements(String cql) {
+        int[] lineStarts = new int[cql.split("\n", -1).length];
+        for (int i = 0, l = 1; i < cql.length(); i++) if (cql.charAt(i) == '\n') lineStarts[l++] = i + 1;
+        List<String> out = new ArrayList<>();
+        int from = 0, depth = 0;
+        for (CqlParser.Token t : new CqlParser.Lexer(cql).tokens()) {
+            if (t.isSymbol("(") || t.isSymbol("{") || t.isSymbol("[")) depth++;
+            if (t.isSymbol(")") || t.isSymbol("}") || t.isSymbol("]")) depth--;
+            if (depth == 0 && (t.isSymbol(";") || t.type == CqlParser.T.EOF)) {
+                int at = t.type == CqlParser.T.EOF ? cql.length() : lineStarts[t.line - 1] + t.column - 1;
+                if (!cql.substring(from, at).isBlank()) out.add(cql.substring(from, at));
+                from = Math.min(cql.length(), at + 1);
+            }
+        }
+        return out;
     }
 
     static List<String> describe(Iterable<org.apache.cassandra.schema.ColumnMetadata> cs) {

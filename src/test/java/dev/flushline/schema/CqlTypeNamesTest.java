@@ -24,7 +24,30 @@ class CqlTypeNamesTest {
             assertEquals(c.isMultiCell(), t.isMultiCell(), "multi-cell of " + t);
             checked++;
         }
-        assertTrue(checked > 100);
+        assertTrue(checked > 300);
+    }
+
+    @Test
+    void compositeSpotChecks() {
+        String m = "org.apache.cassandra.db.marshal.";
+        // a UDT prints its keyspace, then its name and each field name in hex; frozen wraps it in FrozenType and
+        // everything inside a frozen type is printed ignoring freezing
+        assertEquals(m + "FrozenType(" + m + "UserType(ks,706f696e74,78:" + m + "DoubleType,79:" + m + "DoubleType))",
+                CassandraOracle.POINT.freeze().marshalName());
+        assertEquals(m + "UserType(ks,61646472657373,737472656574:" + m + "UTF8Type,7a6970:" + m + "Int32Type,74616773:" + m
+                + "ListType(" + m + "UTF8Type))", CassandraOracle.ADDRESS.marshalName());
+        // tuples are never wrapped, and print what they hold ignoring freezing
+        assertEquals(m + "TupleType(" + m + "Int32Type," + m + "ListType(" + m + "Int32Type))",
+                CqlType.tuple(java.util.List.of(CassandraOracle.INT, CqlType.list(CassandraOracle.INT, false))).marshalName());
+        // vectors: " , " before the dimension; fixed length when the element's is
+        assertEquals(m + "VectorType(" + m + "FloatType , 4096)", CqlType.vector(CassandraOracle.FLOAT, 4096).marshalName());
+        assertEquals(16384, CqlType.vector(CassandraOracle.FLOAT, 4096).fixedLength());
+        assertEquals(-1, CqlType.vector(CassandraOracle.TEXT, 2).fixedLength());
+        // a non-frozen list of frozen UDTs wraps the element
+        assertEquals(m + "ListType(" + m + "FrozenType(" + m + "UserType(ks,706f696e74,78:" + m + "DoubleType,79:" + m + "DoubleType)))",
+                CqlType.list(CassandraOracle.POINT.freeze(), false).marshalName());
+        assertEquals(m + "DurationType", CqlType.of(CqlType.Kind.DURATION).marshalName());
+        assertEquals(m + "CounterColumnType", CqlType.of(CqlType.Kind.COUNTER).marshalName());
     }
 
     @Test

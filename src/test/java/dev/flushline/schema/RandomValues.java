@@ -20,7 +20,8 @@ final class RandomValues {
 
     /** Serialized value of {@code t}; may be empty where Cassandra allows it. */
     byte[] value(CqlType t, boolean allowEmpty) {
-        boolean emptyOk = allowEmpty && t.kind() != CqlType.Kind.SMALLINT && t.kind() != CqlType.Kind.TINYINT;
+        boolean emptyOk = allowEmpty && t.kind() != CqlType.Kind.SMALLINT && t.kind() != CqlType.Kind.TINYINT
+                && t.kind() != CqlType.Kind.VECTOR;
         if (emptyOk && rnd.nextInt(12) == 0) return new byte[0];
         switch (t.kind()) {
             case ASCII: return asciiString().getBytes(StandardCharsets.US_ASCII);
@@ -64,8 +65,50 @@ final class RandomValues {
                 ByteBuffer.wrap(out).putInt(0, n);
                 return out;
             }
+            case DURATION: return duration();
+            case TUPLE:
+            case UDT: {
+                // nulls, and now and then fewer components than the type has (a value written before fields were added)
+                int n = rnd.nextInt(8) == 0 ? 1 + rnd.nextInt(t.size()) : t.size();
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                for (int i = 0; i < n; i++) {
+                    if (rnd.nextInt(5) == 0) {
+                        out.writeBytes(new byte[] {-1, -1, -1, -1});
+                        continue;
+                    }
+                    byte[] v = value(t.component(i), true);
+                    out.writeBytes(ByteBuffer.allocate(4).putInt(v.length).array());
+                    out.writeBytes(v);
+                }
+                return out.toByteArray();
+            }
+            case VECTOR: {
+                CqlType e = t.elementType();
+                boolean emptyElements = e.kind() == CqlType.Kind.TEXT || e.kind() == CqlType.Kind.ASCII || e.kind() == CqlType.Kind.BLOB;
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                for (int i = 0; i < t.dimension(); i++) {
+                    byte[] v = value(e, emptyElements);
+                    if (e.fixedLength() < 0) CqlTypes.writeUnsignedVInt(out, v.length);
+                    out.writeBytes(v);
+                }
+                return out.toByteArray();
+            }
             default: throw new AssertionError(t);
         }
+    }
+
+    /** Months, days and nanoseconds of one sign, as zigzag vints. */
+    byte[] duration() {
+        int sign = rnd.nextInt(3) - 1;
+        long months = sign == 0 ? 0 : sign * (long) (rnd.nextBoolean() ? rnd.nextInt(30) : rnd.nextInt(Integer.MAX_VALUE));
+        long days = sign == 0 ? 0 : sign * (long) (rnd.nextBoolean() ? rnd.nextInt(40) : rnd.nextInt(Integer.MAX_VALUE));
+        long nanos = sign == 0 ? 0 : sign * (rnd.nextBoolean() ? (long) rnd.nextInt(100_000) : rnd.nextLong() & Long.MAX_VALUE);
+        if (sign != 0 && rnd.nextBoolean()) months = 0;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        CqlTypes.writeUnsignedVInt(out, CqlTypes.zigzagEncode(months));
+        CqlTypes.writeUnsignedVInt(out, CqlTypes.zigzagEncode(days));
+        CqlTypes.writeUnsignedVInt(out, CqlTypes.zigzagEncode(nanos));
+        return out.toByteArray();
     }
 
     static byte[] collection(byte[][] elements) {

@@ -170,11 +170,22 @@ public final class RandomUpdates {
             switch (t.kind()) {
                 case LIST: path = timeUuid(); value = value(t.elementType()); break;
                 case SET: path = value(t.elementType()); value = new byte[0]; break;
+                case UDT: {
+                    // one cell per field written: the field's index as the path; a null field now and then is a cell tombstone
+                    int f = random.nextInt(t.size());
+                    path = CqlType.fieldPath(f);
+                    if (random.nextInt(6) == 0) {
+                        cells.add(ArrayCell.tombstone(ts, nowSeconds, path));
+                        continue;
+                    }
+                    value = value(t.component(f));
+                    break;
+                }
                 default: path = value(t.elementType()); value = value(t.valueType()); break;
             }
             cells.add(ttl == 0 ? ArrayCell.live(ts, value, path) : ArrayCell.expiring(ts, ttl, exp, value, path));
         }
-        CqlType pathType = t.kind() == CqlType.Kind.LIST ? CqlType.of(CqlType.Kind.TIMEUUID) : t.elementType();
+        CqlType pathType = t.cellPathType();
         cells.sort((x, y) -> pathType.compare(((ArrayCell) x).path(), ((ArrayCell) y).path()));
         List<Cell> dedup = new ArrayList<>();
         for (Cell x : cells) {
@@ -237,11 +248,73 @@ public final class RandomUpdates {
             case MAP: {
                 Map<String, Object> m = new HashMap<>();
                 int n = random.nextInt(4);
-                for (int i = 0; i < n; i++) m.put(String.valueOf(json(t.elementType())), json(t.valueType()));
+                for (int i = 0; i < n; i++) m.put(mapKey(t.elementType()), json(t.valueType()));
                 return m;
+            }
+            case TUPLE: {
+                List<Object> l = new ArrayList<>();
+                for (int i = 0; i < t.size(); i++) l.add(random.nextInt(6) == 0 ? null : json(t.component(i)));
+                return l;
+            }
+            case UDT: {
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                for (int i = 0; i < t.size(); i++) {
+                    if (random.nextInt(5) == 0) continue; // left out: null
+                    String name = t.fieldName(i);
+                    m.put(name.equals(name.toLowerCase(java.util.Locale.US)) ? name : "\"" + name + "\"", json(t.component(i)));
+                }
+                return m;
+            }
+            case VECTOR: {
+                List<Object> l = new ArrayList<>();
+                for (int i = 0; i < t.dimension(); i++) {
+                    Object e;
+                    do {
+                        e = json(t.elementType());
+                    } while (isEmpty(e) && t.elementType().kind() != CqlType.Kind.TEXT && t.elementType().kind() != CqlType.Kind.ASCII
+                            && t.elementType().kind() != CqlType.Kind.BLOB); // a vector element may not be empty
+                    l.add(e);
+                }
+                return l;
+            }
+            case DURATION: {
+                String[] units = {"y", "mo", "w", "d", "h", "m", "s", "ms", "us", "ns"};
+                StringBuilder sb = new StringBuilder(random.nextInt(4) == 0 ? "-" : "");
+                for (String u : units) if (random.nextInt(3) == 0) sb.append(random.nextInt(1000)).append(u);
+                if (sb.length() <= 1) sb.append(random.nextInt(100)).append("d");
+                return sb.toString();
             }
             default: throw new AssertionError(t);
         }
+    }
+
+    /** A JSON object key for a map: a native key's literal as a string, any other key as JSON text. */
+    private String mapKey(CqlType k) {
+        Object v = json(k);
+        if (k.isNative()) return String.valueOf(v);
+        return toJson(v);
+    }
+
+    private static boolean isEmpty(Object v) {
+        return v instanceof String && (((String) v).isEmpty() || v.equals("0x"));
+    }
+
+    private static String toJson(Object v) {
+        if (v == null) return "null";
+        if (v instanceof String) return "\"" + ((String) v).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        if (v instanceof List) {
+            StringBuilder sb = new StringBuilder("[");
+            for (Object e : (List<?>) v) sb.append(sb.length() == 1 ? "" : ",").append(toJson(e));
+            return sb.append(']').toString();
+        }
+        if (v instanceof Map) {
+            StringBuilder sb = new StringBuilder("{");
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                sb.append(sb.length() == 1 ? "" : ",").append(toJson(String.valueOf(e.getKey()))).append(':').append(toJson(e.getValue()));
+            }
+            return sb.append('}').toString();
+        }
+        return String.valueOf(v); // numbers, booleans
     }
 
     private String word(int n) {
