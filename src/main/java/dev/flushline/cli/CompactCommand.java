@@ -2,7 +2,7 @@ package dev.flushline.cli;
 
 import dev.flushline.compaction.CompactionConservationException;
 import dev.flushline.compaction.Compactor;
-import dev.flushline.data.TokenSplits;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
@@ -182,7 +182,7 @@ final class CompactCommand {
         if (args.has("compression")) schema = EngineOptions.withCompression(schema, EngineOptions.compressionChoice(args));
         if (args.has("ranges") && args.has("split-tokens")) throw new UsageException("--ranges and --split-tokens exclude each other");
         long[] splits = args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
-                : TokenSplits.even(args.intValue("ranges", 1, 1, 4096));
+                : TokenRanges.evenSplits(args.intValue("ranges", 1, 1, 4096));
         long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
         int threads = args.intValue("threads", 1, 1, 256);
         SSTableVersion version = EngineOptions.sstableVersion(args);
@@ -290,7 +290,7 @@ final class CompactCommand {
     static long[] sliceStarts(int threads, long[] splits) {
         if (threads == 1) return new long[0];
         int ranges = splits.length + 1;
-        if (ranges < threads) return TokenSplits.even(threads);
+        if (ranges < threads) return TokenRanges.evenSplits(threads);
         long[] out = new long[threads - 1];
         for (int k = 1; k < threads; k++) out[k - 1] = splits[(int) ((long) k * ranges / threads) - 1];
         return out;
@@ -383,7 +383,7 @@ final class CompactCommand {
             }
         }
         try {
-            TokenSplits.check(out);
+            TokenRanges.checkSplits(out);
         } catch (IllegalArgumentException e) {
             throw new UsageException("--split-tokens " + list + ": " + e.getMessage());
         }

@@ -1,6 +1,6 @@
 package dev.flushline.cli;
 
-import dev.flushline.compaction.CompactionRanges;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.SSTableInfo;
 import dev.flushline.compaction.Version;
@@ -289,8 +289,8 @@ public final class CompactionStressCommand {
         if (rangeAware) {
             if (args.has("vnodes") == args.has("ranges")) throw new UsageException("--range-aware needs one of --vnodes N or --ranges N");
             s.ranges = args.has("vnodes")
-                    ? CompactionRanges.vnodes(args.intValue("vnodes", 256, 1, 65536), args.longValue("vnode-seed", 1, Long.MIN_VALUE, Long.MAX_VALUE))
-                    : CompactionRanges.even(args.intValue("ranges", 1, 1, 65536));
+                    ? TokenRanges.vnodes(args.intValue("vnodes", 256, 1, 65536), args.longValue("vnode-seed", 1, Long.MIN_VALUE, Long.MAX_VALUE))
+                    : TokenRanges.even(args.intValue("ranges", 1, 1, 65536));
         }
         s.threads = args.intValue("compaction-threads", 1, 1, 256);
         s.throughputMiBPerSecond = decimal(args, "throughput-mib-s", 0, 0, 1 << 20);

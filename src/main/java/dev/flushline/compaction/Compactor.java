@@ -6,7 +6,7 @@ import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.RowBuffer;
-import dev.flushline.data.TokenSplits;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
@@ -166,7 +166,7 @@ public final class Compactor {
         this.schema = schema;
         this.files = List.copyOf(inputs);
         this.options = options;
-        TokenSplits.check(options.splitTokens);
+        TokenRanges.checkSplits(options.splitTokens);
         if (options.pooledRanges != null && options.pooledRanges.length != options.splitTokens.length + 1) {
             throw new IllegalArgumentException("pooled range flags: " + options.pooledRanges.length + " for "
                     + (options.splitTokens.length + 1) + " output ranges");

@@ -1,5 +1,6 @@
 package dev.flushline.flush;
 
+import dev.flushline.data.TokenRanges;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
 import dev.flushline.schema.TableSchema;
@@ -228,13 +229,13 @@ public final class FlushJob {
         }
         // One range holds every partition: the memtable's own count sizes its bloom filter as the walk
         // would have (a sealed memtable's count is exact), and no range is small enough to merge.
-        long[] counts = ranges.size() == 1 ? new long[] {memtable.partitionCount()} : ranges.partitionCounts(memtable);
+        long[] counts = ranges.size() == 1 ? new long[] {memtable.partitionCount()} : partitionCounts(ranges, memtable);
         long total = 0;
         for (long c : counts) total += c;
-        TokenRanges merged = ranges.mergeSmall(counts, total, memtable.onHeapBytes() + memtable.offHeapBytes(),
+        TokenRanges merged = mergeSmall(ranges, counts, total, memtable.onHeapBytes() + memtable.offHeapBytes(),
                 options.minSSTableBytes);
         final TokenRanges rs = merged;
-        final long[] keys = merged == ranges ? counts : merged.partitionCounts(memtable);
+        final long[] keys = merged == ranges ? counts : partitionCounts(merged, memtable);
         final int n = rs.size();
         if (progress != null) progress.start(total);
         List<FlushOutcome> outcomes = new ArrayList<>();
@@ -309,6 +310,53 @@ public final class FlushJob {
      * the partitions of the range not yet written (the count is exact for the last piece, an upper
      * bound for the others).
      */
+    /** Number of partitions of {@code m} in each range of {@code ranges} (one pass over the keys). */
+    static long[] partitionCounts(TokenRanges ranges, Memtable m) {
+        long[] counts = new long[ranges.size()];
+        for (int i = 0; i < counts.length; i++) {
+            for (Iterator<MemtablePartition> it = m.partitionIterator(ranges.lo(i), ranges.hi(i)); it.hasNext(); it.next()) {
+                counts[i]++;
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * Merges each range whose estimated sstable would be smaller than {@code minBytes} into its
+     * neighbour (the next one; the last merges backwards), so a flush does not write tiny files.
+     * The estimate spreads the memtable's owned bytes over ranges by partition count.
+     */
+    static TokenRanges mergeSmall(TokenRanges ranges, long[] partitionCounts, long totalPartitions, long memtableBytes,
+                                  long minBytes) {
+        int n = ranges.size();
+        if (minBytes <= 0 || n == 1 || totalPartitions == 0) return ranges;
+        double bytesPerPartition = (double) memtableBytes / totalPartitions;
+        List<long[]> merged = new ArrayList<>();
+        long curLo = ranges.lo(0), curCount = 0;
+        for (int i = 0; i < n; i++) {
+            curCount += partitionCounts[i];
+            boolean last = i == n - 1;
+            if (curCount * bytesPerPartition >= minBytes || last) {
+                merged.add(new long[] {curLo, ranges.hi(i), curCount});
+                if (!last) curLo = ranges.lo(i + 1);
+                curCount = 0;
+            }
+        }
+        // A small tail merges into the range before it.
+        if (merged.size() > 1) {
+            long[] tail = merged.get(merged.size() - 1);
+            if (tail[2] * bytesPerPartition < minBytes) {
+                long[] prev = merged.get(merged.size() - 2);
+                merged.set(merged.size() - 2, new long[] {prev[0], tail[1], prev[2] + tail[2]});
+                merged.remove(merged.size() - 1);
+            }
+        }
+        // Merged ranges stay contiguous: each starts where the one before it ended.
+        long[] splits = new long[merged.size() - 1];
+        for (int i = 1; i < merged.size(); i++) splits[i - 1] = merged.get(i)[0];
+        return TokenRanges.fromSplits(splits);
+    }
+
     private static List<FlushOutcome> writeRange(Memtable memtable, FlushWriter writer, TableDirectory tableDir, TokenRanges ranges,
                                                  int i, long expectedKeys, Options options, FlushProgress progress,
                                                  ThreadMeter meter) throws IOException {

@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.data.TokenRanges;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.schema.TableSchema;
 
@@ -39,7 +40,7 @@ public final class ShardedSkipListMemtable extends Memtable {
 
     /** The smallest token of shard {@code i} (i in 0..N; i == N gives Long.MAX_VALUE + 1 wrapped). */
     public static long shardStartToken(int i, int shardCount) {
-        return dev.flushline.data.TokenSplits.startToken(i, shardCount);
+        return dev.flushline.data.TokenRanges.startToken(i, shardCount);
     }
 
     @Override

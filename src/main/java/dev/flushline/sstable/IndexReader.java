@@ -86,7 +86,7 @@ public final class IndexReader {
             if (ldt == DeletionTimeLayout.LEGACY_LIVE_LOCAL_DELETION_TIME && deletionTimestamp == Long.MIN_VALUE) {
                 deletionLdt = Long.MAX_VALUE;
             } else {
-                deletionLdt = ldt < 0 ? SSTableCursor.INVALID_DELETION_TIME : ldt;
+                deletionLdt = ldt < 0 ? dev.flushline.data.Cell.INVALID_DELETION_TIME : ldt;
             }
         } else {
             int first = in.u8("promoted partition deletion");

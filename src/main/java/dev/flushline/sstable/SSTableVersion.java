@@ -1,5 +1,7 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.Cell;
+
 /**
  * The BIG sstable versions Flushline writes and reads. The version is chosen once per sstable (by
  * the caller, never by global state) and travels with its {@link Descriptor}; every layout that
@@ -30,7 +32,7 @@ package dev.flushline.sstable;
  * <p>Thread safety: immutable.
  */
 public enum SSTableVersion {
-    OA("oa", 0xFFFF_FFFDL, "2106-02-07T06:28:13Z"),
+    OA("oa", Cell.MAX_DELETION_TIME, "2106-02-07T06:28:13Z"),
     NB("nb", Integer.MAX_VALUE - 1, "2038-01-19T03:14:06Z");
 
     private final String id;

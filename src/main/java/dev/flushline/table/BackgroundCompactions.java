@@ -3,7 +3,7 @@ package dev.flushline.table;
 import dev.flushline.compaction.CompactionLog;
 import dev.flushline.compaction.CompactionPick;
 import dev.flushline.compaction.CompactionPicker;
-import dev.flushline.compaction.CompactionRanges;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.CompactionThrottle;
 import dev.flushline.compaction.Compactor;
@@ -73,7 +73,7 @@ public final class BackgroundCompactions implements AutoCloseable {
     public static final class Settings {
         public CompactionStrategyOptions strategy = CompactionStrategyOptions.defaults(CompactionStrategyOptions.Kind.SIZE_TIERED);
         /** The token ranges of the range-aware strategies (unused otherwise). */
-        public CompactionRanges ranges = CompactionRanges.whole();
+        public TokenRanges ranges = TokenRanges.whole();
         /** Compactions run at once (concurrent_compactors). */
         public int threads = 1;
         /** Bytes written by all compactions of this table, in MiB/s (compaction_throughput); 0 = unthrottled. */

@@ -2,7 +2,7 @@ package dev.flushline.cli;
 
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.data.TokenSplits;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -140,7 +140,7 @@ class CompactCommandTest {
         List<Path> parts = published(rangedTable);
         assertTrue(parts.size() > 1 && parts.size() <= 4, parts.toString());
         List<Partition> all = new ArrayList<>();
-        long[] splits = TokenSplits.even(4);
+        long[] splits = TokenRanges.evenSplits(4);
         int lastRange = -1;
         for (Path p : parts) {
             List<Partition> ps = CassandraReader.readAll(p, CQL);

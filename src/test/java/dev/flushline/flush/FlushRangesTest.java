@@ -1,5 +1,6 @@
 package dev.flushline.flush;
 
+import dev.flushline.data.TokenRanges;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
@@ -64,11 +65,11 @@ class FlushRangesTest {
     void smallRangesMergeIntoTheirNeighbours() {
         TokenRanges r = TokenRanges.even(8);
         long[] counts = {100, 1, 1, 100, 0, 0, 0, 2};
-        TokenRanges m = r.mergeSmall(counts, 204, 204_000, 50_000); // 1000 bytes per partition, min 50 partitions
+        TokenRanges m = FlushJob.mergeSmall(r, counts, 204, 204_000, 50_000); // 1000 bytes per partition, min 50 partitions
         assertTiles(m);
         assertEquals(2, m.size(), m.toString()); // [100] [1,1,100,0,0,0,2 -> tail merged back]
         assertEquals(r.hi(0), m.hi(0));
-        assertTrue(TokenRanges.even(4).mergeSmall(new long[] {1, 1, 1, 1}, 4, 4, 0).size() == 4, "min 0 never merges");
+        assertTrue(FlushJob.mergeSmall(TokenRanges.even(4), new long[] {1, 1, 1, 1}, 4, 4, 0).size() == 4, "min 0 never merges");
     }
 
     private Memtable filled(TableSchema schema, boolean sharded) {

@@ -1,6 +1,6 @@
 package dev.flushline.table;
 
-import dev.flushline.compaction.CompactionRanges;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.SSTableInfo;
 import dev.flushline.compaction.Version;
@@ -186,7 +186,7 @@ class BackgroundCompactionTest {
         opts.put("class", strategy.equals("lcs") ? "LeveledCompactionStrategy" : "SizeTieredCompactionStrategy");
         opts.put("range_aware_compaction", "true");
         s.strategy = CompactionStrategyOptions.parse(opts).withSizes(512 * 1024, minRange);
-        s.ranges = CompactionRanges.vnodes(8, 17);
+        s.ranges = TokenRanges.vnodes(8, 17);
         s.threads = 2;
         List<String> log = Collections.synchronizedList(new ArrayList<>());
         long before = 0;
@@ -238,7 +238,7 @@ class BackgroundCompactionTest {
     }
 
     /** Data.db bytes of each range in {@code f}, from the partitions' positions in Index.db. */
-    static long[] bytesPerRange(SSTableFiles f, TableSchema schema, CompactionRanges ranges) throws java.io.IOException {
+    static long[] bytesPerRange(SSTableFiles f, TableSchema schema, TokenRanges ranges) throws java.io.IOException {
         long[] bytes = new long[ranges.size()];
         dev.flushline.sstable.IndexReader r = dev.flushline.sstable.IndexReader.open(f, schema.clusteringColumns());
         long dataLength = java.nio.file.Files.size(f.path(Component.DATA));

@@ -1,6 +1,5 @@
-package dev.flushline.compaction;
+package dev.flushline.data;
 
-import dev.flushline.flush.TokenRanges;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;
@@ -12,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class CompactionRangesTest {
-    static void assertCoversTheRing(CompactionRanges r) {
+class TokenRangesTest {
+    static void assertCoversTheRing(TokenRanges r) {
         assertEquals(Long.MIN_VALUE, r.lo(0));
         assertEquals(Long.MAX_VALUE, r.hi(r.size() - 1));
         for (int i = 0; i < r.size(); i++) {
@@ -25,7 +24,7 @@ class CompactionRangesTest {
     @Test
     void evenRangesAreTheFlushRanges() {
         for (int n : new int[] {1, 2, 3, 7, 16, 256, 1000}) {
-            CompactionRanges ours = CompactionRanges.even(n);
+            TokenRanges ours = TokenRanges.even(n);
             TokenRanges flush = TokenRanges.even(n);
             assertEquals(flush.size(), ours.size());
             for (int i = 0; i < n; i++) {
@@ -40,11 +39,11 @@ class CompactionRangesTest {
     void vnodeRangesAreDeterministicPerSeedAndCoverTheRing() {
         for (long seed : new long[] {0, 1, 42, -7}) {
             for (int n : new int[] {1, 4, 16, 256}) {
-                CompactionRanges a = CompactionRanges.vnodes(n, seed);
-                assertEquals(a, CompactionRanges.vnodes(n, seed));
+                TokenRanges a = TokenRanges.vnodes(n, seed);
+                assertEquals(a, TokenRanges.vnodes(n, seed));
                 assertEquals(n + 1, a.size(), "the wrapping range is two pieces");
                 assertCoversTheRing(a);
-                long[] tokens = CompactionRanges.vnodeTokens(n, seed);
+                long[] tokens = TokenRanges.vnodeTokens(n, seed);
                 // Each token ends a range: it owns (previous token, token].
                 for (int i = 0; i < n; i++) {
                     assertEquals(tokens[i], a.hi(i), "seed " + seed + " token " + i);
@@ -53,35 +52,35 @@ class CompactionRangesTest {
                 }
             }
         }
-        assertNotEquals(CompactionRanges.vnodes(16, 1), CompactionRanges.vnodes(16, 2));
-        assertArrayEquals(CompactionRanges.vnodeTokens(8, 99), CompactionRanges.vnodeTokens(8, 99));
+        assertNotEquals(TokenRanges.vnodes(16, 1), TokenRanges.vnodes(16, 2));
+        assertArrayEquals(TokenRanges.vnodeTokens(8, 99), TokenRanges.vnodeTokens(8, 99));
     }
 
     @Test
     void findsTheRangeOfATokenAndOfASpan() {
-        CompactionRanges r = CompactionRanges.fromSplits(new long[] {-100, 0, 100});
+        TokenRanges r = TokenRanges.fromSplits(new long[] {-100, 0, 100});
         assertEquals(0, r.indexOf(Long.MIN_VALUE));
         assertEquals(0, r.indexOf(-101));
         assertEquals(1, r.indexOf(-100));
         assertEquals(2, r.indexOf(0));
         assertEquals(3, r.indexOf(Long.MAX_VALUE));
         assertEquals(1, r.rangeOf(-100, -1));
-        assertEquals(CompactionRanges.SPANNING, r.rangeOf(-100, 0));
+        assertEquals(TokenRanges.SPANNING, r.rangeOf(-100, 0));
         assertEquals(3, r.rangesTouched(-150, 50));
         assertArrayEquals(new long[] {-100, 0}, r.boundariesWithin(-150, 50));
         assertArrayEquals(new long[] {0}, r.boundariesWithin(-1, 0));
         assertArrayEquals(new long[0], r.boundariesWithin(0, 99));
         assertArrayEquals(new long[] {-100, 0, 100}, r.boundariesWithin(Long.MIN_VALUE, Long.MAX_VALUE));
-        assertThrows(IllegalArgumentException.class, () -> CompactionRanges.fromSplits(new long[] {5, 5}));
-        assertThrows(IllegalArgumentException.class, () -> CompactionRanges.fromSplits(new long[] {Long.MIN_VALUE}));
-        assertThrows(IllegalArgumentException.class, () -> CompactionRanges.even(0));
+        assertThrows(IllegalArgumentException.class, () -> TokenRanges.fromSplits(new long[] {5, 5}));
+        assertThrows(IllegalArgumentException.class, () -> TokenRanges.fromSplits(new long[] {Long.MIN_VALUE}));
+        assertThrows(IllegalArgumentException.class, () -> TokenRanges.even(0));
     }
 
     @Test
     void indexOfAgreesWithALinearScan() {
         long seed = 77;
         Random random = new Random(seed);
-        CompactionRanges r = CompactionRanges.vnodes(64, seed);
+        TokenRanges r = TokenRanges.vnodes(64, seed);
         for (int i = 0; i < 10_000; i++) {
             long t = random.nextLong();
             int linear = 0;
@@ -89,7 +88,7 @@ class CompactionRangesTest {
             assertEquals(linear, r.indexOf(t), "token " + t);
             assertTrue(r.lo(linear) <= t && t <= r.hi(linear));
         }
-        assertFalse(r.rangeOf(r.lo(5), r.hi(5)) == CompactionRanges.SPANNING);
-        assertEquals(CompactionRanges.SPANNING, r.rangeOf(r.lo(5), r.hi(5) + 1));
+        assertFalse(r.rangeOf(r.lo(5), r.hi(5)) == TokenRanges.SPANNING);
+        assertEquals(TokenRanges.SPANNING, r.rangeOf(r.lo(5), r.hi(5) + 1));
     }
 }

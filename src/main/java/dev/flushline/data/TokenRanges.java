@@ -1,24 +1,26 @@
-package dev.flushline.compaction;
+package dev.flushline.data;
 
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.Random;
 
 /**
- * The token ranges a range-aware strategy keeps apart: contiguous ranges [lo, hi], both inclusive,
- * that cover every token from Long.MIN_VALUE to Long.MAX_VALUE with no gap and no overlap. Range
- * {@code i + 1} starts at split token {@code i}.
+ * The one home of token-ring arithmetic: contiguous ranges [lo, hi], both inclusive, that cover
+ * every token from Long.MIN_VALUE to Long.MAX_VALUE with no gap and no overlap, so no partition
+ * can straddle two of them. Range {@code i + 1} starts at split token {@code i}. The flush splits
+ * its output by them (as Cassandra's range-aware flush does), the sharded memtable its shards, a
+ * compaction its outputs, and a range-aware strategy its buckets; the Spark writer its tasks.
  *
- * <p>Two ways to get them: {@link #even} (the same boundaries as a flush's {@code --ranges N}, so
- * each sstable such a flush writes lies in one range), and {@link #vnodes} (a node's vnode ranges:
- * N random tokens from a seed, each owning the tokens after the previous one up to itself). A
- * vnode range wraps around the ring (the one after the highest token), and an sstable's span
- * [first, last] cannot wrap, so that range is kept as two pieces, one at each end of the ring:
- * N tokens make N + 1 ranges here.
+ * <p>Ways to get them: {@link #even} (N equal ranges: range i starts at ceil(i * 2^64 / N) counted
+ * from Long.MIN_VALUE, {@link #startToken}), {@link #fromSplits} (explicit starts), and
+ * {@link #vnodes} (a node's vnode ranges: N random tokens from a seed, each owning the tokens after
+ * the previous one up to itself). A vnode range wraps around the ring (the one after the highest
+ * token), and an sstable's span [first, last] cannot wrap, so that range is kept as two pieces, one
+ * at each end of the ring: N tokens make N + 1 ranges here.
  *
- * <p>Thread safety: immutable.
+ * <p>Thread safety: immutable; the static methods are stateless.
  */
-public final class CompactionRanges {
+public final class TokenRanges {
     /** {@link #rangeOf} for a span that crosses at least one range boundary. */
     public static final int SPANNING = -1;
 
@@ -27,27 +29,44 @@ public final class CompactionRanges {
     /** splits[i] is the first token of range i + 1; strictly increasing, none is Long.MIN_VALUE. */
     private final long[] splits;
 
-    private CompactionRanges(long[] splits) {
+    private TokenRanges(long[] splits) {
         this.splits = splits;
     }
 
     /** One range: the whole ring. */
-    public static CompactionRanges whole() {
-        return new CompactionRanges(new long[0]);
+    public static TokenRanges whole() {
+        return new TokenRanges(new long[0]);
     }
 
-    /**
-     * {@code n} equal ranges: range i starts at ceil(i * 2^64 / n) counted from Long.MIN_VALUE, the
-     * formula the flush uses to split by range and the sharded memtable uses for its shards.
-     */
-    public static CompactionRanges even(int n) {
+    /** {@code n} equal ranges (see {@link #startToken}). */
+    public static TokenRanges even(int n) {
         if (n < 1 || n > 1 << 20) throw new IllegalArgumentException("range count must be in 1.." + (1 << 20) + ": " + n);
-        long[] splits = new long[n - 1];
-        for (int i = 1; i < n; i++) {
-            BigInteger offset = RING.multiply(BigInteger.valueOf(i)).add(BigInteger.valueOf(n - 1)).divide(BigInteger.valueOf(n));
-            splits[i - 1] = offset.longValue() ^ Long.MIN_VALUE;
+        return new TokenRanges(evenSplits(n));
+    }
+
+    /** The smallest token of range {@code i} of {@code n} equal ranges (i in 0..n-1): ceil(i * 2^64 / n) from Long.MIN_VALUE. */
+    public static long startToken(int i, int n) {
+        if (i == 0) return Long.MIN_VALUE;
+        BigInteger offset = RING.multiply(BigInteger.valueOf(i)).add(BigInteger.valueOf(n - 1)).divide(BigInteger.valueOf(n));
+        return offset.longValue() ^ Long.MIN_VALUE;
+    }
+
+    /** The n - 1 split tokens of {@code n} equal ranges. */
+    public static long[] evenSplits(int n) {
+        if (n < 1) throw new IllegalArgumentException("need at least one range: " + n);
+        long[] starts = new long[n - 1];
+        for (int i = 1; i < n; i++) starts[i - 1] = startToken(i, n);
+        return starts;
+    }
+
+    /** Throws unless the split tokens are strictly increasing and none is Long.MIN_VALUE. */
+    public static void checkSplits(long[] splitTokens) {
+        for (int i = 0; i < splitTokens.length; i++) {
+            if (splitTokens[i] == Long.MIN_VALUE || (i > 0 && splitTokens[i] <= splitTokens[i - 1])) {
+                throw new IllegalArgumentException("split tokens must be strictly increasing and above Long.MIN_VALUE: "
+                        + Arrays.toString(splitTokens));
+            }
         }
-        return new CompactionRanges(splits);
     }
 
     /**
@@ -57,12 +76,12 @@ public final class CompactionRanges {
      * Long.MIN_VALUE (Murmur3's minimum, which no key has) or Long.MAX_VALUE, and repeats, are drawn
      * again.
      */
-    public static CompactionRanges vnodes(int n, long seed) {
+    public static TokenRanges vnodes(int n, long seed) {
         if (n < 1 || n > 1 << 16) throw new IllegalArgumentException("vnode count must be in 1.." + (1 << 16) + ": " + n);
         long[] tokens = vnodeTokens(n, seed);
         long[] splits = new long[n];
         for (int i = 0; i < n; i++) splits[i] = tokens[i] + 1;
-        return new CompactionRanges(splits);
+        return new TokenRanges(splits);
     }
 
     /** The {@code n} sorted, distinct vnode tokens {@link #vnodes} uses. */
@@ -80,15 +99,10 @@ public final class CompactionRanges {
         return tokens;
     }
 
-    /** Ranges starting at each split token (range 0 starts at Long.MIN_VALUE). */
-    public static CompactionRanges fromSplits(long[] splitTokens) {
-        for (int i = 0; i < splitTokens.length; i++) {
-            if (splitTokens[i] == Long.MIN_VALUE || (i > 0 && splitTokens[i] <= splitTokens[i - 1])) {
-                throw new IllegalArgumentException("split tokens must be strictly increasing and above Long.MIN_VALUE: "
-                        + Arrays.toString(splitTokens));
-            }
-        }
-        return new CompactionRanges(splitTokens.clone());
+    /** Ranges starting at each split token (range 0 starts at Long.MIN_VALUE); see {@link #checkSplits}. */
+    public static TokenRanges fromSplits(long[] splitTokens) {
+        checkSplits(splitTokens);
+        return new TokenRanges(splitTokens.clone());
     }
 
     public int size() { return splits.length + 1; }
@@ -126,10 +140,6 @@ public final class CompactionRanges {
         return last <= hi(i) ? i : SPANNING;
     }
 
-    public int rangeOf(SSTableInfo s) {
-        return rangeOf(s.firstToken(), s.lastToken());
-    }
-
     /** The number of ranges that [{@code first}, {@code last}] touches. */
     public int rangesTouched(long first, long last) {
         return indexOf(last) - indexOf(first) + 1;
@@ -148,7 +158,7 @@ public final class CompactionRanges {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof CompactionRanges && Arrays.equals(splits, ((CompactionRanges) o).splits);
+        return o instanceof TokenRanges && Arrays.equals(splits, ((TokenRanges) o).splits);
     }
 
     @Override
