@@ -1,5 +1,6 @@
 package dev.flushline.cli;
 
+import dev.flushline.data.PartitionKey;
 import dev.flushline.data.Murmur3;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
@@ -199,14 +200,12 @@ final class DumpCommand {
             throw new UsageException("-k " + text + ": the partition key has " + pk.length + " columns; give them joined by ':'");
         }
         byte[][] values = new byte[pk.length][];
-        int size = 0;
-        for (int i = 0; i < pk.length; i++) {
-            values[i] = parseValue(pk[i], parts.get(i));
-            size += 2 + values[i].length + 1;
+        for (int i = 0; i < pk.length; i++) values[i] = parseValue(pk[i], parts.get(i));
+        try {
+            return PartitionKey.compose(values);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("-k " + text + ": " + e.getMessage());
         }
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
-        for (byte[] v : values) b.putShort((short) v.length).put(v).put((byte) 0);
-        return b.array();
     }
 
     private static byte[] parseValue(ColumnMetadata c, String text) throws UsageException {
@@ -431,14 +430,9 @@ final class DumpCommand {
             if (pk.length == 1) {
                 j.string(DumpFormat.plain(pk[0].type(), key, 0, key.length));
             } else {
-                int p = 0;
-                for (int i = 0; i < pk.length && p < key.length; i++) {
-                    int l = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
-                    p += 2;
-                    j.string(DumpFormat.plain(pk[i].type(), key, p, l));
-                    p += l;
-                    if (key[p++] != 0) break;
-                }
+                int[] parts = new int[2 * pk.length];
+                int n = PartitionKey.decompose(key, pk.length, parts);
+                for (int i = 0; i < n; i++) j.string(DumpFormat.plain(pk[i].type(), key, parts[2 * i], parts[2 * i + 1]));
             }
             j.endArray();
             j.objectCompact = false;
@@ -623,18 +617,14 @@ final class DumpCommand {
             ColumnMetadata[] pk = schema.partitionKeyColumns();
             if (pk.length == 1) return DumpFormat.plain(pk[0].type(), key, 0, key.length);
             StringBuilder sb = new StringBuilder();
-            int p = 0;
-            for (int i = 0; i < pk.length && p < key.length; i++) {
+            int[] parts = new int[2 * pk.length];
+            int n = PartitionKey.decompose(key, pk.length, parts);
+            for (int i = 0; i < n; i++) {
                 if (i > 0) sb.append(':');
-                int l = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
-                p += 2;
-                sb.append(DumpFormat.escapeComponent(DumpFormat.plain(pk[i].type(), key, p, l)));
-                p += l;
-                byte eoc = key[p++];
-                if (eoc != 0) {
-                    sb.append(eoc < 0 ? ":_" : ":!");
-                    break;
-                }
+                int off = parts[2 * i], len = parts[2 * i + 1];
+                sb.append(DumpFormat.escapeComponent(DumpFormat.plain(pk[i].type(), key, off, len)));
+                byte eoc = off + len < key.length ? key[off + len] : 0;
+                if (eoc != 0) sb.append(eoc < 0 ? ":_" : ":!");
             }
             return sb.toString();
         }

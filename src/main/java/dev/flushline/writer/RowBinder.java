@@ -1,5 +1,6 @@
 package dev.flushline.writer;
 
+import dev.flushline.data.PartitionKey;
 import dev.flushline.data.Cell;
 import dev.flushline.ops.TimeUuids;
 import dev.flushline.schema.ColumnMetadata;
@@ -450,16 +451,22 @@ final class RowBinder {
                         + "): a partition key may not be empty");
             }
         } else {
-            // CompositeType: per component a u16 length, the bytes, and an end-of-component 0
+            // CompositeType, composed in the arena after the components (PartitionKey's layout)
             int size = 0;
-            for (int i = 0; i < n; i++) size += 2 + pkLength[i] + 1;
+            for (int i = 0; i < n; i++) {
+                if (pkLength[i] > PartitionKey.MAX_COMPONENT_BYTES) {
+                    throw new ValueException("column '" + partitionKey[i].name() + "' (" + partitionKey[i].type() + "): "
+                            + pkLength[i] + " bytes, longer than the " + PartitionKey.MAX_COMPONENT_BYTES
+                            + " a partition key component may have");
+                }
+                size += PartitionKey.COMPONENT_OVERHEAD_BYTES + pkLength[i];
+            }
             arena.ensure(size);
             keyOffset = arena.position();
-            for (int i = 0; i < n; i++) {
-                arena.putShort(pkLength[i]);
-                arena.putBytes(arena.array(), pkOffset[i], pkLength[i]);
-                arena.putByte(0);
-            }
+            byte[] a = arena.array();
+            int p = keyOffset;
+            for (int i = 0; i < n; i++) p = PartitionKey.putComponent(a, p, a, pkOffset[i], pkLength[i]);
+            arena.advance(size);
             keyLength = size;
         }
         keySource = arena.array();
