@@ -1,5 +1,6 @@
 package dev.flushline.cli;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
@@ -12,7 +13,6 @@ import dev.flushline.flush.FlushLog;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
-import dev.flushline.ops.OpsText;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
@@ -443,7 +443,7 @@ public final class BenchCommand {
     static String json(FlushOutcome o, EngineOptions engine, TableSchema schema) {
         StringBuilder sb = new StringBuilder(320).append('{');
         sb.append("\"sstable\":");
-        OpsText.appendQuoted(sb, o.result.dataPath.toString());
+        ValueText.appendQuoted(sb, o.result.dataPath.toString());
         sb.append(",\"bytes\":").append(o.bytesFlushed);
         sb.append(",\"partitions\":").append(o.result.partitions);
         sb.append(",\"rows\":").append(o.result.rows);

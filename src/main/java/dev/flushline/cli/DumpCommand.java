@@ -1,5 +1,6 @@
 package dev.flushline.cli;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.Murmur3;
 import dev.flushline.schema.ColumnMetadata;
@@ -428,11 +429,11 @@ final class DumpCommand {
             j.startArray();
             ColumnMetadata[] pk = schema.partitionKeyColumns();
             if (pk.length == 1) {
-                j.string(DumpFormat.plain(pk[0].type(), key, 0, key.length));
+                j.string(ValueText.plain(pk[0].type(), key, 0, key.length));
             } else {
                 int[] parts = new int[2 * pk.length];
                 int n = PartitionKey.decompose(key, pk.length, parts);
-                for (int i = 0; i < n; i++) j.string(DumpFormat.plain(pk[i].type(), key, parts[2 * i], parts[2 * i + 1]));
+                for (int i = 0; i < n; i++) j.string(ValueText.plain(pk[i].type(), key, parts[2 * i], parts[2 * i + 1]));
             }
             j.endArray();
             j.objectCompact = false;
@@ -466,7 +467,7 @@ final class DumpCommand {
                 }
                 int off = marker ? c.marker().clusteringOffset(i) : c.row().clusteringOffset(i);
                 int len = marker ? c.marker().clusteringLength(i) : c.row().clusteringLength(i);
-                j.raw(len < 0 ? "null" : DumpFormat.json(ck[i].type(), b, off, len));
+                j.raw(len < 0 ? "null" : ValueText.json(ck[i].type(), b, off, len));
             }
             j.endArray();
             j.objectCompact = false;
@@ -506,7 +507,7 @@ final class DumpCommand {
             byte[] b = c.buffer();
             for (int col = 0; col < r.columnCount(); col++) {
                 ColumnMetadata cm = r.column(col);
-                String name = DumpFormat.cqlName(cm.name());
+                String name = ValueText.cqlName(cm.name());
                 if (!r.isComplex(col)) {
                     cell(b, r, r.cell(r.firstCell(col)), cm, name, false);
                     continue;
@@ -554,7 +555,7 @@ final class DumpCommand {
                 j.objectCompact = false;
             } else {
                 j.fieldName("value");
-                j.raw(valueType == null ? "\"\"" : DumpFormat.json(valueType, b, cell.valueOffset(), cell.valueLength()));
+                j.raw(valueType == null ? "\"\"" : ValueText.json(valueType, b, cell.valueOffset(), cell.valueLength()));
             }
             boolean live = r.hasLiveness();
             if (!live || cell.timestamp() != r.livenessTimestamp()) {
@@ -615,14 +616,14 @@ final class DumpCommand {
 
         private String keyText(byte[] key) {
             ColumnMetadata[] pk = schema.partitionKeyColumns();
-            if (pk.length == 1) return DumpFormat.plain(pk[0].type(), key, 0, key.length);
+            if (pk.length == 1) return ValueText.plain(pk[0].type(), key, 0, key.length);
             StringBuilder sb = new StringBuilder();
             int[] parts = new int[2 * pk.length];
             int n = PartitionKey.decompose(key, pk.length, parts);
             for (int i = 0; i < n; i++) {
                 if (i > 0) sb.append(':');
                 int off = parts[2 * i], len = parts[2 * i + 1];
-                sb.append(DumpFormat.escapeComponent(DumpFormat.plain(pk[i].type(), key, off, len)));
+                sb.append(ValueText.escapeComponent(ValueText.plain(pk[i].type(), key, off, len)));
                 byte eoc = off + len < key.length ? key[off + len] : 0;
                 if (eoc != 0) sb.append(eoc < 0 ? ":_" : ":!");
             }
@@ -676,7 +677,7 @@ final class DumpCommand {
                 ColumnMetadata[] ck = schema.clusteringColumns();
                 for (int i = 0; i < r.clusteringSize(); i++) {
                     if (i > 0) sb.append(", ");
-                    sb.append(DumpFormat.cqlLiteral(ck[i].type(), b, r.clusteringOffset(i), r.clusteringLength(i)));
+                    sb.append(ValueText.cqlLiteral(ck[i].type(), b, r.clusteringOffset(i), r.clusteringLength(i)));
                 }
             }
             sb.append(" | ");
@@ -709,7 +710,7 @@ final class DumpCommand {
             CqlType t = cm.type();
             if (t.isCounter() && !cell.isTombstone()) {
                 // a live counter cell prints the total of its context and its timestamp, nothing else
-                sb.append('[').append(cm.name()).append('=').append(counterTotal(b, cell.valueOffset(), cell.valueLength()))
+                sb.append('[').append(cm.name()).append('=').append(ValueText.counterTotal(b, cell.valueOffset(), cell.valueLength()))
                         .append(" ts=").append(cell.timestamp()).append(']');
                 return;
             }
@@ -719,11 +720,11 @@ final class DumpCommand {
                 CqlType valueType = t.cellValueType(b, cell.pathOffset(), cell.pathLength());
                 sb.append('=');
                 if (cell.isTombstone()) sb.append("<tombstone>");
-                else if (valueType != null) sb.append(DumpFormat.plain(valueType, b, cell.valueOffset(), cell.valueLength()));
+                else if (valueType != null) sb.append(ValueText.plain(valueType, b, cell.valueOffset(), cell.valueLength()));
             } else {
                 sb.append('=');
                 if (cell.isTombstone()) sb.append("<tombstone>");
-                else sb.append(DumpFormat.plain(t, b, cell.valueOffset(), cell.valueLength()));
+                else sb.append(ValueText.plain(t, b, cell.valueOffset(), cell.valueLength()));
             }
             sb.append(' ');
             if (cell.isExpiring()) {
@@ -736,14 +737,6 @@ final class DumpCommand {
             sb.append(']');
         }
 
-        /** CounterContext.total: the counts of every shard, after the header (int16 count, then count int16 indexes). */
-        static long counterTotal(byte[] b, int off, int len) {
-            if (len < 2) return 0;
-            int count = Math.abs((short) (((b[off] & 0xFF) << 8) | (b[off + 1] & 0xFF)));
-            long total = 0;
-            for (int p = off + 2 + 2 * count; p + 32 <= off + len; p += 32) total += DumpFormat.getLong(b, p + 24);
-            return total;
-        }
 
         /**
          * A cell path as sstabledump prints it: the element or key in plain form for a collection,
@@ -754,7 +747,7 @@ final class DumpCommand {
                 int i = t.fieldIndexOfPath(b, cell.pathOffset(), cell.pathLength());
                 if (i >= 0) return t.fieldName(i);
             }
-            return DumpFormat.plain(t.cellPathType(), b, cell.pathOffset(), cell.pathLength());
+            return ValueText.plain(t.cellPathType(), b, cell.pathOffset(), cell.pathLength());
         }
 
         private static final String[] KINDS = {"EXCL_END_BOUND", "INCL_START_BOUND", "EXCL_END_INCL_START_BOUNDARY", "STATIC_CLUSTERING",
@@ -767,7 +760,7 @@ final class DumpCommand {
             for (int i = 0; i < m.clusteringSize(); i++) {
                 if (i > 0) sb.append(", ");
                 int len = m.clusteringLength(i);
-                sb.append(len < 0 ? "null" : DumpFormat.plain(ck[i].type(), c.buffer(), m.clusteringOffset(i), len));
+                sb.append(len < 0 ? "null" : ValueText.plain(ck[i].type(), c.buffer(), m.clusteringOffset(i), len));
             }
             sb.append(")@").append(m.deletionTimestamp()).append('/').append(m.deletionLocalTime());
             if (m.isBoundary()) sb.append('-').append(m.startDeletionTimestamp()).append('/').append(m.startDeletionLocalTime());

@@ -367,7 +367,7 @@ public final class JavaValues {
     public static String describe(Object v) {
         if (v == null) return "null";
         String s = v instanceof ByteBuffer ? "ByteBuffer of " + ((ByteBuffer) v).remaining() + " bytes" : String.valueOf(v);
-        if (s.length() > ValueCodec.MAX_DISPLAY_CHARS) s = s.substring(0, ValueCodec.MAX_DISPLAY_CHARS) + "...";
+        if (s.length() > ValueText.MAX_DISPLAY_CHARS) s = s.substring(0, ValueText.MAX_DISPLAY_CHARS) + "...";
         if (v instanceof String) s = "\"" + s + "\"";
         return s + " (" + v.getClass().getName() + ")";
     }

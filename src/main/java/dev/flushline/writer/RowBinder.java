@@ -1,5 +1,6 @@
 package dev.flushline.writer;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.Cell;
 import dev.flushline.ops.TimeUuids;
@@ -351,9 +352,9 @@ final class RowBinder {
             boolean both = lower.operator == ModificationStatement.Operator.GE && upper.operator == ModificationStatement.Operator.LE;
             if (cmp > 0 || (cmp == 0 && !both)) {
                 throw new ValueException("the range " + c.name() + " " + lower.operator.symbol + " "
-                        + ValueCodec.toDisplayString(c.type(), Arrays.copyOfRange(lowSource, lowOffset, lowOffset + lowLength))
+                        + ValueText.display(c.type(), Arrays.copyOfRange(lowSource, lowOffset, lowOffset + lowLength))
                         + " AND " + c.name() + " " + upper.operator.symbol + " "
-                        + ValueCodec.toDisplayString(c.type(), Arrays.copyOfRange(highSource, highOffset, highOffset + highLength))
+                        + ValueText.display(c.type(), Arrays.copyOfRange(highSource, highOffset, highOffset + highLength))
                         + " selects nothing");
             }
         }
