@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.Reconcile;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
@@ -517,7 +518,7 @@ public final class Compactor {
         long dts = RowMerger.LIVE_TS, dldt = RowMerger.LIVE_LDT;
         for (int a = 0; a < n; a++) {
             SSTableCursor.Partition p = active[a].cursor.partition();
-            if (RowMerger.supersedes(p.deletionTimestamp(), p.deletionLocalTime(), dts, dldt)) {
+            if (Reconcile.deletionSupersedes(p.deletionTimestamp(), p.deletionLocalTime(), dts, dldt)) {
                 dts = p.deletionTimestamp();
                 dldt = p.deletionLocalTime();
             }
@@ -583,11 +584,11 @@ public final class Compactor {
                 }
                 int biggest = -1;
                 for (int a = 0; a < n; a++) {
-                    if (slotOpen[a] && (biggest < 0 || RowMerger.supersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
+                    if (slotOpen[a] && (biggest < 0 || Reconcile.deletionSupersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
                         biggest = a;
                     }
                 }
-                if (biggest >= 0 && RowMerger.supersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
+                if (biggest >= 0 && Reconcile.deletionSupersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
                     openTs = slotOpenTs[biggest];
                     openLdt = slotOpenLdt[biggest];
                 } else {

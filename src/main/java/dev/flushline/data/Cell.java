@@ -74,34 +74,15 @@ public abstract class Cell {
     }
 
     /**
-     * Cassandra 5.0's reconciliation of two versions of the same cell (Cells.resolveRegular): the
-     * higher timestamp wins; on a tie a tombstone or expiring cell beats a live one, a tombstone
-     * beats an expiring cell, the later local deletion time wins, then the lower TTL, and last the
-     * larger value (unsigned bytes). Returns the winner, {@code left} on a complete tie.
+     * Cassandra 5.0's reconciliation of two versions of the same cell ({@link Reconcile#cellFirstWins}).
+     * Returns the winner, {@code left} on a complete tie. The values are only read on a timestamp tie.
      */
     public static Cell reconcile(Cell left, Cell right) {
         long lts = left.timestamp(), rts = right.timestamp();
-        if (lts != rts) {
-            return lts > rts ? left : right;
-        }
-        long lldt = left.localDeletionTime(), rldt = right.localDeletionTime();
-        boolean lDead = lldt != NO_DELETION_TIME, rDead = rldt != NO_DELETION_TIME;
-        if (lDead | rDead) {
-            if (lDead != rDead) {
-                return lDead ? left : right;
-            }
-            boolean lTomb = !left.isExpiring(), rTomb = !right.isExpiring();
-            if (lTomb != rTomb) {
-                return lTomb ? left : right;
-            }
-            if (lldt != rldt) {
-                return lldt > rldt ? left : right;
-            }
-            if (!lTomb && left.ttl() != right.ttl()) {
-                return left.ttl() < right.ttl() ? left : right;
-            }
-        }
-        return java.util.Arrays.compareUnsigned(left.valueBytes(), right.valueBytes()) >= 0 ? left : right;
+        if (lts != rts) return lts > rts ? left : right;
+        byte[] lv = left.valueBytes(), rv = right.valueBytes();
+        return Reconcile.cellFirstWins(lts, left.ttl(), left.localDeletionTime(), lv, 0, lv.length,
+                rts, right.ttl(), right.localDeletionTime(), rv, 0, rv.length) ? left : right;
     }
 
     @Override
