@@ -1,7 +1,6 @@
 package dev.flushline.cli;
 
 import dev.flushline.schema.ValueText;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -38,8 +37,9 @@ import java.util.Set;
  * {@code stress.stress_table (pk bigint, ck int, v1..vN text, PRIMARY KEY (pk, ck))}.
  *
  * <p>Steps: warm up (a small fill and flush with each of the three allocation
- * modes, so the flush call sites have seen all three cell classes before anything is measured;
- * a JVM that has seen only one class would inline it and report a speed no real node sees);
+ * modes, so the flush call sites have seen every row source (Row objects of unslabbed_heap, row
+ * records of the slab modes) before anything is measured; a JVM that has seen only one would inline
+ * it and report a speed no real node sees);
  * fill one memtable (rows/s reported); seal; flush with FlushJob; print the flush log lines and,
  * with {@code --json}, one JSON object per sstable.
  *
@@ -66,7 +66,7 @@ public final class BenchCommand {
           + "                                partitions, rows, cells, wall_ms, cpu_ms, allocated_bytes, memtable,\n"
           + "                                allocation, compression, system\n"
           + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
-          + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 cell classes)\n"
+          + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 allocation modes)\n"
           + "  --against SYSTEMS             also flush the same operations through cassandra (5.0.5), cassandra6\n"
           + "                                (6.0-alpha2, in a child JVM), rocksdb, or write them with cqlsstablewriter\n"
           + "                                (sorted and unsorted), or a comma list of these, and print the ratios to\n"
@@ -355,7 +355,7 @@ public final class BenchCommand {
             try {
                 FlushJob.Options warmOptions = new FlushJob.Options(warmDir, engine.ranges, engine.flushThreads, -1, 0);
                 Workload small = w.withPartitions(warmupPartitions);
-                // Several rounds through all three cell classes: the type profiles see every class
+                // Several rounds through all three allocation modes: the type profiles see every row source
                 // before C2 compiles the flush loop, and C2 has finished compiling it before the
                 // measured flush (one short round left the JIT compiling during the measurement).
                 for (int round = 0; round < WARMUP_ROUNDS; round++) {
@@ -511,7 +511,7 @@ public final class BenchCommand {
                         seed ^= seed << 17;
                         v[i] = (byte) ('!' + (int) ((seed >>> 33) % 94));
                     }
-                    cells[c] = ArrayCell.live(ts, v, null);
+                    cells[c] = Cell.live(ts, v, null);
                 }
                 rows.add(new Row(false, new byte[][] {int32(r)}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
                         DeletionTime.LIVE, cells, noComplex));

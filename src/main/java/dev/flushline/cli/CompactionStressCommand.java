@@ -4,7 +4,6 @@ import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.SSTableInfo;
 import dev.flushline.compaction.Version;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -240,7 +239,7 @@ public final class CompactionStressCommand {
                         bits >>>= 8;
                     }
                 }
-                cells[c] = ArrayCell.live(ts, v, null);
+                cells[c] = Cell.live(ts, v, null);
             }
             Row r = new Row(false, new byte[][] {int32((int) (row % ROWS_PER_PARTITION))}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
                     DeletionTime.LIVE, cells, noComplex);

@@ -2,7 +2,6 @@ package dev.flushline.io;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
@@ -231,38 +230,6 @@ public final class FixedBuffer {
         for (; i < length; i++) {
             dst[dstOffset + i] = src[srcOffset + i];
         }
-    }
-
-    /**
-     * Copies {@code length} bytes from native memory at {@code address}.
-     * REQUIRES: the region is allocated through {@link NativeMemory} and published to this thread.
-     */
-    public void putNative(long address, int length) {
-        ensureRemaining(length);
-        NativeMemory.copyToArray(address, array, position, length);
-        position += length;
-    }
-
-    /**
-     * Copies {@code src[srcPosition, srcPosition + length)} using absolute access: {@code src}'s
-     * position, limit and mark are unchanged. Works for heap, direct and read-only buffers without
-     * allocating a view. REQUIRES: {@code srcPosition + length <= src.limit()} (the JDK checks the
-     * range against the limit, not the capacity).
-     */
-    public void putBuffer(ByteBuffer src, int srcPosition, int length) {
-        ensureRemaining(length);
-        if (src.hasArray()) {
-            // Heap slab slices: copy from the backing array directly (no ByteBuffer bounds and
-            // state checks per value). hasArray() is false for read-only buffers, which take the
-            // general path below.
-            if (srcPosition < 0 || length > src.limit() - srcPosition) {
-                throw new IndexOutOfBoundsException("buffer limit " + src.limit() + " position " + srcPosition + " length " + length);
-            }
-            copySmallOrBulk(src.array(), src.arrayOffset() + srcPosition, array, position, length);
-        } else {
-            src.get(srcPosition, array, position, length);
-        }
-        position += length;
     }
 
     /** Bytes {@link #putUtf} writes for {@code s}: the 2-byte length plus modified UTF-8. */

@@ -1,7 +1,6 @@
 package dev.flushline.ops;
 
 import dev.flushline.schema.ValueText;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -198,10 +197,10 @@ public final class OperationDecoder {
                 java.util.List<Cell> cells = new java.util.ArrayList<>(e.getValue());
                 if (existing != null) cells.addAll(java.util.Arrays.asList(existing.cells()));
                 CqlType pathType = c.type().cellPathType();
-                cells.sort((x, y) -> pathType.compare(((ArrayCell) x).path(), ((ArrayCell) y).path()));
+                cells.sort((x, y) -> pathType.compare(x.path(), y.path()));
                 for (int i = 1; i < cells.size(); i++) {
-                    byte[] path = ((ArrayCell) cells.get(i)).path();
-                    if (pathType.compare(((ArrayCell) cells.get(i - 1)).path(), path) == 0) {
+                    byte[] path = cells.get(i).path();
+                    if (pathType.compare(cells.get(i - 1).path(), path) == 0) {
                         throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): " + elementName(c, path)
                                 + " is written twice in one operation");
                     }
@@ -213,8 +212,8 @@ public final class OperationDecoder {
         }
 
         Cell cell(byte[] value, byte[] path) {
-            return ttl == Cell.NO_TTL ? ArrayCell.live(timestamp, value, path)
-                    : ArrayCell.expiring(timestamp, ttl, expiration, value, path);
+            return ttl == Cell.NO_TTL ? Cell.live(timestamp, value, path)
+                    : Cell.expiring(timestamp, ttl, expiration, value, path);
         }
 
         Row staticRow() {
@@ -416,7 +415,7 @@ public final class OperationDecoder {
             } else {
                 Cell[] cells = o.cells(c);
                 if (cells[c.position()] != null) throw twice(c);
-                cells[c.position()] = ArrayCell.tombstone(o.timestamp, nowSeconds, null);
+                cells[c.position()] = Cell.tombstone(o.timestamp, nowSeconds, null);
             }
             o.noteColumn(c);
         }
@@ -515,7 +514,7 @@ public final class OperationDecoder {
     private void setColumn(Op o, ColumnMetadata c, Object v) throws BadOperation {
         o.noteColumn(c);
         if (!c.isComplex()) {
-            Cell cell = v == null ? ArrayCell.tombstone(o.timestamp, nowSeconds, null) : o.cell(encode(c, v), null);
+            Cell cell = v == null ? Cell.tombstone(o.timestamp, nowSeconds, null) : o.cell(encode(c, v), null);
             o.cells(c)[c.position()] = cell;
             return;
         }
@@ -586,7 +585,7 @@ public final class OperationDecoder {
         o.noteColumn(c);
         byte[] path = CqlType.fieldPath(i);
         if (delete || v == null) {
-            o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+            o.addElementCell(c, Cell.tombstone(o.timestamp, nowSeconds, path));
             return;
         }
         try {
@@ -629,7 +628,7 @@ public final class OperationDecoder {
         checkPathLength(c, path, sel.literal);
         o.noteColumn(c);
         if (delete || v == null) {
-            o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+            o.addElementCell(c, Cell.tombstone(o.timestamp, nowSeconds, path));
             return;
         }
         try {
@@ -668,7 +667,7 @@ public final class OperationDecoder {
             CqlType asSet = CqlType.set(t.elementType(), true);
             for (byte[] path : ValueCodec.encodeSetElements(asSet, v)) {
                 checkPathLength(c, path, v);
-                o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+                o.addElementCell(c, Cell.tombstone(o.timestamp, nowSeconds, path));
             }
         } catch (ValueException e) {
             throw new BadOperation("column '" + c.name() + "' (" + t + "): " + e.getMessage());

@@ -1,6 +1,5 @@
 package dev.flushline.commitlog;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -67,7 +66,7 @@ class CommitLogCrashTest {
 
     static PartitionUpdate op(TableSchema schema, long i) {
         Cell[] cells = new Cell[schema.regularComplexStart()];
-        cells[0] = ArrayCell.live(BASE_TIMESTAMP + i, ("v" + i).getBytes(StandardCharsets.UTF_8), null);
+        cells[0] = Cell.live(BASE_TIMESTAMP + i, ("v" + i).getBytes(StandardCharsets.UTF_8), null);
         Row row = new Row(false, new byte[][] {int32((int) i)}, BASE_TIMESTAMP + i, 0, Cell.NO_DELETION_TIME,
                 DeletionTime.LIVE, cells, new ComplexColumn[0]);
         return new PartitionUpdate(PartitionKey.of(int32((int) (i % PARTITIONS))), DeletionTime.LIVE, List.of(), null, List.of(row));

@@ -60,9 +60,9 @@ class ReconcileOracleTest {
         for (int i = 0; i < value.length; i++) value[i] = (byte) (r.nextInt(3) == 0 ? 0x80 : r.nextInt(2));
         long ldt = r.nextInt(5) == 0 ? Cell.MAX_DELETION_TIME : 100 + r.nextInt(3);
         switch (r.nextInt(3)) {
-            case 0: return ArrayCell.live(ts, value, null);
-            case 1: return ArrayCell.expiring(ts, r.nextBoolean() ? 1 + r.nextInt(2) : Cell.MAX_TTL, ldt, value, null);
-            default: return ArrayCell.tombstone(ts, ldt, null);
+            case 0: return Cell.live(ts, value, null);
+            case 1: return Cell.expiring(ts, r.nextBoolean() ? 1 + r.nextInt(2) : Cell.MAX_TTL, ldt, value, null);
+            default: return Cell.tombstone(ts, ldt, null);
         }
     }
 
@@ -221,9 +221,9 @@ class ReconcileOracleTest {
             for (int i = 0; i < value.length; i++) value[i] = (byte) ('a' + r.nextInt(2));
         }
         switch (r.nextInt(4)) {
-            case 0: return ArrayCell.expiring(ts, 1 + r.nextInt(2), 100 + r.nextInt(2), value, path);
-            case 1: return ArrayCell.tombstone(ts, 100 + r.nextInt(2), path);
-            default: return ArrayCell.live(ts, value, path);
+            case 0: return Cell.expiring(ts, 1 + r.nextInt(2), 100 + r.nextInt(2), value, path);
+            case 1: return Cell.tombstone(ts, 100 + r.nextInt(2), path);
+            default: return Cell.live(ts, value, path);
         }
     }
 

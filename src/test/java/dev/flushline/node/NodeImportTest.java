@@ -10,7 +10,7 @@ import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.type.DataTypes;
 import dev.flushline.cli.Main;
-import dev.flushline.data.ArrayCell;
+import dev.flushline.data.Cell;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
@@ -291,7 +291,7 @@ class NodeImportTest {
         Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
         m.apply(new PartitionUpdate(PartitionKey.of(i32(1)), DeletionTime.LIVE, List.of(), null, List.of(
                 new Updates.RowBuilder(schema, false, i32(1)).complex("tags", DeletionTime.LIVE,
-                        ArrayCell.tombstone(t + 3, now, text("x"))).build())));
+                        Cell.tombstone(t + 3, now, text("x"))).build())));
         m.seal();
         FlushJob.run(m, new FlushJob.Options(out, 1, 1, -1, 0));
 

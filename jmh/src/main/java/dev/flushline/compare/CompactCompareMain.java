@@ -2,7 +2,6 @@ package dev.flushline.compare;
 
 import dev.flushline.cli.BenchCommand;
 import dev.flushline.compaction.Compactor;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -356,7 +355,12 @@ public final class CompactCompareMain {
                 }
                 CodecFloor.Prepared prepared = CodecFloor.prepare(inputs, r.published);
                 CodecFloor.Result[] floorResult = new CodecFloor.Result[1];
-                Cost f = measured("floor", "codec-floor", () -> floorResult[0] = CodecFloor.run(prepared));
+                Cost f;
+                try {
+                    f = measured("floor", "codec-floor", () -> floorResult[0] = CodecFloor.run(prepared));
+                } finally {
+                    prepared.close();
+                }
                 f.bytesIn = prepared.inputBytes;
                 f.bytesOut = floorResult[0].outputBytesWritten;
                 f.floorInputCpuNanos = floorResult[0].inputCpuNanos;
@@ -724,7 +728,7 @@ public final class CompactCompareMain {
                         sd ^= sd << 17;
                         v[i] = (byte) ('!' + (int) ((sd >>> 33) % 94));
                     }
-                    cells[c] = expired ? ArrayCell.expiring(ts, EXPIRED_TTL, exp, v, null) : ArrayCell.live(ts, v, null);
+                    cells[c] = expired ? Cell.expiring(ts, EXPIRED_TTL, exp, v, null) : Cell.live(ts, v, null);
                 }
                 list.add(new Row(false, new byte[][] {int32(r)}, ts, expired ? EXPIRED_TTL : Cell.NO_TTL,
                         expired ? exp : Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells, noComplex));
