@@ -15,6 +15,7 @@ import dev.flushline.testing.RandomUpdates;
 import org.apache.cassandra.db.Directories;
 import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
 import org.apache.cassandra.io.util.File;
+import dev.flushline.testing.CrashState;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,16 +81,20 @@ class TransactionLogCompatibilityTest {
             new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), dir);
             new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), dir);
             int[] counter = {0};
-            TransactionLog txn = TransactionLog.beginCompaction(dir);
+            Path[] crashed = {null};
             TransactionLog.StepListener l = what -> {
                 if (counter[0]++ == crashAt) {
-                    txn.simulateCrash();
+                    try {
+                        crashed[0] = CrashState.take(tableDir); // what a kill here leaves on disk
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
                     throw new Crash();
                 }
             };
+            TransactionLog txn = TransactionLog.beginCompaction(dir, l);
             try {
                 l.step("begun");
-                txn.onStep(l);
                 new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs());
                 l.step("published 3");
                 new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs());
@@ -98,6 +103,9 @@ class TransactionLogCompatibilityTest {
                 txn.obsolete(2);
                 txn.commit();
             } catch (Crash c) {
+                // Let go of everything this process held, then put back the files as the kill left them.
+                txn.close();
+                CrashState.restore(crashed[0], tableDir);
                 return -1;
             }
             return counter[0];

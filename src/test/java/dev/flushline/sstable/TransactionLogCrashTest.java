@@ -69,11 +69,10 @@ class TransactionLogCrashTest {
         while (true) {
             List<Path> inputs = TransactionLog.liveSSTables(tableDir);
             say("inputs " + inputs.size());
-            try (TransactionLog txn = TransactionLog.beginCompaction(dir)) {
-                txn.onStep(what -> {
-                    say(what);
-                    pause(); // widens each step's window, so a kill can land between any two
-                });
+            try (TransactionLog txn = TransactionLog.beginCompaction(dir, what -> {
+                say(what);
+                pause(); // widens each step's window, so a kill can land between any two
+            })) {
                 new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs());
                 say("published");
                 new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs());
