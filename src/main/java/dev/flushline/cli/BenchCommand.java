@@ -353,7 +353,7 @@ public final class BenchCommand {
             long t0 = System.nanoTime();
             Path warmDir = Files.createTempDirectory("flushline-warmup-");
             try {
-                FlushJob.Options warmOptions = new FlushJob.Options(warmDir, engine.ranges, engine.flushThreads, -1, 0);
+                FlushJob.Options warmOptions = FlushJob.Options.builder(warmDir).ranges(engine.ranges).flushThreads(engine.flushThreads).build();
                 Workload small = w.withPartitions(warmupPartitions);
                 // Several rounds through all three allocation modes: the type profiles see every row source
                 // before C2 compiles the flush loop, and C2 has finished compiling it before the
@@ -381,7 +381,7 @@ public final class BenchCommand {
 
     private static Measured fillAndFlush(Workload w, EngineOptions engine, TableSchema schema, Path outDir,
                                          PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
-        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0);
+        FlushJob.Options flushOptions = FlushJob.Options.builder(outDir).ranges(engine.ranges).flushThreads(engine.flushThreads).build();
         Memtable m = engine.newMemtable(schema, engine.allocation);
         List<FlushOutcome> outcomes;
         long fillNanos;

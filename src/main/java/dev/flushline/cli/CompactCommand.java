@@ -1,6 +1,7 @@
 package dev.flushline.cli;
 
 import dev.flushline.compaction.CompactionConservationException;
+import dev.flushline.compaction.CompactionTask;
 import dev.flushline.compaction.Compactor;
 import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.TableSchema;
@@ -12,12 +13,10 @@ import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.TableDirectory;
-import dev.flushline.sstable.TransactionLog;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -238,37 +237,26 @@ final class CompactCommand {
                 }
             }
 
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = now;
-            o.gcBefore = now - gcGrace;
+            long gcBefore = now - gcGrace;
             if (!incomplete.isEmpty()) {
                 // Files left out may hold data that a tombstone of the inputs shadows: keep every tombstone.
-                o.gcBefore = Long.MIN_VALUE;
+                gcBefore = Long.MIN_VALUE;
                 out.println("no tombstone is purged: the files left alone above may hold data the tombstones shadow");
             }
-            o.splitTokens = splits;
-            o.maxSSTableBytes = maxMb * 1024 * 1024;
-            o.version = version;
-            return run(schema, sstables, o, threads, splits, inPlace, target, outTable, out);
+            Compactor.Options o = Compactor.Options.builder(now, gcBefore).splitTokens(splits).maxSSTableBytes(maxMb * 1024 * 1024)
+                    .version(version).build();
+            return run(schema, sstables, o, threads, inPlace, target, outTable, out);
         } finally {
             if (lock != null) lock.close();
         }
     }
 
-    private static int run(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options o, int threads, long[] splits,
+    private static int run(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options o, int threads,
                            boolean inPlace, TableDirectory target, Path outTable, PrintStream out) throws IOException {
         long t0 = System.nanoTime();
-        long[] sliceStarts = sliceStarts(threads, splits);
-        Compactor.Result r;
-        if (!inPlace) {
-            r = compactSlices(schema, sstables, o, sliceStarts, TableDirectory.open(outTable));
-        } else {
-            try (TransactionLog txn = TransactionLog.beginCompaction(target)) {
-                r = compactSlices(schema, sstables, o, sliceStarts, txn.outputs());
-                for (SSTableFiles f : sstables) txn.obsolete(f.path(Component.DATA));
-                txn.commit(); // the commit point; closing without it rolls the outputs back
-            }
-        }
+        Compactor.Result r = inPlace
+                ? CompactionTask.replace(schema, sstables, o, threads, target, CompactionTask.BeforeCommit.NONE)
+                : CompactionTask.writeTo(schema, sstables, o, threads, TableDirectory.open(outTable));
         long wallNanos = System.nanoTime() - t0;
         long cpuNanos = r.threadCpuNanos + r.ioCpuNanos;
         long allocated = r.threadAllocatedBytes + r.ioAllocatedBytes;
@@ -279,90 +267,6 @@ final class CompactCommand {
                 r.cellsMergedAway, r.cellsPurged);
         out.flush();
         return 0;
-    }
-
-    /**
-     * Where the slices compacted on parallel threads start: split tokens when there are at least
-     * {@code threads} ranges (so no output range is cut), else {@code threads} equal ranges.
-     */
-    static long[] sliceStarts(int threads, long[] splits) {
-        if (threads == 1) return new long[0];
-        int ranges = splits.length + 1;
-        if (ranges < threads) return TokenRanges.evenSplits(threads);
-        long[] out = new long[threads - 1];
-        for (int k = 1; k < threads; k++) out[k - 1] = splits[(int) ((long) k * ranges / threads) - 1];
-        return out;
-    }
-
-    /**
-     * One compactor per slice, each on its own thread; outputs are published only when every slice
-     * prepared successfully, else every staged output is removed. Returns the combined result, with
-     * the CPU time and allocation of the compacting threads.
-     */
-    static Compactor.Result compactSlices(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options base, long[] sliceStarts,
-                                          TableDirectory outDir) throws IOException {
-        int n = sliceStarts.length + 1;
-        Compactor[] compactors = new Compactor[n];
-        long[] cpu = new long[n], alloc = new long[n];
-        Throwable[] failures = new Throwable[n];
-        Thread[] workers = new Thread[n];
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        for (int i = 0; i < n; i++) {
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = base.nowSeconds;
-            o.gcBefore = base.gcBefore;
-            o.splitTokens = base.splitTokens;
-            o.maxSSTableBytes = base.maxSSTableBytes;
-            o.pipelined = base.pipelined;
-            o.version = base.version;
-            o.tokenLo = i == 0 ? Long.MIN_VALUE : sliceStarts[i - 1];
-            o.tokenHi = i == n - 1 ? Long.MAX_VALUE : sliceStarts[i] - 1;
-            compactors[i] = new Compactor(schema, sstables, o);
-            final int slice = i;
-            Runnable work = () -> {
-                long tid = Thread.currentThread().getId();
-                long c0 = mx.getCurrentThreadCpuTime(), a0 = mx.getThreadAllocatedBytes(tid);
-                try {
-                    compactors[slice].prepare(outDir);
-                } catch (Throwable t) {
-                    failures[slice] = t;
-                } finally {
-                    cpu[slice] = mx.getCurrentThreadCpuTime() - c0;
-                    alloc[slice] = mx.getThreadAllocatedBytes(tid) - a0;
-                }
-            };
-            workers[i] = n == 1 ? null : new Thread(work, "flushline-compact-" + i);
-            if (n == 1) work.run();
-            else workers[i].start();
-        }
-        try {
-            for (Thread w : workers) {
-                if (w == null) continue;
-                try {
-                    w.join();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while compacting", e);
-                }
-            }
-            for (Throwable t : failures) {
-                if (t == null) continue;
-                if (t instanceof IOException) throw (IOException) t;
-                if (t instanceof RuntimeException) throw (RuntimeException) t;
-                if (t instanceof Error) throw (Error) t;
-                throw new IOException(t);
-            }
-            Compactor.Result total = null;
-            for (int i = 0; i < n; i++) {
-                Compactor.Result r = compactors[i].publish();
-                r.threadCpuNanos = cpu[i];
-                r.threadAllocatedBytes = alloc[i];
-                total = total == null ? r : Compactor.Result.combine(total, r);
-            }
-            return total;
-        } finally {
-            for (Compactor c : compactors) c.close();
-        }
     }
 
     /** Cassandra's CompactionTask line (a major compaction writes level 0). */

@@ -206,8 +206,8 @@ public final class LoadCommand {
         }
         FlushCompression flushCompression = FlushCompression.fromConfigName(a.choice("flush-compression",
                 FlushCompression.TABLE.configName(), "fast", "table", "none"));
-        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0).withVersion(version)
-                .withFlushCompression(flushCompression);
+        FlushJob.Options flushOptions = FlushJob.Options.builder(outDir).ranges(engine.ranges).flushThreads(engine.flushThreads)
+                .version(version).flushCompression(flushCompression).build();
 
         long start = System.nanoTime();
         long applied = 0, badLines = 0, durablePrinted = 0, durablePrintedNanos = 0;

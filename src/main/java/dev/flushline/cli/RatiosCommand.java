@@ -164,7 +164,7 @@ final class RatiosCommand {
     }
 
     private static List<FlushOutcome> flush(Memtable m, Path out, int ranges, int threads, boolean pipelined) throws IOException {
-        return FlushJob.run(m, new FlushJob.Options(out, ranges, threads, -1, 0, pipelined));
+        return FlushJob.run(m, FlushJob.Options.builder(out).ranges(ranges).flushThreads(threads).pipelined(pipelined).build());
     }
 
     /** The physical limit: write {@code bytes} with a plain loop from a 1 MiB heap buffer, then fsync. */

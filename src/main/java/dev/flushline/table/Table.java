@@ -51,7 +51,7 @@ public final class Table implements AutoCloseable {
         Supplier<Memtable> memtables = options.memtableKind == TableOptions.MemtableKind.SHARDED
                 ? () -> new ShardedSkipListMemtable(schema, options.allocationMode, options.shards)
                 : () -> new SkipListMemtable(schema, options.allocationMode);
-        FlushJob.Options flush = FlushJob.Options.simple(options.dataDir).withFlushCompression(options.flushCompression);
+        FlushJob.Options flush = FlushJob.Options.builder(options.dataDir).flushCompression(options.flushCompression).build();
         Flusher.Limits limits = new Flusher.Limits(2 * options.memtableSizeBytes, 2 * options.memtableSizeBytes, 0.5);
         if (options.commitLog != null) {
             DurableTable d = DurableTable.open(schema, new DurableTable.Options(options.commitLog, memtables, flush, limits,

@@ -120,7 +120,7 @@ public final class FlushlineSSTableWriter implements Closeable {
         }
         this.sortedWriter = null;
         long bufferBytes = (b.bufferSizeMiB > 0 ? b.bufferSizeMiB : DEFAULT_BUFFER_MIB) * MIB;
-        FlushJob.Options flush = new FlushJob.Options(b.directory, 1, 1, -1, 0, true, null, 0, maxBytes, version);
+        FlushJob.Options flush = FlushJob.Options.builder(b.directory).maxSSTableBytes(maxBytes).version(version).build();
         // Twice the buffer with a threshold of one half: a memtable is switched at the buffer size,
         // and rows fill the next one while it flushes.
         Flusher.Limits limits = new Flusher.Limits(2 * bufferBytes, 2 * bufferBytes, 0.5);

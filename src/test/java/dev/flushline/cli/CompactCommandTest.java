@@ -180,10 +180,7 @@ class CompactCommandTest {
 
         // Split by size: a new sstable at a partition boundary once one passes the limit.
         TableDirectory sized = TableDirectory.open(tmp.resolve("sized"));
-        dev.flushline.compaction.Compactor.Options o = new dev.flushline.compaction.Compactor.Options();
-        o.nowSeconds = NOW;
-        o.gcBefore = NOW;
-        o.maxSSTableBytes = 2048;
+        dev.flushline.compaction.Compactor.Options o = dev.flushline.compaction.Compactor.Options.builder(NOW, NOW).maxSSTableBytes(2048).build();
         dev.flushline.compaction.Compactor.Result res = new dev.flushline.compaction.Compactor(schema, SSTableFiles.inDirectory(tableDir), o).run(sized);
         assertTrue(res.published.size() > 2, res.published.toString());
         List<Partition> bySize = new ArrayList<>();

@@ -153,6 +153,6 @@ class CounterTableTest {
         }
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new dev.flushline.compaction.Compactor(CqlParser.parse(CQL), dev.flushline.sstable.SSTableFiles.inDirectory(data.getParent()),
-                        new dev.flushline.compaction.Compactor.Options()));
+                        dev.flushline.compaction.Compactor.Options.builder(0, 0).build()));
     }
 }

@@ -75,7 +75,7 @@ class FlushCostTest {
     void reportedCostCoversTheRangeWalkAndTheWrites(int ranges, int threads) throws Exception {
         CountingMemtable m = filled();
         try {
-            FlushJob.Options o = new FlushJob.Options(tmp, ranges, threads, -1, 0, false);
+            FlushJob.Options o = FlushJob.Options.builder(tmp).ranges(ranges).flushThreads(threads).pipelined(false).build();
             TableDirectory dir = TableDirectory.open(FlushJob.tableDir(tmp, m.schema()));
             List<FlushOutcome> outcomes = FlushJob.run(m, o, dir, null, new FlushJob.Start(meter));
 

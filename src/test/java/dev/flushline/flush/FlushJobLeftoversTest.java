@@ -40,7 +40,7 @@ class FlushJobLeftoversTest {
         m.seal();
         try {
             List<Path> removed = new ArrayList<>();
-            List<FlushOutcome> out = FlushJob.run(m, new FlushJob.Options(tmp, 2, 1, -1, 0), removed);
+            List<FlushOutcome> out = FlushJob.run(m, FlushJob.Options.builder(tmp).ranges(2).build(), removed);
             assertEquals(List.of(tableDir.resolve(".flushline-oa-3.lock"), tableDir.resolve(".flushline-oa-7"),
                     tableDir.resolve("oa-3-big-Data.db")), removed);
             assertFalse(Files.exists(tableDir.resolve("oa-3-big-Data.db")));

@@ -293,7 +293,7 @@ class NodeImportTest {
                 new Updates.RowBuilder(schema, false, i32(1)).complex("tags", DeletionTime.LIVE,
                         Cell.tombstone(t + 3, now, text("x"))).build())));
         m.seal();
-        FlushJob.run(m, new FlushJob.Options(out, 1, 1, -1, 0));
+        FlushJob.run(m, FlushJob.Options.builder(out).build());
 
         session.execute(cql);
         importOrFail(schema.name(), FlushJob.tableDir(out, schema));

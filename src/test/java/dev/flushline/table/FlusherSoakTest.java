@@ -66,7 +66,7 @@ class FlusherSoakTest {
             return published;
         };
         List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
-        Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, mode), new FlushJob.Options(out, 2, 1, -1, 0),
+        Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, mode), FlushJob.Options.builder(out).ranges(2).build(),
                 new Flusher.Limits(limitBytes, limitBytes, 0.5), null, flaky, new Flusher.FailurePolicy(3, 1, 8), log::add);
 
         FlusherTest.Writers run = FlusherTest.runWriters(flusher, updates, WRITERS);

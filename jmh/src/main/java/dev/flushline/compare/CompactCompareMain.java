@@ -429,9 +429,7 @@ public final class CompactCompareMain {
     private static Cost ours(TableSchema schema, List<SSTableFiles> inputs, long gcBefore, Path outDir, Compactor.Result[] result,
                              Runnable started) throws Exception {
         Files.createDirectories(outDir);
-        Compactor.Options o = new Compactor.Options();
-        o.nowSeconds = NOW_SECONDS;
-        o.gcBefore = gcBefore;
+        Compactor.Options o = Compactor.Options.builder(NOW_SECONDS, gcBefore).build();
         Path table = FlushJob.tableDir(outDir, schema);
         Files.createDirectories(table);
         Cost c = measured("flushline", "flushline-compact-0", () -> {
