@@ -259,6 +259,19 @@ final class CassandraNode implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Every partition of the table's sstables on this node, read from its data directory with
+     * cassandra-all after a flush: what the node itself holds, not what a read through it gathers
+     * from other replicas. REQUIRES: background compaction off for the table (its files must stay
+     * while they are read).
+     */
+    List<dev.flushline.oracle.Partition> readTable(String keyspace, String table, String createTableCql) throws Exception {
+        flush(keyspace, table);
+        Path dir = tableDataDir(keyspace, table);
+        if (dir == null || liveDataFiles(keyspace, table).isEmpty()) return List.of();
+        return dev.flushline.oracle.CassandraReader.readAll(dir, createTableCql);
+    }
+
     /** The names of the table's live Data.db files on this node, sorted: which sstables it holds. */
     List<String> liveDataFiles(String keyspace, String table) throws IOException {
         Path ks = home.resolve("data").resolve(keyspace);

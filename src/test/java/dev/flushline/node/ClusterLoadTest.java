@@ -9,7 +9,6 @@ import dev.flushline.data.Murmur3;
 import dev.flushline.data.RingFile;
 import dev.flushline.data.TokenRing;
 import dev.flushline.oracle.CassandraOracle;
-import dev.flushline.oracle.CassandraReader;
 import dev.flushline.oracle.Partition;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
@@ -241,11 +240,9 @@ class ClusterLoadTest {
         String cql = String.format(TABLE, ks, table);
         for (int i : nodes) {
             CassandraNode node = cluster.node(i);
-            node.flush(ks, table); // nothing written through CQL, but a flush makes sure the data directory is all there is
-            Path dir = node.tableDataDir(ks, table);
             Set<String> held = new TreeSet<>();
-            if (dir != null && !node.liveDataFiles(ks, table).isEmpty()) {
-                for (Partition p : CassandraReader.readAll(dir, cql)) {
+            {
+                for (Partition p : node.readTable(ks, table, cql)) {
                     int k = p.key().toBuffer().getInt(0);
                     for (dev.flushline.oracle.Row row : p.rows()) {
                         String key = k + "/" + row.clustering().get(0).toBuffer().getInt(0);
