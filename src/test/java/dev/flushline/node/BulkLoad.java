@@ -43,13 +43,29 @@ final class BulkLoad {
     }
 
     /**
-     * {@code sstableloader -d <first live node> -p <native port> -sp <storage port> <tableDir>},
-     * with {@code classpath} (cassandra-all and its dependencies) for the loader's JVM.
+     * {@code sstableloader -d <host> -p <native port> -sp <storage port> <tableDir>}, with
+     * {@code classpath} (cassandra-all and its dependencies) for the loader's JVM.
      */
     static Result run(CassandraCluster cluster, String host, Path tableDir, String classpath, Path workDir, long timeoutSeconds)
             throws IOException, InterruptedException {
+        Tool t = tool("org.apache.cassandra.tools.BulkLoader", List.of("-d", host, "-p", Integer.toString(cluster.nativePort), "-sp",
+                Integer.toString(cluster.storagePort), tableDir.toString()), classpath, workDir, timeoutSeconds);
+        String output = t.stdout() + t.stderr();
+        return new Result(t.exitCode(), t.timedOut(), failedHosts(output), output, t.log());
+    }
+
+    /** What a run of one of Cassandra's tools did: exit status (-1 when killed at the bound), its output, and where that is. */
+    record Tool(int exitCode, boolean timedOut, String stdout, String stderr, Path log) {}
+
+    /**
+     * Runs one of cassandra-all's tools ({@code mainClass} with {@code args}, as its script would) in a
+     * child JVM on {@code classpath}, its output in a log file under {@code workDir}; killed if it
+     * does not end within {@code timeoutSeconds}.
+     */
+    static Tool tool(String mainClass, List<String> args, String classpath, Path workDir, long timeoutSeconds)
+            throws IOException, InterruptedException {
         Files.createDirectories(workDir);
-        Path logback = workDir.resolve("loader-logback.xml");
+        Path logback = workDir.resolve("tool-logback.xml");
         Files.writeString(logback, String.join("\n",
                 "<configuration>",
                 "  <appender name=\"ERR\" class=\"ch.qos.logback.core.ConsoleAppender\">",
@@ -68,18 +84,19 @@ final class BulkLoad {
         cmd.add("-Dcassandra.storagedir=" + workDir);
         cmd.add("-cp");
         cmd.add(classpath);
-        cmd.add("org.apache.cassandra.tools.BulkLoader");
-        cmd.addAll(List.of("-d", host, "-p", Integer.toString(cluster.nativePort), "-sp", Integer.toString(cluster.storagePort),
-                tableDir.toString()));
-        Path log = Files.createTempFile(workDir, "sstableloader-", ".log");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        String name = mainClass.substring(mainClass.lastIndexOf('.') + 1);
+        Path log = Files.createTempFile(workDir, name + "-", ".log");
+        Path err = log.resolveSibling(log.getFileName() + ".stderr");
+        Process p = new ProcessBuilder(cmd).redirectOutput(log.toFile()).redirectError(err.toFile()).start();
         boolean ended = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
         if (!ended) {
             p.destroyForcibly();
             p.waitFor(10, TimeUnit.SECONDS);
         }
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        return new Result(ended ? p.exitValue() : -1, !ended, failedHosts(output), output, log);
+        return new Tool(ended ? p.exitValue() : -1, !ended, Files.readString(log, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8), log);
     }
 
     /** The hosts listed on the line after "Streaming to the following hosts failed:", e.g. {@code [/127.0.0.3:7000]}. */

@@ -62,6 +62,7 @@ final class CassandraCluster implements AutoCloseable {
     final int nativePort;
     final int storagePort;
     private final List<CassandraNode> nodes;
+    private final List<CassandraNode.Settings> settings = new ArrayList<>();
     private final List<List<Long>> tokens;
     private final boolean[] stopped;
 
@@ -106,6 +107,7 @@ final class CassandraCluster implements AutoCloseable {
                 s.minHeap = "256m";
                 s.maxHeap = "640m";
                 s.classpath = classpath;
+                cluster.settings.add(s);
                 nodes.add(CassandraNode.launch(home.resolve("node" + (i + 1)), s));
                 if (i == 0) {
                     // The others' first gossip round goes to the seed; it must listen by then.
@@ -182,6 +184,24 @@ final class CassandraCluster implements AutoCloseable {
         stopped[i] = true;
     }
 
+    /**
+     * Starts node {@code i} again after {@link #stop} (same directories, tokens and ports) and waits,
+     * bounded, until it is back in the ring.
+     */
+    void restart(int i) throws Exception {
+        if (!stopped[i]) throw new IllegalStateException("node " + ADDRESSES[i] + " is running");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+        CassandraNode n = CassandraNode.launch(nodes.get(i).home, settings.get(i));
+        nodes.set(i, n);
+        stopped[i] = false;
+        try {
+            n.awaitNativePort(Math.max(1, deadline - System.nanoTime()));
+            awaitRing(deadline);
+        } catch (Exception | Error e) {
+            throw new IllegalStateException("node " + ADDRESSES[i] + " did not come back: " + e + "\n" + logTails(60), e);
+        }
+    }
+
     /** Waits until the driver sees every node up and every node knows the other two (and so the whole ring). */
     private void awaitRing(long deadline) throws Exception {
         int expectedTokens = ADDRESSES.length * VNODES;
@@ -206,10 +226,19 @@ final class CassandraCluster implements AutoCloseable {
                     }
                     TokenMap tm = session.getMetadata().getTokenMap().orElse(null);
                     int ringTokens = tm == null ? 0 : tm.getTokenRanges().size();
+                    // And every node's gossip sees every node alive (a restarted node is up to the driver first).
+                    int seenAlive = 0;
+                    if (up == nodes.size()) {
+                        for (CassandraNode n : nodes) seenAlive += n.liveNodes().size();
+                    }
                     last = up + " of " + nodes.size() + " nodes up, " + ringTokens + " of " + expectedTokens + " tokens in the driver's ring, "
-                            + peers + " of " + expectedPeers + " peers with tokens";
-                    if (up == nodes.size() && ringTokens == expectedTokens && peers == expectedPeers) return;
-                } catch (RuntimeException notYet) {
+                            + peers + " of " + expectedPeers + " peers with tokens, " + seenAlive + " of " + nodes.size() * nodes.size()
+                            + " live nodes seen by gossip";
+                    if (up == nodes.size() && ringTokens == expectedTokens && peers == expectedPeers
+                            && seenAlive == nodes.size() * nodes.size()) {
+                        return;
+                    }
+                } catch (Exception notYet) {
                     last = notYet.toString();
                 }
                 if (System.nanoTime() > deadline) throw new IllegalStateException("the ring did not form in time: " + last);

@@ -240,6 +240,12 @@ final class CassandraNode implements AutoCloseable {
                 + ",scope=" + table + ",name=LiveDiskSpaceUsed"), "Count"));
     }
 
+    /** The nodes this node's gossip sees alive (StorageServiceMBean's LiveNodes, addresses without ports). */
+    @SuppressWarnings("unchecked")
+    List<String> liveNodes() throws Exception {
+        return jmx(mbs -> (List<String>) mbs.getAttribute(new ObjectName("org.apache.cassandra.db:type=StorageService"), "LiveNodes"));
+    }
+
     /** Bytes this node has received by streaming since it started (the metric Streaming.TotalIncomingBytes). */
     long streamedInBytes() throws Exception {
         return jmx(mbs -> {

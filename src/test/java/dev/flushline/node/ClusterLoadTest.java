@@ -55,11 +55,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  *   <li>{@code sstableloader} (Cassandra's BulkLoader, in a child JVM) streams the sstables of
  *       {@code flushline load}, of {@code flushline compact} and of {@link FlushlineSSTableWriter}
  *       to the replicas;</li>
+ *   <li>the README's recipe for a ring file from {@code nodetool ring} gives the ring the driver sees;</li>
  *   <li>{@code load --ring} and {@code compact --ring} write one directory per node, with the ring
  *       taken from the driver's token map, and each node imports its own ({@code nodetool import},
  *       tokens verified) with no streaming; {@code nodetool cleanup} then removes nothing;</li>
  *   <li>with one node stopped, {@code sstableloader} fails naming that node, and the live
- *       replicas hold exactly their rows.</li>
+ *       replicas hold exactly their rows; with the node back, the same command delivers the rest.</li>
  * </ol>
  *
  * What "present on every replica" means here: each node's sstables, read from its data directory
@@ -308,8 +309,46 @@ class ClusterLoadTest {
         assertEquals(want.size(), n, ks + "." + table + ": rows read at ALL");
     }
 
+    /**
+     * The README's way to write a ring file's node lines from {@code nodetool ring KEYSPACE}: an awk
+     * program over its output (address, rack and token of each line, the data center from the
+     * header above it).
+     */
+    static final String RING_AWK = "/^Datacenter:/ { dc = $2 } $NF ~ /^-?[0-9]+$/ && $1 ~ /[.:]/ { print \"node\", $1, dc, $2, $NF }";
+
+    /** {@code nodetool ring} (Cassandra's NodeTool in a child JVM) through the README's awk program gives the ring the driver sees. */
     @Test
     @Order(2)
+    void aRingFileFromNodetoolRingIsTheRingTheDriverSees() throws Exception {
+        assertTrue(Files.readString(Path.of("README.md"), StandardCharsets.UTF_8).contains("awk '" + RING_AWK + "'"),
+                "the README shows this awk program");
+        BulkLoad.Tool ring = BulkLoad.tool("org.apache.cassandra.tools.NodeTool", List.of("-h", "127.0.0.1", "-p",
+                Integer.toString(cluster.node(0).jmxPort), "ring", NTS), System.getProperty("java.class.path"), tmp.resolve("nodetool"), 120);
+        assertEquals(0, ring.exitCode(), "nodetool ring: " + ring.stdout() + ring.stderr());
+        Process awk;
+        try {
+            awk = new ProcessBuilder("awk", RING_AWK).redirectInput(ring.log().toFile()).redirectErrorStream(true).start();
+        } catch (java.io.IOException noAwk) {
+            org.junit.jupiter.api.Assumptions.abort("no awk on this machine to run the README's nodetool ring recipe: " + noAwk.getMessage());
+            return;
+        }
+        String nodeLines = new String(awk.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(awk.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && awk.exitValue() == 0, "awk: " + nodeLines);
+        TokenRing fromNodetool = RingFile.parse("replication NetworkTopologyStrategy " + CassandraCluster.DATACENTER + "=2\n" + nodeLines,
+                "nodetool ring");
+        TokenRing fromDriver = RingFile.parse(DriverRing.ringFile(session, NTS), "driver");
+        assertEquals(sortedLines(RingFile.format(fromDriver, null)), sortedLines(RingFile.format(fromNodetool, null)), ring.stdout());
+        assertEquals(CassandraCluster.ADDRESSES.length * CassandraCluster.VNODES, fromNodetool.ringTokens().length);
+    }
+
+    static List<String> sortedLines(String text) {
+        List<String> lines = new ArrayList<>(text.lines().toList());
+        lines.sort(null);
+        return lines;
+    }
+
+    @Test
+    @Order(3)
     void ringAwareDirectoriesImportOnEveryNodeWithoutStreamingAndCleanupRemovesNothing() throws Exception {
         long micros = System.currentTimeMillis() * 1000;
         Object[][] cases = {{NTS, "r_load"}, {SIMPLE, "r_compact"}};
@@ -435,10 +474,12 @@ class ClusterLoadTest {
     /**
      * Last, since it stops a node: sstableloader with 127.0.0.3 down. It streams to the live
      * replicas and then fails, naming the node it could not reach; the live nodes hold exactly
-     * their rows, and a read that needs 127.0.0.3 is refused rather than answered short.
+     * their rows, and a read that needs 127.0.0.3 is refused rather than answered short. Once the
+     * node is back, the same sstableloader command succeeds and every replica holds its rows (the
+     * live ones now twice over, which reads reconcile).
      */
     @Test
-    @Order(3)
+    @Order(4)
     void sstableloaderWithANodeDownFailsNamingItAndTheLiveReplicasHoldTheirRows() throws Exception {
         long micros = System.currentTimeMillis() * 1000;
         String table = "t_down";
@@ -480,5 +521,13 @@ class ClusterLoadTest {
         } catch (com.datastax.oss.driver.api.core.servererrors.UnavailableException expected) {
             System.out.println("read at ALL of key " + k + " refused: " + expected.getMessage());
         }
+
+        // What the README says to do: once the node is back, the same command again delivers the rest.
+        cluster.restart(2);
+        BulkLoad.Result again = BulkLoad.run(cluster, "127.0.0.1", tableDir(out, SIMPLE, table), System.getProperty("java.class.path"),
+                tmp.resolve("loader-work"), 300);
+        assertTrue(again.succeeded(), again.describe());
+        checkEveryReplica(SIMPLE, table, want, Set.of(0, 1, 2));
+        checkAtAll(SIMPLE, table, want, micros);
     }
 }
