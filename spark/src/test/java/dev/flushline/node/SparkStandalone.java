@@ -100,6 +100,10 @@ final class SparkStandalone implements AutoCloseable {
     }
 
     private Process launch(String mainClass, List<String> args, Path log, String heap) throws IOException {
+        return launch(mainClass, args, log, heap, classpath);
+    }
+
+    private Process launch(String mainClass, List<String> args, Path log, String heap, String classpath) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx" + heap);
@@ -123,11 +127,21 @@ final class SparkStandalone implements AutoCloseable {
      * the child JVM, the executors in the workers' children.
      */
     Process submit(List<String> args, Path log) throws IOException {
+        return submit(args, log, null);
+    }
+
+    /**
+     * As {@link #submit(List, Path)}, with {@code driverClasspath} also on the driver JVM's class
+     * path: what {@code bin/spark-submit --driver-class-path} does, since in client mode the driver
+     * is the JVM the script starts.
+     */
+    Process submit(List<String> args, Path log, String driverClasspath) throws IOException {
         List<String> all = new ArrayList<>(List.of("--master", masterUrl, "--deploy-mode", "client",
                 "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false",
                 "--conf", "spark.executor.memory=512m", "--conf", "spark.executor.cores=1"));
         all.addAll(args);
-        return launch("org.apache.spark.deploy.SparkSubmit", all, log, "768m");
+        return launch("org.apache.spark.deploy.SparkSubmit", all, log, "768m",
+                driverClasspath == null ? classpath : driverClasspath + java.io.File.pathSeparator + classpath);
     }
 
     /** Kills worker {@code i} and the executors it started (SIGKILL), as a machine that dies takes both. */

@@ -62,6 +62,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       ranges read back whole with cassandra-all; its ring-split output is imported by every
  *       node into its own directory, every node then holds exactly the rows it replicates, and a
  *       read at consistency ALL returns every row.</li>
+ *   <li>The same job with the bundle on the driver only fails in its tasks for Flushline's classes:
+ *       the bundle must be on the executors' class path ({@code --jars} ships it).</li>
  *   <li>A worker (with its executor) is killed while its task is mid-write: the job still commits,
  *       every range exactly once on each of its replicas, nothing of the killed or failed attempts
  *       is left, and the nodes import it all.</li>
@@ -224,6 +226,36 @@ class SparkStandaloneTest {
         assertEquals(rows, n, "rows of " + KS + "." + table + " read at ALL");
     }
 
+    /**
+     * What the README says must be on the executors' class path: with the bundle on the driver's
+     * class path only (it plans the write) and not shipped with {@code --jars}, the job fails in
+     * its tasks, on the executors, for want of Flushline's classes.
+     */
+    @Test
+    @Order(2)
+    void withoutTheBundleOnTheExecutorsTheTasksFailForFlushlinesClasses() throws Exception {
+        Path jar = jobJar(ReadmeRecipeTest.EXAMPLE, ReadmeRecipeTest.example(ReadmeRecipeTest.property("flushline.readme")));
+        Path log = tmp.resolve("no-bundle-submit.log");
+        Process p = spark.submit(List.of("--driver-class-path", bundle.toString(), "--conf", "spark.task.maxFailures=1",
+                "--class", ReadmeRecipeTest.EXAMPLE, jar.toString(), tmp.resolve("no-bundle").toString()), log, bundle.toString());
+        boolean ended = p.waitFor(10, TimeUnit.MINUTES);
+        if (!ended) p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        String output = Files.readString(log);
+        assertTrue(ended && p.exitValue() != 0, "the job without the bundle on the executors did not fail:\n" + ReadmeRecipeTest.tail(log));
+        // The driver planned the write (it has the bundle); its tasks failed on the executors.
+        assertTrue(output.contains("Job aborted due to stage failure") && output.contains("Lost task"),
+                "not a failure of the tasks:\n" + ReadmeRecipeTest.tail(log));
+        StringBuilder executors = new StringBuilder();
+        for (int w = 0; w < 2; w++) for (Path l : spark.executorLogs(w)) executors.append(Files.readString(l));
+        Matcher missing = Pattern.compile("ClassNotFoundException: (dev\\.flushline\\.[\\w.$]+)").matcher(output + executors);
+        String lambda = "cannot assign instance of java.lang.invoke.SerializedLambda";
+        // Java deserialization of a task whose closure needs a class the executor cannot load fails
+        // either way: with the class named, or as this cast error when a lambda's class is missing.
+        assertTrue(missing.find() || output.contains(lambda), "the tasks did not fail for a missing class:\n" + ReadmeRecipeTest.tail(log));
+        System.out.println("without the bundle on the executors the tasks fail: "
+                + (missing.find(0) ? "ClassNotFoundException: " + missing.group(1) : lambda));
+    }
+
     static final String KILL_JOB = String.join("\n",
             "import dev.flushline.spark.FlushlineSpark;",
             "import org.apache.spark.sql.SparkSession;",
@@ -240,7 +272,7 @@ class SparkStandaloneTest {
     static final Pattern ATTEMPT = Pattern.compile("p(\\d+)-t(\\d+)-a(\\d+)");
 
     @Test
-    @Order(2)
+    @Order(3)
     void aWorkerKilledMidWriteStillCommitsEveryRangeOnceAndLeavesNothingBehind() throws Exception {
         String table = "CREATE TABLE ks.t (pk int, ck text, v bigint, PRIMARY KEY (pk, ck))";
         Path jar = jobJar("KillWorkerJob", KILL_JOB);
