@@ -109,6 +109,18 @@ class RingOutputTest {
         checkNodeDirectories(out, ring, expected);
         assertFalse(Files.exists(ReplicaPlacement.stagingRoot(out)), "the staging folder is removed once everything is placed");
 
+        // nb output is placed the same way, as nb.
+        Path nb = tmp.resolve("nb");
+        LoadCommandTest.Result n = LoadCommandTest.main("load", "--schema", schema.toString(), "--input", tmp.resolve("a.jsonl").toString(),
+                "--out", nb.toString(), "--now", Long.toString(NOW), "--ring", ringFile.toString(), "--sstable-version", "nb");
+        assertEquals(0, n.status(), n.err());
+        Map<Long, String> first600 = new TreeMap<>(((TreeMap<Long, String>) expected).headMap(600L));
+        checkNodeDirectories(nb, ring, first600);
+        for (int i = 0; i < ring.nodeCount(); i++) {
+            Path dir = ReplicaPlacement.nodeRoot(nb, ring.node(i).address()).resolve("ks").resolve("r-" + CqlParser.parse(CQL).idHex());
+            for (Path data : dataFiles(dir)) assertTrue(data.getFileName().toString().startsWith("nb-"), data.toString());
+        }
+
         // Compaction of a plain (not ring-split) load, with newer values for some keys in a second input, into node directories.
         Path plain = tmp.resolve("plain");
         assertEquals(0, LoadCommandTest.main("load", "--schema", schema.toString(), "--input", write("c.jsonl", ops(0, 500, 1000, "c")).toString(),
