@@ -33,6 +33,13 @@ import java.util.stream.Collectors;
  * protocol (the Java driver) and {@code nodetool import} over JMX.
  */
 final class CassandraNode implements AutoCloseable {
+    static {
+        // JMX over RMI waits for a reply without end by default; a node that hangs must fail the test instead.
+        if (System.getProperty("sun.rmi.transport.tcp.responseTimeout") == null) {
+            System.setProperty("sun.rmi.transport.tcp.responseTimeout", Long.toString(TimeUnit.MINUTES.toMillis(10)));
+        }
+    }
+
     final Path home;
     /** The address the node listens on for clients and other nodes. */
     final String address;

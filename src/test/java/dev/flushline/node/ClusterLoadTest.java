@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -70,6 +71,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+// A backstop only: every wait inside has its own, shorter bound.
+@Timeout(value = 20, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ClusterLoadTest {
     static final String SIMPLE = "ks_simple";
     static final String NTS = "ks_nts";

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.tools.JavaCompiler;
@@ -74,6 +75,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+// A backstop only: every wait inside has its own, shorter bound.
+@Timeout(value = 20, unit = java.util.concurrent.TimeUnit.MINUTES)
 class SparkStandaloneTest {
     static final String KS = "ks";
     /** Background compaction off: the test reads the sstables each node holds. */
