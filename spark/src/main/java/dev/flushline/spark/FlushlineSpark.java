@@ -58,6 +58,11 @@ public final class FlushlineSpark {
     public static void write(Dataset<Row> df, Map<String, String> options) {
         Map<String, String> o = new HashMap<>(options);
         WriteOptions parsed = WriteOptions.parse(o);
+        if (parsed.ring() != null) {
+            // The ring's ranges, one task each; the data source reads the ring again from the same option.
+            partitionByTokenRange(df, parsed.tableCql, parsed.starts()).write().format("flushline").mode("append").options(o).save();
+            return;
+        }
         int ranges = parsed.ranges > 0 ? parsed.ranges : Math.max(1, df.rdd().getNumPartitions());
         o.put(WriteOptions.RANGES, Integer.toString(ranges));
         partitionByTokenRange(df, parsed.tableCql, ranges).write().format("flushline").mode("append").options(o).save();
@@ -69,6 +74,11 @@ public final class FlushlineSpark {
      */
     public static Dataset<Row> partitionByTokenRange(Dataset<Row> df, String createTableCql, int ranges) {
         if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
+        return partitionByTokenRange(df, createTableCql, TokenPartitioning.starts(ranges));
+    }
+
+    /** As {@link #partitionByTokenRange(Dataset, String, int)}, for the token ranges that start at {@code starts} (starts[0] = Long.MIN_VALUE). */
+    static Dataset<Row> partitionByTokenRange(Dataset<Row> df, String createTableCql, long[] starts) {
         TableSchema schema = CqlParser.parse(createTableCql);
         ColumnMetadata[] pk = schema.partitionKeyColumns();
         StructType dfSchema = df.schema();
@@ -87,7 +97,7 @@ public final class FlushlineSpark {
             keyColumns[i] = functions.col(name);
         }
         UserDefinedFunction token = functions.udf(new TokenOf(createTableCql, sparkTypes, accepted), DataTypes.LongType);
-        UserDefinedFunction bucket = functions.udf(new BucketOf(ranges), DataTypes.IntegerType);
+        UserDefinedFunction bucket = functions.udf(new BucketOf(starts), DataTypes.IntegerType);
         return df.withColumn(TOKEN_COLUMN, token.apply(functions.struct(keyColumns)))
                 .withColumn(BUCKET_COLUMN, bucket.apply(functions.col(TOKEN_COLUMN)));
     }
@@ -132,20 +142,16 @@ public final class FlushlineSpark {
     /** The bucket key of a token's range. */
     private static final class BucketOf implements UDF1<Long, Integer> {
         private static final long serialVersionUID = 1L;
-        private final int ranges;
-        private transient long[] starts;
+        private final long[] starts;
         private transient int[] keys;
 
-        BucketOf(int ranges) {
-            this.ranges = ranges;
+        BucketOf(long[] starts) {
+            this.starts = starts.clone();
         }
 
         @Override
         public Integer call(Long token) {
-            if (starts == null) {
-                starts = TokenPartitioning.starts(ranges);
-                keys = TokenPartitioning.bucketKeys(ranges);
-            }
+            if (keys == null) keys = TokenPartitioning.bucketKeys(starts.length);
             return keys[TokenPartitioning.rangeOf(starts, token)];
         }
     }
