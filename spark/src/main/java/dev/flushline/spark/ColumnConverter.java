@@ -118,6 +118,23 @@ abstract class ColumnConverter implements Serializable {
     private static ColumnConverter select(String column, CqlType t, DataType s) {
         switch (t.kind()) {
             case ASCII:
+                if (s instanceof StringType) {
+                    return new ColumnConverter(column, t, s) {
+                        @Override Object convert(SpecializedGetters r, int i) { return r.getUTF8String(i).toString(); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) {
+                            UTF8String u = r.getUTF8String(i);
+                            int n = u.numBytes();
+                            out.ensure(n);
+                            byte[] a = out.array();
+                            int p = out.position();
+                            u.writeToMemory(a, Platform.BYTE_ARRAY_OFFSET + p);
+                            // UTF-8 of anything beyond ASCII has its top bits set: refused as the Java writer refuses it
+                            for (int k = p; k < p + n; k++) if (a[k] < 0) throw bad("'" + u + "'", "is not ASCII (byte " + (k - p) + ")");
+                            out.advance(n);
+                        }
+                    };
+                }
+                return null;
             case TEXT:
                 if (s instanceof StringType) {
                     return new ColumnConverter(column, t, s) {
