@@ -21,12 +21,20 @@ import java.util.List;
  * into exactly {@code ranges} partitions, each sorted by token, so Spark partition i holds token
  * range i. Otherwise: clustered by the partition key columns (so no partition is split between
  * tasks), into {@code ranges} partitions when that option is given.
+ *
+ * <p>Before anything runs it refuses a tuple, UDT, vector or duration column whose Spark type
+ * does not fit ({@link CompositeConverters#refuseMismatch}).
  */
 final class FlushlineWrite implements org.apache.spark.sql.connector.write.Write, RequiresDistributionAndOrdering {
     private final WritePlan plan;
 
     FlushlineWrite(WriteOptions options, StructType input, String queryId) {
         this.plan = new WritePlan(options, input, queryId.replaceAll("[^A-Za-z0-9-]", "_"));
+        // A struct, tuple, vector or duration column that cannot fit is refused now, before any task runs.
+        for (int i = 0; i < plan.columnNames.length; i++) {
+            String name = plan.columnNames[i];
+            CompositeConverters.refuseMismatch(name, options.schema().column(name).type(), input.fields()[plan.columnOrdinals[i]].dataType());
+        }
     }
 
     @Override
