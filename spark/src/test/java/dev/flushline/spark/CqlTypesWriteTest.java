@@ -436,6 +436,42 @@ class CqlTypesWriteTest {
     }
 
     /**
+     * A partition key holding a map (a UDT with a map field): Spark neither sorts nor hashes a
+     * map, so the write sorts each range by token and clustering alone, and the rows still read
+     * back as Cassandra writes them. The plain format, which would cluster by the key's columns,
+     * refuses a key of such columns only, by name.
+     */
+    @Test
+    void aPartitionKeyHoldingAMapIsWritten() throws Exception {
+        String meta = "CREATE TYPE ks.meta (kind text, attrs frozen<map<text, int>>)";
+        String tableCql = "CREATE TABLE ks.composite_mk (pk frozen<meta>, c int, v vector<float, 3>, PRIMARY KEY (pk, c))";
+        StructType schema = struct(field("pk", struct(field("kind", DataTypes.StringType),
+                        field("attrs", DataTypes.createMapType(DataTypes.StringType, DataTypes.IntegerType)))),
+                field("c", DataTypes.IntegerType), field("v", DataTypes.createArrayType(DataTypes.FloatType)),
+                field("timestamp", DataTypes.LongType), field("ttl", DataTypes.IntegerType));
+        List<Row> rows = new ArrayList<>();
+        for (int p = 0; p < 20; p++) {
+            Map<String, Integer> attrs = new LinkedHashMap<>();
+            attrs.put("z", p);
+            attrs.put("a", -p);
+            for (int c = 0; c < 2; c++) {
+                rows.add(RowFactory.create(RowFactory.create("k" + p, p % 5 == 0 ? null : attrs), c, List.of(p * 0.5f, -c * 1f, 3f),
+                        1_600_000_000_000_000L + p, null));
+            }
+        }
+        Path out = tmp.resolve("out");
+        Map<String, String> o = options(out, "", 3);
+        o.put("table", meta + ";\n" + tableCql);
+        Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(2);
+        FlushlineSpark.write(df, o);
+        assertSamePartitions(cassandrasOwn(List.of(meta), tableCql, schema, rows), readRanges(out, meta + ";\n", tableCql), 20, rows.size(), 0);
+
+        String m = BulkWriteTest.rootMessage(assertThrows(Exception.class, () -> df.write().format("flushline").mode("append")
+                .option("table", meta + ";\n" + tableCql).option("path", tmp.resolve("plain").toString()).save()));
+        assertTrue(m.contains("every partition key column of ks.composite_mk is or holds a Spark map") && m.contains("FlushlineSpark.write"), m);
+    }
+
+    /**
      * A struct that cannot fill its column is refused before any task runs, naming the column,
      * the place inside it and both types; nothing is written.
      */
