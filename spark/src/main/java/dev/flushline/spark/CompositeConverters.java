@@ -130,7 +130,7 @@ final class CompositeConverters {
                 StructType st = (StructType) s;
                 for (int k = 0; k < t.size(); k++) {
                     if (indexOf(st, t.fieldName(k)) < 0) {
-                        return "the Spark struct has no field '" + t.fieldName(k) + "' for field '" + t.fieldName(k) + "' of " + t
+                        return "the Spark struct has no field '" + t.fieldName(k) + "', a field of " + t
                                 + " (struct fields are matched to UDT fields by exact name)";
                     }
                 }

@@ -16,6 +16,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
 
 import java.util.List;
 
@@ -36,9 +37,10 @@ final class FlushlineWrite implements org.apache.spark.sql.connector.write.Write
     FlushlineWrite(WriteOptions options, StructType input, String queryId) {
         this.plan = new WritePlan(options, input, queryId.replaceAll("[^A-Za-z0-9-]", "_"));
         // A struct, tuple, vector or duration column that cannot fit is refused now, before any task runs.
+        TableSchema schema = options.schema();
         for (int i = 0; i < plan.columnNames.length; i++) {
             String name = plan.columnNames[i];
-            CompositeConverters.refuseMismatch(name, options.schema().column(name).type(), input.fields()[plan.columnOrdinals[i]].dataType());
+            CompositeConverters.refuseMismatch(name, schema.column(name).type(), input.fields()[plan.columnOrdinals[i]].dataType());
         }
         if (!plan.byTokenRange() && sortableKeyColumns().length == 0) {
             throw new IllegalArgumentException("flushline: every partition key column of " + plan.keyspace + "." + plan.table

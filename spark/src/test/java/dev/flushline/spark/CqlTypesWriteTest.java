@@ -493,7 +493,7 @@ class CqlTypesWriteTest {
                 {"v", "array<double>", "element: a CQL float is not written from a Spark double; it takes a Spark float"},
                 {"d", "double", "a CQL duration takes a Spark string (a duration literal such as 1h30m or P1DT2H) or bigint (nanoseconds), not double"},
                 {"people", "array<struct<name:string,home:struct<street:string>,nick:array<string>>>",
-                        "element: field 'home': the Spark struct has no field 'Zip' for field 'Zip' of frozen<addr>"},
+                        "element: field 'home': the Spark struct has no field 'Zip', a field of frozen<addr>"},
         };
         for (String[] c : cases) {
             StructType schema = struct(field("pk", DataTypes.IntegerType), field(c[0], DataType.fromDDL(c[1])));
