@@ -38,11 +38,13 @@ import java.util.UUID;
  *
  * <p>Any type also takes a {@link ValueCodec.Serialized}: the value as Cassandra serializes it,
  * taken once {@link ValueValidator} finds it a valid value of the type, as a node takes a bound
- * value's bytes (a set's or map's order is kept as given, not re-sorted). It may stand wherever
- * a value of the type goes: a column, an element, a map key (of any key type), a field. For a
- * non-frozen collection or UDT column it is split into its elements, entries or fields, each
- * then written as a cell. This is the form for callers that serialize values themselves (the
- * Spark writer's structs, tuples and vectors).
+ * value's bytes. It may stand wherever a value of the type goes: a column, an element, a map key
+ * (of any key type), a field. As a node does with a bound value, a set or map given so as a whole
+ * column value is put in its type's order (duplicates dropped: the first set element, the last
+ * map entry stays), while one inside another value is kept as given; a non-frozen collection or
+ * UDT column's value is split into its elements, entries or fields, each then written as a cell.
+ * This is the form for callers that serialize values themselves (the Spark writer's structs,
+ * tuples and vectors).
  *
  * <p>Thread safety: stateless.
  */
@@ -110,13 +112,15 @@ public final class JavaValues {
     }
 
     /**
-     * A serialized value: as it is (ValueCodec checks it when it encodes it), or for a non-frozen
-     * collection or UDT, once checked whole, its parts in the input model RowBinder splits into
-     * cells: the elements of a list or set, a map's entries (serialized keys), a UDT's fields by
-     * their quoted names (a field the bytes leave out, or hold null, is null).
+     * A serialized value given for a whole column: as it is (ValueCodec checks it when it encodes
+     * it); or, for a set, a map, or a non-frozen collection or UDT, once checked whole, its parts in
+     * the input model that ValueCodec sorts (sets, maps) and RowBinder splits into cells: the
+     * elements of a list or set, a map's entries (serialized keys), a UDT's fields by their quoted
+     * names (a field the bytes leave out, or hold null, is null).
      */
     private static Object serialized(CqlType type, ValueCodec.Serialized value) {
-        if (!type.isMultiCell()) return value;
+        boolean sorted = type.kind() == CqlType.Kind.SET || type.kind() == CqlType.Kind.MAP;
+        if (!type.isMultiCell() && !sorted) return value;
         byte[] b = value.checked(type);
         if (b.length == 0) {
             // Cassandra splits an empty UDT value into null fields, and refuses an empty collection value
