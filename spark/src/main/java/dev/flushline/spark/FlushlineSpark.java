@@ -9,8 +9,11 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -94,6 +97,7 @@ public final class FlushlineSpark {
             StructField f = dfSchema.apply(name);
             sparkTypes[i] = f.dataType().simpleString();
             accepted[i] = ColumnConverter.accepts(pk[i].type(), f.dataType());
+            CompositeConverters.refuseMismatch(name, pk[i].type(), f.dataType());
             keyColumns[i] = functions.col(name);
         }
         UserDefinedFunction token = functions.udf(new TokenOf(createTableCql, sparkTypes, accepted), DataTypes.LongType);
@@ -111,6 +115,10 @@ public final class FlushlineSpark {
         private final boolean[] accepted;
         private transient TableSchema schema;
         private transient Object[] values;
+        /** Per key column of a type with parameters (a frozen collection, tuple, UDT): its converter, as the writer's; else null. */
+        private transient ColumnConverter[] converters;
+        /** Per such column: Spark's conversion of its external value (a Row, a Seq, a Map) back to the internal one. */
+        private transient scala.Function1<Object, Object>[] toInternal;
 
         TokenOf(String tableCql, String[] sparkTypes, boolean[] accepted) {
             this.tableCql = tableCql;
@@ -120,10 +128,7 @@ public final class FlushlineSpark {
 
         @Override
         public Long call(Row key) {
-            if (schema == null) {
-                schema = CqlParser.parse(tableCql);
-                values = new Object[schema.partitionKeyColumns().length];
-            }
+            if (schema == null) init(key.schema());
             ColumnMetadata[] pk = schema.partitionKeyColumns();
             for (int i = 0; i < pk.length; i++) {
                 if (key.isNullAt(i)) throw new IllegalArgumentException("partition key column '" + pk[i].name() + "' is null");
@@ -133,9 +138,26 @@ public final class FlushlineSpark {
                             + " column cannot fill (first value: " + (v instanceof byte[] ? "0x" + dev.flushline.data.Hex.of((byte[]) v) : v)
                             + "); " + ColumnConverter.expected(pk[i].type()));
                 }
-                values[i] = javaValue(pk[i], key.get(i));
+                values[i] = converters[i] == null ? javaValue(pk[i], key.get(i))
+                        : converters[i].convert(new GenericInternalRow(new Object[] {toInternal[i].apply(key.get(i))}), 0);
             }
             return TokenPartitioning.token(schema, values);
+        }
+
+        @SuppressWarnings("unchecked")
+        private void init(StructType keyStruct) {
+            schema = CqlParser.parse(tableCql);
+            ColumnMetadata[] pk = schema.partitionKeyColumns();
+            values = new Object[pk.length];
+            converters = new ColumnConverter[pk.length];
+            toInternal = new scala.Function1[pk.length];
+            for (int i = 0; i < pk.length; i++) {
+                if (pk[i].type().isNative() || !accepted[i]) continue;
+                // The value's bytes as the writer will write them: the same converter, on the internal form.
+                DataType t = keyStruct.fields()[i].dataType();
+                converters[i] = ColumnConverter.of(pk[i].name(), pk[i].type(), t);
+                toInternal[i] = CatalystTypeConverters.createToCatalystConverter(t);
+            }
         }
     }
 
