@@ -74,6 +74,8 @@ final class CompactCommand {
           + "  --threads N                   compact N slices of the token ring on N threads (1..256, default 1);\n"
           + "                                slices start at output split tokens when there are enough of them,\n"
           + "                                else at N equal ranges, so there is at least one sstable per slice\n"
+          + RingOption.HELP
+          + "                                nor --split-tokens or --in-place\n"
           + EngineOptions.SSTABLE_VERSION_HELP
           + "                                (nb: inputs with a later expiry or tombstone are refused; not with\n"
           + "                                --in-place, whose transaction log records oa sstables only)\n"
@@ -107,7 +109,7 @@ final class CompactCommand {
           + "is published.\n";
 
     static final Set<String> WITH_VALUE = Set.of("schema", "table", "out", "now", "gc-grace", "compression", "ranges",
-            "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION);
+            "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION, RingOption.OPTION);
     static final String DESPITE_INCOMPLETE = "despite-incomplete";
     static final Set<String> FLAGS = Set.of("in-place", DESPITE_INCOMPLETE);
 
@@ -178,7 +180,12 @@ final class CompactCommand {
         }
         if (args.has("compression")) schema = EngineOptions.withCompression(schema, EngineOptions.compressionChoice(args));
         if (args.has("ranges") && args.has("split-tokens")) throw new UsageException("--ranges and --split-tokens exclude each other");
-        long[] splits = args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
+        dev.flushline.data.TokenRing ring = RingOption.read(args);
+        if (ring != null && (inPlace || args.has("ranges") || args.has("split-tokens"))) {
+            throw new UsageException("--ring writes one directory per node under --out, split at the ring's ranges; drop "
+                    + (inPlace ? "--in-place" : args.has("ranges") ? "--ranges" : "--split-tokens"));
+        }
+        long[] splits = ring != null ? ring.splitTokens() : args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
                 : TokenRanges.evenSplits(args.intValue("ranges", 1, 1, 4096));
         long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
         int threads = args.intValue("threads", 1, 1, 256);
@@ -195,12 +202,21 @@ final class CompactCommand {
         if (inPlace && tableDirs.size() != 1) {
             throw new UsageException("--in-place needs exactly one input table directory; found " + tableDirs);
         }
-        Path outTable = inPlace ? tableDirs.get(0) : Descriptor.tableDir(outRoot, schema.keyspace(), schema.name(), schema.idHex());
+        // With a ring, the compaction publishes under the staging root and its outputs are placed into the node directories.
+        Path writeRoot = ring == null ? outRoot : dev.flushline.sstable.ReplicaPlacement.stagingRoot(outRoot);
+        Path outTable = inPlace ? tableDirs.get(0) : Descriptor.tableDir(writeRoot, schema.keyspace(), schema.name(), schema.idHex());
         if (!inPlace) {
+            List<Path> written = new ArrayList<>(List.of(outTable));
+            for (int i = 0; ring != null && i < ring.nodeCount(); i++) {
+                written.add(Descriptor.tableDir(dev.flushline.sstable.ReplicaPlacement.nodeRoot(outRoot, ring.node(i).address()),
+                        schema.keyspace(), schema.name(), schema.idHex()));
+            }
             for (Path dir : tableDirs) {
-                if (isSameOrInside(outTable, dir) || isSameOrInside(dir, outTable)) {
-                    throw new UsageException("--out " + outRoot + " would write " + outTable + ", which is or shares input table directory "
-                            + dir + "; compact into another directory (or use --in-place)");
+                for (Path w : written) {
+                    if (isSameOrInside(w, dir) || isSameOrInside(dir, w)) {
+                        throw new UsageException("--out " + outRoot + " would write " + w + ", which is or shares input table directory "
+                                + dir + "; compact into another directory (or use --in-place)");
+                    }
                 }
             }
         }
@@ -245,7 +261,9 @@ final class CompactCommand {
             }
             Compactor.Options o = Compactor.Options.builder(now, gcBefore).splitTokens(splits).maxSSTableBytes(maxMb * 1024 * 1024)
                     .version(version).build();
-            return run(schema, sstables, o, threads, inPlace, target, outTable, out);
+            int status = run(schema, sstables, o, threads, inPlace, target, outTable, out);
+            if (ring != null) RingOption.place(outTable, ring, outRoot, out);
+            return status;
         } finally {
             if (lock != null) lock.close();
         }

@@ -73,6 +73,7 @@ public final class LoadCommand {
           + "                                the table's compression, as CQLSSTableWriter writes (default); fast = the\n"
           + "                                table's if it is LZ4 (fast), Snappy or Noop, else LZ4 with 16 KiB chunks;\n"
           + "                                none = NoopCompressor with 4 KiB chunks for a compressed table\n"
+          + RingOption.HELP
           + "  --memtable-size-mb N          switch and flush the memtable when the bytes its data takes (on heap, or\n"
           + "                                off heap) pass N MiB (default: a quarter of the max heap, at least 16);\n"
           + "                                writers wait while the memtables being flushed and the current one hold 2N\n"
@@ -156,6 +157,7 @@ public final class LoadCommand {
         s.add("commitlog");
         s.add("sync");
         s.add("flush-compression");
+        s.add(RingOption.OPTION);
         OPTIONS = Set.copyOf(s);
     }
 
@@ -206,8 +208,13 @@ public final class LoadCommand {
         }
         FlushCompression flushCompression = FlushCompression.fromConfigName(a.choice("flush-compression",
                 FlushCompression.TABLE.configName(), "fast", "table", "none"));
-        FlushJob.Options flushOptions = FlushJob.Options.builder(outDir).ranges(engine.ranges).flushThreads(engine.flushThreads)
-                .version(version).flushCompression(flushCompression).build();
+        dev.flushline.data.TokenRing ring = RingOption.read(a);
+        if (ring != null && a.has("ranges")) throw new UsageException("--ring splits at the ring's ranges; drop --ranges");
+        // With a ring, flushes publish under the staging root, split at the ring's ranges; the end of the load places them.
+        FlushJob.Options flushOptions = (ring == null
+                ? FlushJob.Options.builder(outDir).ranges(engine.ranges)
+                : FlushJob.Options.builder(dev.flushline.sstable.ReplicaPlacement.stagingRoot(outDir)).splitTokens(ring.splitTokens()))
+                .flushThreads(engine.flushThreads).version(version).flushCompression(flushCompression).build();
 
         long start = System.nanoTime();
         long applied = 0, badLines = 0, durablePrinted = 0, durablePrintedNanos = 0;
@@ -337,13 +344,14 @@ public final class LoadCommand {
             }
             if (durable != null && applied > durablePrinted) out.println("durable: " + applied);
             long ms = (System.nanoTime() - start) / 1_000_000;
-            String where = FlushJob.tableDir(outDir, schema).toString();
+            String where = FlushJob.tableDir(flushOptions.outDir, schema).toString();
             out.println("Loaded " + applied + " operations from " + reader.source() + " ("
                     + reader.lineNumber() + " lines read, " + (badLines - (stop == null ? 0 : 1)) + " bad lines skipped, "
                     + reader.noOps() + " no-ops) in " + flusher.flushCount() + " flushes into " + sstables.get() + " sstables ("
                     + FlushLog.mib(dataBytes.get()) + " Data.db) under " + where + " in " + ms + " ms"
                     + (flusher.writerBlockedNanos() > 0 ? ", writers waited " + flusher.writerBlockedNanos() / 1_000_000
                     + " ms for flushes" : ""));
+            if (ring != null) RingOption.place(FlushJob.tableDir(flushOptions.outDir, schema), ring, outDir, out);
             if (stop != null) {
                 err.println("flushline load: stopped at " + stop.source() + ":" + stop.lineNumber()
                         + (maxErrors > 0 ? " (more than --max-errors " + maxErrors + " bad lines)" : "")
@@ -356,7 +364,7 @@ public final class LoadCommand {
             // A flush that failed for good, or (with --commitlog) the commit log's disk: say what
             // is safe and how to resume. Anything else (reading the input) is reported as it is.
             if (!(e instanceof dev.flushline.table.FlusherFailedException) && durable == null) throw e;
-            reportStop(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(), dataBytes.get(),
+            reportStop(e, flusher, durable, firstLineOf, opened, input, flushOptions.outDir, schema, sstables.get(), dataBytes.get(),
                     repeatListPaths, err);
             return 2;
         }

@@ -306,10 +306,15 @@ public final class ValueCodec {
         List<byte[][]> entries = new ArrayList<>(map.size());
         for (Map.Entry<?, ?> en : map.entrySet()) {
             Object k = en.getKey();
-            if (!(k instanceof String)) {
+            byte[] key;
+            if (k instanceof Serialized) {
+                key = ((Serialized) k).checked(mapType.elementType()); // from JavaValues: a key serialized by its caller
+            } else if (k instanceof String) {
+                key = encodeMapKey(mapType, (String) k);
+            } else {
                 throw new ValueException(ValueText.display(k) + " is not a key of a " + mapType);
             }
-            entries.add(new byte[][] {encodeMapKey(mapType, (String) k), encodeMapValue(mapType, en.getValue())});
+            entries.add(new byte[][] {key, encodeMapValue(mapType, en.getValue())});
         }
         CqlType kt = mapType.elementType();
         Comparator<byte[][]> byKey = (x, y) -> kt.compare(x[0], y[0]);
@@ -547,8 +552,9 @@ public final class ValueCodec {
 
     /**
      * A value that arrives already serialized (the components of a Java driver's UdtValue or
-     * TupleValue, see {@link JavaValues}): taken as it is once {@link ValueValidator} finds it a
-     * valid value of the type it is given for.
+     * TupleValue, or a value its caller serialized, see {@link JavaValues}): taken as it is once
+     * {@link ValueValidator} finds it a valid value of the type it is given for, as a value, an
+     * element, a map key or a field.
      */
     public static final class Serialized {
         private final byte[] bytes;

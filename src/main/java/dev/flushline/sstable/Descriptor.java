@@ -143,6 +143,62 @@ public final class Descriptor {
         }
     }
 
+    /**
+     * Takes the lock of a generation that is already published, so that its files can be removed
+     * the way a crashed publish is undone: whoever deletes TOC.txt first and the rest after, while
+     * holding this lock, leaves at worst a TOC-less generation beside a dead writer's lock if it
+     * dies midway, which {@link Leftovers#clean} then removes. Returns null when the lock file
+     * exists (a live writer's, or a dead one's that the directory's next open removes).
+     */
+    static Descriptor lockPublished(Path tableDir, int generation, SSTableVersion version) throws IOException {
+        Descriptor d = new Descriptor(tableDir, generation, version);
+        java.nio.channels.FileChannel ch;
+        try {
+            ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE);
+        } catch (FileAlreadyExistsException e) {
+            return null;
+        }
+        d.lockChannel = ch;
+        try {
+            d.lock = ch.lock();
+            HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
+        } catch (IOException | RuntimeException e) {
+            d.releaseReservation();
+            throw e;
+        }
+        return d;
+    }
+
+    /**
+     * Publishes the components in the staging directory: renames each into the table directory in
+     * {@link Component} order (Data.db after what a reader needs with it, TOC.txt last). If a rename
+     * fails, what is already visible is taken back, newest first, so the table directory holds no
+     * partial sstable; the staging directory and the reservation stay for the caller to remove.
+     * Directory fsyncs are the caller's.
+     */
+    void renameStagedIntoPlace() throws IOException {
+        int moved = 0;
+        Component[] order = Component.values();
+        try {
+            for (; moved < order.length; moved++) {
+                Path from = stagingPath(order[moved]);
+                if (Files.exists(from)) {
+                    Files.move(from, path(order[moved]), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            for (int i = moved - 1; i >= 0; i--) {
+                try {
+                    Files.deleteIfExists(path(order[i]));
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed); // Leftovers.clean removes a TOC-less generation later
+                }
+            }
+            throw e;
+        }
+    }
+
     /** The reservation lock file of this generation. */
     public Path lockPath() {
         return tableDir.resolve(STAGING_PREFIX + generation + LOCK_SUFFIX);

@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * Writes one sstable (of its {@link Descriptor}'s version) transactionally: every component is written under its final name inside
@@ -343,28 +342,7 @@ public final class SSTableWriter implements AutoCloseable {
 
         // Publish: rename in Component order (Data.db after what it needs, TOC.txt last).
         phase = SSTableWriteException.Phase.PUBLISH;
-        int moved = 0;
-        Component[] order = Component.values();
-        try {
-            for (; moved < order.length; moved++) {
-                Path from = descriptor.stagingPath(order[moved]);
-                if (Files.exists(from)) {
-                    Files.move(from, descriptor.path(order[moved]), StandardCopyOption.ATOMIC_MOVE);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // A rename failed before TOC.txt went: take back what is already visible, newest first
-            // (Data.db before its companions), so the table directory holds no partial sstable.
-            // The caller's abort() then removes the staging directory.
-            for (int i = moved - 1; i >= 0; i--) {
-                try {
-                    Files.deleteIfExists(descriptor.path(order[i]));
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed); // Leftovers.clean removes a TOC-less generation later
-                }
-            }
-            throw e;
-        }
+        descriptor.renameStagedIntoPlace(); // on failure nothing is visible; the caller's abort() removes the staging directory
         if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.tableDir());
         Files.delete(descriptor.stagingDir());
         descriptor.releaseReservation(); // after the staging dir: a held lock marks a live writer to Leftovers
