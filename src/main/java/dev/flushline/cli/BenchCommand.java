@@ -1,5 +1,6 @@
 package dev.flushline.cli;
 
+import dev.flushline.table.TableOptions;
 import dev.flushline.schema.ValueText;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
@@ -236,7 +237,7 @@ public final class BenchCommand {
         }
 
         public AllocationMode allocation() {
-            return engine.allocation;
+            return AllocationMode.fromCliName(engine.allocation);
         }
 
         public String compression() {
@@ -347,6 +348,11 @@ public final class BenchCommand {
 
     static final int WARMUP_ROUNDS = 3;
 
+    /** A memtable as the options' table would make it, in {@code mode}: the benchmark fills and flushes it itself. */
+    private static Memtable newMemtable(EngineOptions engine, TableSchema schema, AllocationMode mode) {
+        return TableOptions.MemtableKind.fromConfigName(engine.memtable).create(schema, mode, engine.shards);
+    }
+
     private static void warmUp(Workload w, EngineOptions engine, TableSchema schema, int warmupPartitions,
                                PrintStream out) throws IOException {
         if (warmupPartitions > 0) {
@@ -360,7 +366,7 @@ public final class BenchCommand {
                 // measured flush (one short round left the JIT compiling during the measurement).
                 for (int round = 0; round < WARMUP_ROUNDS; round++) {
                     for (AllocationMode mode : AllocationMode.values()) {
-                        Memtable m = engine.newMemtable(schema, mode);
+                        Memtable m = newMemtable(engine, schema, mode);
                         fill(m, small);
                         m.seal();
                         try {
@@ -382,7 +388,7 @@ public final class BenchCommand {
     private static Measured fillAndFlush(Workload w, EngineOptions engine, TableSchema schema, Path outDir,
                                          PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
         FlushJob.Options flushOptions = FlushJob.Options.builder(outDir).ranges(engine.ranges).flushThreads(engine.flushThreads).build();
-        Memtable m = engine.newMemtable(schema, engine.allocation);
+        Memtable m = newMemtable(engine, schema, AllocationMode.fromCliName(engine.allocation));
         List<FlushOutcome> outcomes;
         long fillNanos;
         long onHeap;
@@ -402,7 +408,7 @@ public final class BenchCommand {
             out.println(String.format(Locale.ROOT,
                     "Filled %s memtable (%s) with %d rows (%d partitions, %d cells) in %d ms: %d rows/s; on-heap %s, off-heap %s; "
                             + "gc during the fill: %d collections, %d ms",
-                    engine.memtable, engine.allocation.cliName(), rows, w.partitions, rows * w.valueColumns,
+                    engine.memtable, engine.allocation, rows, w.partitions, rows * w.valueColumns,
                     fillNanos / 1_000_000, fillNanos <= 0 ? rows : (long) (rows * 1e9 / fillNanos),
                     FlushLog.mib(m.onHeapBytes()), FlushLog.mib(m.offHeapBytes()), fillGcCount, fillGcMillis));
             onHeap = m.onHeapBytes();
@@ -452,7 +458,7 @@ public final class BenchCommand {
         sb.append(",\"cpu_ms\":").append(String.format(Locale.ROOT, "%.3f", o.cpuNanos / 1e6));
         sb.append(",\"allocated_bytes\":").append(o.allocatedBytes);
         sb.append(",\"memtable\":\"").append(engine.memtable).append('"');
-        sb.append(",\"allocation\":\"").append(engine.allocation.cliName()).append('"');
+        sb.append(",\"allocation\":\"").append(engine.allocation).append('"');
         sb.append(",\"compression\":\"").append(EngineOptions.compressionName(schema)).append('"');
         sb.append(",\"system\":\"flushline\"");
         return sb.append('}').toString();

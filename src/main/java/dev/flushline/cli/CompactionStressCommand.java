@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.table.Table;
+import dev.flushline.table.TableOptions;
 import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.SSTableInfo;
@@ -11,10 +13,6 @@ import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.Row;
 import dev.flushline.flush.FlushJob;
-import dev.flushline.flush.FlushOutcome;
-import dev.flushline.memtable.AllocationMode;
-import dev.flushline.memtable.Memtable;
-import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.SSTableFiles;
@@ -170,26 +168,34 @@ public final class CompactionStressCommand {
         long target = (long) (sizeGb * 1024 * MIB);
         long flushBytes = (long) (flushMb * MIB);
         Workload w = new Workload(schema, seed, ratio);
-        TableDirectory td = TableDirectory.open(tableDir);
-        FlushJob.Options fo = FlushJob.Options.simple(dir);
-        long written = 0, sstables = 0;
+        long[] written = new long[1], sstables = new long[1]; // updated on the flush thread, read after each flush returned
+        // The table switches memtables only at twice the flush size: each memtable is flushed here, at
+        // the flush size, and waited for, so the same seed writes the same sstables.
+        TableOptions options = TableOptions.builder().schema(schema).dataDir(dir).allocation("unslabbed_heap")
+                .memtableSizeBytes(2 * flushBytes).flushCompression("table")
+                .onFlushed(o -> {
+                    synchronized (written) {
+                        written[0] += o.result.dataFileBytes;
+                        sstables[0]++;
+                    }
+                    out.println(o.logLine());
+                })
+                .build();
         long t0 = System.nanoTime();
-        while (written < target) {
-            Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
-            while (m.onHeapUsedBytes() + m.offHeapUsedBytes() < flushBytes) {
-                if (!m.apply(w.next())) throw new IllegalStateException("memtable sealed during fill");
+        try (Table table = Table.open(options)) {
+            while (true) {
+                synchronized (written) {
+                    if (written[0] >= target) break;
+                }
+                while (table.memtableBytes() < flushBytes) table.apply(w.next());
+                table.flush();
             }
-            m.seal();
-            List<FlushOutcome> outcomes = FlushJob.run(m, fo, td, null);
-            for (FlushOutcome o : outcomes) {
-                written += o.result.dataFileBytes;
-                sstables++;
-                out.println(o.logLine());
-            }
-            m.discard();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while writing");
         }
         out.printf(Locale.ROOT, "wrote %,d rows (%,d revisits of earlier rows, %,d distinct) in %,d sstables, %s Data.db, in %.1f s%n",
-                w.writes, w.revisits, w.rows, sstables, mib(written), (System.nanoTime() - t0) / 1e9);
+                w.writes, w.revisits, w.rows, sstables[0], mib(written[0]), (System.nanoTime() - t0) / 1e9);
         return 0;
     }
 

@@ -1,11 +1,8 @@
 package dev.flushline.cli;
 
-import dev.flushline.memtable.AllocationMode;
-import dev.flushline.memtable.Memtable;
-import dev.flushline.memtable.ShardedSkipListMemtable;
-import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.SSTableVersion;
+import dev.flushline.table.TableOptions;
 
 import java.util.Set;
 
@@ -42,9 +39,11 @@ final class EngineOptions {
           + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
           + "                                2038-01-19T03:14:06Z\n";
 
+    /** skiplist or sharded. */
     final String memtable;
     final int shards;
-    final AllocationMode allocation;
+    /** A memtable_allocation_type name. */
+    final String allocation;
     /** null = keep the schema's compression. */
     final TableSchema.Compression compression;
     final int ranges;
@@ -56,8 +55,7 @@ final class EngineOptions {
         if (a.has("shards") && !memtable.equals("sharded")) {
             throw new UsageException("--shards needs --memtable sharded");
         }
-        String alloc = a.choice("allocation", "heap_buffers", "unslabbed_heap", "heap_buffers", "offheap_objects");
-        allocation = AllocationMode.fromCliName(alloc);
+        allocation = a.choice("allocation", "heap_buffers", "unslabbed_heap", "heap_buffers", "offheap_objects");
         compression = a.has("compression") ? compressionChoice(a) : null;
         ranges = a.intValue("ranges", 1, 1, 4096);
         flushThreads = a.intValue("flush-threads", 1, 1, 256);
@@ -89,8 +87,12 @@ final class EngineOptions {
         return schema.withCompression(codec, chunk);
     }
 
-    Memtable newMemtable(TableSchema schema, AllocationMode mode) {
-        return memtable.equals("sharded") ? new ShardedSkipListMemtable(schema, mode, shards) : new SkipListMemtable(schema, mode);
+    /** A table of {@code schema} with these memtable and flush settings (the rest at their defaults). */
+    TableOptions.Builder tableOptions(TableSchema schema) {
+        TableOptions.Builder b = TableOptions.builder().schema(schema).memtable(memtable).allocation(allocation)
+                .ranges(ranges).flushThreads(flushThreads);
+        if (memtable.equals(TableOptions.MemtableKind.SHARDED.configName())) b.shards(shards);
+        return b;
     }
 
     static String compressionName(TableSchema schema) {

@@ -266,10 +266,9 @@ public final class FlushJob {
         final FlushWriter writer = new FlushWriter(memtable, options.version, options.flushCompression);
         final TableDirectory tableDir = dir;
         TokenRanges ranges = options.tokenRanges();
-        if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1
-                && memtable instanceof dev.flushline.memtable.ShardedSkipListMemtable) {
+        if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1 && memtable.shardCount() > 1) {
             // A sharded memtable flushes its shards in parallel: one range (and sstable) per shard.
-            ranges = TokenRanges.even(((dev.flushline.memtable.ShardedSkipListMemtable) memtable).shardCount());
+            ranges = TokenRanges.even(memtable.shardCount());
         }
         // One range holds every partition: the memtable's own count sizes its bloom filter as the walk
         // would have (a sealed memtable's count is exact), and no range is small enough to merge.

@@ -481,4 +481,13 @@ public abstract class Memtable {
     private static long arrayCellHeapBytes(Cell c) {
         return 40 + 16 + c.valueLength() + (c.pathLength() > 0 ? 16 + c.pathLength() : 0);
     }
+
+    /**
+     * How many independent shards this memtable keeps, each a contiguous token range of equal
+     * width: 1 unless the implementation shards. A flush on several threads may write one sstable
+     * per shard without walking the others.
+     */
+    public int shardCount() {
+        return 1;
+    }
 }

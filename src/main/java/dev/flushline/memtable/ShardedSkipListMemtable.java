@@ -28,6 +28,7 @@ public final class ShardedSkipListMemtable extends Memtable {
         for (int i = 0; i < shardCount; i++) shards[i] = new ConcurrentSkipListMap<>();
     }
 
+    @Override
     public int shardCount() {
         return shards.length;
     }
