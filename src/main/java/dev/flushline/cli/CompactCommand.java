@@ -5,14 +5,13 @@ import dev.flushline.compaction.CompactionTask;
 import dev.flushline.compaction.Compactor;
 import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.CorruptSSTableException;
-import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.IncompatibleSSTableException;
+import dev.flushline.sstable.Leftovers;
+import dev.flushline.sstable.ReplicaPlacement;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableVersion;
-import dev.flushline.sstable.TableDirectory;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +29,7 @@ import java.util.Set;
  * Cassandra's log line. Inputs are only read; outputs are published only when the whole
  * compaction succeeded.
  */
-final class CompactCommand {
+public final class CompactCommand {
     private CompactCommand() {}
 
     static final String HELP =
@@ -113,7 +112,7 @@ final class CompactCommand {
     static final String DESPITE_INCOMPLETE = "despite-incomplete";
     static final Set<String> FLAGS = Set.of("in-place", DESPITE_INCOMPLETE);
 
-    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         for (String a : argv) {
             if (a.equals("--help") || a.equals("-h")) {
                 out.print(HELP);
@@ -125,7 +124,7 @@ final class CompactCommand {
         } catch (UsageException e) {
             err.println("flushline compact: " + e.getMessage());
             return 1;
-        } catch (CompactionLock.HeldException e) {
+        } catch (CompactionTask.Busy e) {
             err.println("flushline compact: refused: " + e.getMessage() + "; nothing was changed");
             return 1;
         } catch (IncompatibleSSTableException e) {
@@ -203,13 +202,12 @@ final class CompactCommand {
             throw new UsageException("--in-place needs exactly one input table directory; found " + tableDirs);
         }
         // With a ring, the compaction publishes under the staging root and its outputs are placed into the node directories.
-        Path writeRoot = ring == null ? outRoot : dev.flushline.sstable.ReplicaPlacement.stagingRoot(outRoot);
-        Path outTable = inPlace ? tableDirs.get(0) : Descriptor.tableDir(writeRoot, schema.keyspace(), schema.name(), schema.idHex());
+        Path writeRoot = ring == null ? outRoot : ReplicaPlacement.stagingRoot(outRoot);
+        Path outTable = inPlace ? tableDirs.get(0) : schema.directoryUnder(writeRoot);
         if (!inPlace) {
             List<Path> written = new ArrayList<>(List.of(outTable));
             for (int i = 0; ring != null && i < ring.nodeCount(); i++) {
-                written.add(Descriptor.tableDir(dev.flushline.sstable.ReplicaPlacement.nodeRoot(outRoot, ring.node(i).address()),
-                        schema.keyspace(), schema.name(), schema.idHex()));
+                written.add(schema.directoryUnder(ReplicaPlacement.nodeRoot(outRoot, ring.node(i).address())));
             }
             for (Path dir : tableDirs) {
                 for (Path w : written) {
@@ -220,18 +218,17 @@ final class CompactCommand {
                 }
             }
         }
-        CompactionLock lock = inPlace ? CompactionLock.tryAcquire(outTable) : null;
+        // In place, taking the folder first recovers interrupted transactions of ours and removes what our
+        // crashed writers left; what is not provably ours is left alone.
+        CompactionTask.InPlace target = inPlace ? CompactionTask.inPlace(outTable) : null;
         try {
-            // In place, opening the directory for writing first recovers interrupted transactions of ours and
-            // removes what our crashed writers left; what is not provably ours is left alone.
-            TableDirectory target = inPlace ? TableDirectory.open(outTable) : null;
             List<Path> incomplete = new ArrayList<>();
             if (inPlace) {
                 for (Path removed : target.removedLeftovers()) out.println("removed leftover " + removed);
                 incomplete.addAll(target.incomplete());
                 if (!incomplete.isEmpty() && !args.has(DESPITE_INCOMPLETE)) {
                     StringBuilder why = new StringBuilder();
-                    for (Path p : incomplete) why.append("\n  ").append(dev.flushline.sstable.Leftovers.describe(p));
+                    for (Path p : incomplete) why.append("\n  ").append(Leftovers.describe(p));
                     throw new UsageException("--in-place refused: " + outTable + " holds unfinished files that are not ours:" + why
                             + "\nan in-place compaction replaces every sstable it reads, and these would be left out of it."
                             + " Finish or remove them, or pass --" + DESPITE_INCOMPLETE + " to compact the rest and keep every"
@@ -240,7 +237,7 @@ final class CompactCommand {
             } else {
                 for (Path dir : tableDirs) incomplete.addAll(SSTableFiles.withoutToc(dir));
             }
-            for (Path p : incomplete) out.println(dev.flushline.sstable.Leftovers.describe(p));
+            for (Path p : incomplete) out.println(Leftovers.describe(p));
             List<SSTableFiles> sstables = new ArrayList<>();
             for (Path dir : tableDirs) sstables.addAll(SSTableFiles.inDirectory(dir));
             if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
@@ -265,16 +262,16 @@ final class CompactCommand {
             if (ring != null) RingOption.place(outTable, ring, outRoot, out);
             return status;
         } finally {
-            if (lock != null) lock.close();
+            if (target != null) target.close();
         }
     }
 
     private static int run(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options o, int threads,
-                           boolean inPlace, TableDirectory target, Path outTable, PrintStream out) throws IOException {
+                           boolean inPlace, CompactionTask.InPlace target, Path outTable, PrintStream out) throws IOException {
         long t0 = System.nanoTime();
         Compactor.Result r = inPlace
-                ? CompactionTask.replace(schema, sstables, o, threads, target, CompactionTask.BeforeCommit.NONE)
-                : CompactionTask.writeTo(schema, sstables, o, threads, TableDirectory.open(outTable));
+                ? target.replace(schema, sstables, o, threads)
+                : CompactionTask.writeTo(schema, sstables, o, threads, outTable);
         long wallNanos = System.nanoTime() - t0;
         long cpuNanos = r.threadCpuNanos + r.ioCpuNanos;
         long allocated = r.threadAllocatedBytes + r.ioAllocatedBytes;

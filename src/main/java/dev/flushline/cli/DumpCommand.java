@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * sstabledump prints it (default pretty JSON, {@code -l} JSON Lines, {@code -t} raw timestamps,
  * {@code -k} point lookups through Summary.db and Index.db).
  */
-final class DumpCommand {
+public final class DumpCommand {
     private DumpCommand() {}
 
     static final String HELP =
@@ -67,7 +67,7 @@ final class DumpCommand {
           + "\n"
           + "Exit status: 0 done, 1 bad usage, refused or corrupt sstable (message on stderr), 2 an I/O failure.\n";
 
-    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         Options o = new Options();
         for (int i = 0; i < argv.length; i++) {
             String a = argv[i];

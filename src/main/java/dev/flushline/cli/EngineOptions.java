@@ -12,10 +12,10 @@ import java.util.Set;
  *
  * <p>Thread safety: immutable.
  */
-final class EngineOptions {
-    static final Set<String> OPTIONS = Set.of("memtable", "shards", "allocation", "compression", "ranges", "flush-threads");
+public final class EngineOptions {
+    public static final Set<String> OPTIONS = Set.of("memtable", "shards", "allocation", "compression", "ranges", "flush-threads");
 
-    static final String HELP =
+    public static final String HELP =
             "  --memtable skiplist|sharded   memtable implementation (default skiplist)\n"
           + "  --shards N                    shards of the sharded memtable, 1..1024 (default 4; needs\n"
           + "                                --memtable sharded)\n"
@@ -32,24 +32,24 @@ final class EngineOptions {
           + "                                parallel, one sstable per shard\n";
 
     /** {@code --sstable-version}: taken by the commands that write sstables for a cluster (load, compact). */
-    static final String SSTABLE_VERSION_OPTION = "sstable-version";
-    static final String SSTABLE_VERSION_HELP =
+    public static final String SSTABLE_VERSION_OPTION = "sstable-version";
+    public static final String SSTABLE_VERSION_HELP =
             "  --sstable-version oa|nb       sstable version written (default oa, Cassandra 5.0); nb is for\n"
           + "                                Cassandra 4.x and for 5.0 nodes in storage_compatibility_mode:\n"
           + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
           + "                                2038-01-19T03:14:06Z\n";
 
     /** skiplist or sharded. */
-    final String memtable;
-    final int shards;
+    public final String memtable;
+    public final int shards;
     /** A memtable_allocation_type name. */
-    final String allocation;
+    public final String allocation;
     /** null = keep the schema's compression. */
-    final TableSchema.Compression compression;
-    final int ranges;
-    final int flushThreads;
+    public final TableSchema.Compression compression;
+    public final int ranges;
+    public final int flushThreads;
 
-    EngineOptions(Args a) throws UsageException {
+    public EngineOptions(Args a) throws UsageException {
         memtable = a.choice("memtable", "skiplist", "skiplist", "sharded");
         shards = a.intValue("shards", 4, 1, 1024);
         if (a.has("shards") && !memtable.equals("sharded")) {
@@ -62,18 +62,18 @@ final class EngineOptions {
     }
 
     /** {@code --sstable-version oa|nb}, default oa. */
-    static SSTableVersion sstableVersion(Args a) throws UsageException {
+    public static SSTableVersion sstableVersion(Args a) throws UsageException {
         return SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(), SSTableVersion.NB.id()));
     }
 
     /** {@code --compression CODEC}: a codec's command line name. */
-    static TableSchema.Compression compressionChoice(Args a) throws UsageException {
+    public static TableSchema.Compression compressionChoice(Args a) throws UsageException {
         String[] names = new String[TableSchema.Compression.values().length];
         for (int i = 0; i < names.length; i++) names[i] = TableSchema.Compression.values()[i].cliName();
         return TableSchema.Compression.fromCliName(a.choice("compression", null, names));
     }
 
-    TableSchema apply(TableSchema schema) {
+    public TableSchema apply(TableSchema schema) {
         return withCompression(schema, compression);
     }
 
@@ -81,7 +81,7 @@ final class EngineOptions {
      * {@code schema} compressed with {@code codec}: unchanged if it already uses it (its options
      * kept), else that codec's defaults at the table's chunk length. Null keeps the schema.
      */
-    static TableSchema withCompression(TableSchema schema, TableSchema.Compression codec) {
+    public static TableSchema withCompression(TableSchema schema, TableSchema.Compression codec) {
         if (codec == null || codec == schema.compression()) return schema;
         int chunk = schema.chunkLengthBytes() > 0 ? schema.chunkLengthBytes() : TableSchema.DEFAULT_CHUNK_LENGTH_BYTES;
         return schema.withCompression(codec, chunk);
@@ -95,7 +95,7 @@ final class EngineOptions {
         return b;
     }
 
-    static String compressionName(TableSchema schema) {
+    public static String compressionName(TableSchema schema) {
         return schema.compression().cliName();
     }
 }

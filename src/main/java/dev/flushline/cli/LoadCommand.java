@@ -1,11 +1,12 @@
 package dev.flushline.cli;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.Mutation;
 import dev.flushline.table.Flusher;
 import dev.flushline.table.FlusherFailedException;
+import dev.flushline.table.ProgressReporter;
 import dev.flushline.table.Table;
 import dev.flushline.table.TableOptions;
-import dev.flushline.flush.FlushLog;
 import dev.flushline.ops.BadInputException;
 import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
@@ -324,7 +325,7 @@ public final class LoadCommand {
             out.println("Loaded " + applied + " operations from " + reader.source() + " ("
                     + reader.lineNumber() + " lines read, " + (badLines - (stop == null ? 0 : 1)) + " bad lines skipped, "
                     + reader.noOps() + " no-ops) in " + flusher.flushCount() + " flushes into " + sstables.get() + " sstables ("
-                    + FlushLog.mib(dataBytes.get()) + " Data.db) under " + where + " in " + ms + " ms"
+                    + ValueText.mib(dataBytes.get()) + " Data.db) under " + where + " in " + ms + " ms"
                     + (flusher.writerBlockedNanos() > 0 ? ", writers waited " + flusher.writerBlockedNanos() / 1_000_000
                     + " ms for flushes" : ""));
             if (ring != null) RingOption.place(table.directory(), ring, outDir, out);
@@ -356,7 +357,7 @@ public final class LoadCommand {
         String where = table.directory().toString();
         err.println("flushline load: " + (e instanceof FlusherFailedException ? "flush failed" : "I/O error")
                 + " and the load stopped: " + dev.flushline.io.IoErrors.message(e));
-        err.println("flushline load: published: " + sstables + " complete sstables (" + FlushLog.mib(dataBytes)
+        err.println("flushline load: published: " + sstables + " complete sstables (" + ValueText.mib(dataBytes)
                 + " Data.db) under " + where + "; nothing partial is visible, and the next load removes any leftovers");
         if (table.isDurable()) {
             err.println("flushline load: not published: the operations still in memtables; the commit log holds every operation"

@@ -1,8 +1,8 @@
 package dev.flushline.cli;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.RingFile;
 import dev.flushline.data.TokenRing;
-import dev.flushline.flush.FlushLog;
 import dev.flushline.sstable.ReplicaPlacement;
 
 import java.io.IOException;
@@ -72,7 +72,7 @@ final class RingOption {
         for (int i = 0; i < ring.nodeCount(); i++) {
             String address = ring.node(i).address();
             out.println(String.format(Locale.ROOT, "  %s: %d sstables, %s, %.1f%% of the ring -> %s", address, r.sstablesPerNode[i],
-                    FlushLog.mib(r.bytesPerNode[i]), 100 * ring.shareOf(i),
+                    ValueText.mib(r.bytesPerNode[i]), 100 * ring.shareOf(i),
                     r.sstablesPerNode[i] == 0 ? "(nothing)" : ReplicaPlacement.nodeRoot(outRoot, address).resolve(ksTable).toString()));
         }
     }

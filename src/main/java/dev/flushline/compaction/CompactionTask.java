@@ -2,6 +2,7 @@ package dev.flushline.compaction;
 
 import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.TableDirectory;
@@ -57,6 +58,79 @@ public final class CompactionTask {
     public static Compactor.Result writeTo(TableSchema schema, List<SSTableFiles> inputs, Compactor.Options options, int threads,
                                            TableDirectory out) throws IOException {
         return compact(schema, inputs, options, threads, out);
+    }
+
+    /** As {@link #writeTo(TableSchema, List, Compactor.Options, int, TableDirectory)}, into the table folder {@code outTableDir}. */
+    public static Compactor.Result writeTo(TableSchema schema, List<SSTableFiles> inputs, Compactor.Options options, int threads,
+                                           Path outTableDir) throws IOException {
+        return compact(schema, inputs, options, threads, TableDirectory.open(outTableDir));
+    }
+
+    /**
+     * Takes the table folder {@code tableDir} for an in-place compaction: holds its compaction lock
+     * (so no other in-place compaction, of ours or a node's background one, replaces the same
+     * inputs; {@link Busy} if one does), then opens it for writing, which
+     * recovers interrupted transactions of ours and removes what our crashed writers left. What is
+     * not provably ours is left alone and listed by {@link InPlace#incomplete}.
+     */
+    public static InPlace inPlace(Path tableDir) throws IOException {
+        CompactionLock lock;
+        try {
+            lock = CompactionLock.tryAcquire(tableDir);
+        } catch (CompactionLock.HeldException e) {
+            throw new Busy(e);
+        }
+        try {
+            return new InPlace(lock, TableDirectory.open(tableDir));
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /** Another in-place compaction holds the folder; its message names the holder's lock file. */
+    public static final class Busy extends IOException {
+        Busy(CompactionLock.HeldException cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+
+    /** A table folder held for in-place compaction, from {@link #inPlace} to {@link #close}. Not thread-safe. */
+    public static final class InPlace implements AutoCloseable {
+        private final CompactionLock lock;
+        private final TableDirectory dir;
+
+        private InPlace(CompactionLock lock, TableDirectory dir) {
+            this.lock = lock;
+            this.dir = dir;
+        }
+
+        /** What opening the folder removed: unfinished files of our own crashed writers. */
+        public List<Path> removedLeftovers() {
+            return dir.removedLeftovers();
+        }
+
+        /** Unfinished files that are not provably ours, left alone (an in-place compaction leaves them out). */
+        public List<Path> incomplete() {
+            return dir.incomplete();
+        }
+
+        /** The folder's complete sstables, in generation order. */
+        public List<SSTableFiles> sstables() throws IOException {
+            return SSTableFiles.inDirectory(dir.path());
+        }
+
+        /** Replaces {@code inputs} with their compaction: {@link CompactionTask#replace} in this folder. */
+        public Compactor.Result replace(TableSchema schema, List<SSTableFiles> inputs, Compactor.Options options, int threads)
+                throws IOException {
+            return CompactionTask.replace(schema, inputs, options, threads, dir, BeforeCommit.NONE);
+        }
+
+        /** Lets the folder go (its lock released). */
+        @Override
+        public void close() {
+            lock.close();
+        }
     }
 
     /**

@@ -3,9 +3,7 @@ package dev.flushline.flush;
 import dev.flushline.data.TokenRanges;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
-import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
-import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.Leftovers;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.TableDirectory;
@@ -174,10 +172,6 @@ public final class FlushJob {
 
     private FlushJob() {}
 
-    public static Path tableDir(Path outDir, TableSchema schema) {
-        return Descriptor.tableDir(outDir, schema.keyspace(), schema.name(), schema.idHex());
-    }
-
     public static List<FlushOutcome> run(Memtable memtable, Options options) throws IOException {
         return run(memtable, options, null);
     }
@@ -200,7 +194,7 @@ public final class FlushJob {
                                          FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
         Start start = new Start(ThreadMeter.MXBEAN); // the directory listing is part of this flush's cost
-        TableDirectory dir = TableDirectory.open(tableDir(options.outDir, memtable.schema()));
+        TableDirectory dir = TableDirectory.open(memtable.schema().directoryUnder(options.outDir));
         if (removedLeftovers != null) removedLeftovers.addAll(dir.removedLeftovers());
         return run(memtable, options, dir, progress, start);
     }

@@ -184,6 +184,16 @@ public final class TableSchema {
         return id.toString().replace("-", "");
     }
 
+    /** The table's folder under a data root, as a node lays it out: {@code <root>/<keyspace>/<table>-<id>}. */
+    public java.nio.file.Path directoryUnder(java.nio.file.Path root) {
+        return directory(root, keyspace, name, idHex());
+    }
+
+    /** The one home of the folder rule: {@code <root>/<keyspace>/<table>-<id hex>}. */
+    public static java.nio.file.Path directory(java.nio.file.Path root, String keyspace, String table, String idHex) {
+        return root.resolve(keyspace).resolve(table + "-" + idHex);
+    }
+
     /** Declaration order. Do not modify the returned array. */
     public ColumnMetadata[] partitionKeyColumns() { return partitionKey; }
 

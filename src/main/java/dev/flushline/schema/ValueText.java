@@ -37,6 +37,14 @@ import java.util.UUID;
 public final class ValueText {
     private ValueText() {}
 
+    /**
+     * A byte count as Cassandra's log lines print it (three decimals of MiB, as its flush and
+     * compaction lines do), for every log line of ours that stands beside one of Cassandra's.
+     */
+    public static String mib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.3fMiB", bytes / (1024.0 * 1024.0));
+    }
+
     // ---------------------------------------------------------------------------------------
     // JSON strings
 

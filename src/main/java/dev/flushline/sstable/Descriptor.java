@@ -57,7 +57,7 @@ public final class Descriptor {
     }
 
     public static Path tableDir(Path outDir, String keyspace, String table, String tableIdHex) {
-        return outDir.resolve(keyspace).resolve(table + "-" + tableIdHex);
+        return dev.flushline.schema.TableSchema.directory(outDir, keyspace, table, tableIdHex);
     }
 
     /**

@@ -231,7 +231,7 @@ public final class Flusher implements AutoCloseable {
     public List<Path> openTableDirectory() throws IOException {
         synchronized (directoryLock) {
             if (directory != null) return List.of();
-            directory = TableDirectory.open(tableDir != null ? tableDir : FlushJob.tableDir(flushOptions.outDir, current.schema()));
+            directory = TableDirectory.open(tableDir != null ? tableDir : (current.schema()).directoryUnder(flushOptions.outDir));
             return directory.removedLeftovers();
         }
     }

@@ -140,7 +140,7 @@ public final class TableOptions {
 
     /** The folder the sstables go into. */
     Path tableDirectory() {
-        return directory != null ? directory : FlushJob.tableDir(dataDir, schema);
+        return directory != null ? directory : schema.directoryUnder(dataDir);
     }
 
     /** Defaults: a skip-list memtable in heap_buffers mode of 128 MiB, no commit log, flush_compression fast, oa, one range on one thread. Not thread-safe. */

@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.flush.FlushResult;
 import dev.flushline.flush.FlushWriter;

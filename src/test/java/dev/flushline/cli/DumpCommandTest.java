@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.memtable.AllocationMode;

@@ -177,7 +177,7 @@ class CommitLogCrashTest {
         assertTrue(List.copyOf(replayLines).stream().anyMatch(l -> l.matches(".*Replayed [1-9]\\d* mutations from \\d+ segments")),
                 "some run had something to replay: " + replayLines);
 
-        Path tableDir = FlushJob.tableDir(out, schema);
+        Path tableDir = schema.directoryUnder(out);
         Set<String> generations = new TreeSet<>();
         try (Stream<Path> s = Files.list(tableDir)) {
             s.map(x -> x.getFileName().toString()).filter(n -> n.endsWith("-TOC.txt")).forEach(n -> generations.add(n.replace("TOC.txt", "")));

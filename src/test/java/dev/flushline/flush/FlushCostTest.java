@@ -76,7 +76,7 @@ class FlushCostTest {
         CountingMemtable m = filled();
         try {
             FlushJob.Options o = FlushJob.Options.builder(tmp).ranges(ranges).flushThreads(threads).pipelined(false).build();
-            TableDirectory dir = TableDirectory.open(FlushJob.tableDir(tmp, m.schema()));
+            TableDirectory dir = TableDirectory.open((m.schema()).directoryUnder(tmp));
             List<FlushOutcome> outcomes = FlushJob.run(m, o, dir, null, new FlushJob.Start(meter));
 
             long cpu = 0, alloc = 0, partitions = 0;

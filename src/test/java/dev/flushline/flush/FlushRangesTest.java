@@ -106,8 +106,8 @@ class FlushRangesTest {
                 }
                 union.sort((a, b) -> PartitionKey.of(a.key().toArray()).compareTo(PartitionKey.of(b.key().toArray())));
                 assertEquals(expected, union, "split output has the same content");
-                assertEquals(expected, CassandraReader.readAll(FlushJob.tableDir(whole, schema), CQL));
-                assertEquals(List.of(), CassandraVerifier.verify(FlushJob.tableDir(split, schema), CQL));
+                assertEquals(expected, CassandraReader.readAll(schema.directoryUnder(whole), CQL));
+                assertEquals(List.of(), CassandraVerifier.verify(schema.directoryUnder(split), CQL));
             } finally {
                 m.discard();
             }

@@ -1,6 +1,6 @@
 package dev.flushline.flush;
 
-import dev.flushline.cli.Main;
+import dev.flushline.Main;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.RangeTombstone;

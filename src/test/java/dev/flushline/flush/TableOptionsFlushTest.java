@@ -1,6 +1,6 @@
 package dev.flushline.flush;
 
-import dev.flushline.cli.Main;
+import dev.flushline.Main;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;

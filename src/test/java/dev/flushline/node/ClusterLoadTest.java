@@ -4,7 +4,7 @@ import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
-import dev.flushline.cli.Main;
+import dev.flushline.Main;
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.RingFile;
 import dev.flushline.data.TokenRing;

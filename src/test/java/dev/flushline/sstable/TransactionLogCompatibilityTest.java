@@ -1,7 +1,6 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -74,7 +73,7 @@ class TransactionLogCompatibilityTest {
 
     /** Builds the state of a crash at action {@code crashAt} (-1: none); returns the actions run. */
     static int build(Path root, int crashAt) throws IOException {
-        Path tableDir = FlushJob.tableDir(root, schema);
+        Path tableDir = schema.directoryUnder(root);
         Memtable m1 = memtable(1), m2 = memtable(2);
         try {
             TableDirectory dir = TableDirectory.open(tableDir);
@@ -116,7 +115,7 @@ class TransactionLogCompatibilityTest {
     }
 
     static Path tableDir(Path root) {
-        return FlushJob.tableDir(root, schema);
+        return schema.directoryUnder(root);
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -63,7 +62,7 @@ class TransactionLogCrashTest {
     /** Child: args = outDir. Compacts the table's two live sstables into two new ones until killed. */
     public static void main(String[] args) throws Exception {
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(Path.of(args[0]), schema);
+        Path tableDir = schema.directoryUnder(Path.of(args[0]));
         Memtable m1 = memtable(schema, SEEDS[0]), m2 = memtable(schema, SEEDS[1]);
         TableDirectory dir = TableDirectory.open(tableDir);
         while (true) {
@@ -109,7 +108,7 @@ class TransactionLogCrashTest {
     void aKilledCompactionLeavesAllInputsOrAllOutputs() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         List<List<Partition>> copies = new ArrayList<>();
         TableDirectory dir = TableDirectory.open(tableDir);
         for (long seed : SEEDS) {
@@ -202,7 +201,7 @@ class TransactionLogCrashTest {
     void aReaderBesideALiveCompactionSeesOneSideAndCleanupLeavesItAlone() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         TableDirectory dir = TableDirectory.open(tableDir);
         for (long seed : SEEDS) {
             Memtable m = memtable(schema, seed);

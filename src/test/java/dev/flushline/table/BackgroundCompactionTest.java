@@ -115,7 +115,7 @@ class BackgroundCompactionTest {
         assertEquals(bc.compactionsDone(), log.size(), "one log line per compaction");
 
         // The version is what is on disk; levels come back from Statistics.db (ours and Cassandra's reading).
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         Version v = bc.version();
         List<SSTableFiles> live = SSTableFiles.inDirectory(tableDir);
         assertEquals(v.size(), live.size(), where + ": version " + v + " vs disk " + live);
@@ -172,14 +172,14 @@ class BackgroundCompactionTest {
     void rangeAwareOutputNeverStraddlesARangeAboveTheMinimum(String strategy) throws Exception {
         Path dir = tmp.resolve("stress");
         java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
-        int rc = dev.flushline.cli.Main.run(new String[] {"compaction-stress", "write", "--dir", dir.toString(), "--size-gb", "0.006",
+        int rc = dev.flushline.Main.run(new String[] {"compaction-stress", "write", "--dir", dir.toString(), "--size-gb", "0.006",
                 "--flush-mb", "1", "--seed", "5"}, System.in, new java.io.PrintStream(written, true), System.err);
         assertEquals(0, rc);
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(" ([0-9,]+) distinct\\)").matcher(written.toString());
         assertTrue(m.find(), written.toString());
         long distinct = Long.parseLong(m.group(1).replace(",", ""));
         TableSchema schema = CqlParser.parse(STRESS_CQL);
-        Path tableDir = FlushJob.tableDir(dir, schema);
+        Path tableDir = schema.directoryUnder(dir);
         long minRange = 256 * 1024;
         BackgroundCompactions.Settings s = new BackgroundCompactions.Settings();
         Map<String, String> opts = new HashMap<>();

@@ -81,7 +81,7 @@ class FlusherSoakTest {
         assertEquals(updates.size(), acked.size());
         // Keys are distinct, so each partition comes from one update; a flush retried after it had
         // published wrote some partitions twice, identically.
-        Set<Partition> distinct = new LinkedHashSet<>(CassandraReader.readAll(FlushJob.tableDir(out, schema), FlusherTest.CQL));
+        Set<Partition> distinct = new LinkedHashSet<>(CassandraReader.readAll(schema.directoryUnder(out), FlusherTest.CQL));
         List<Partition> got = new ArrayList<>(distinct);
         got.sort((a, b) -> PartitionKey.of(a.key().toArray()).compareTo(PartitionKey.of(b.key().toArray())));
         assertEquals(FlusherTest.expected(schema, acked), got, "every acknowledged operation reads back");

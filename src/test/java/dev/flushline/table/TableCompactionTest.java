@@ -103,7 +103,7 @@ class TableCompactionTest {
         }
         assertEquals(bc.compactionsDone(), compactedLines, where + ": one log line per compaction, in the table's log");
 
-        Path tableDir = dev.flushline.flush.FlushJob.tableDir(options.dataDir, schema);
+        Path tableDir = schema.directoryUnder(options.dataDir);
         List<SSTableFiles> live = SSTableFiles.inDirectory(tableDir);
         assertEquals(bc.version().size(), live.size(), where + ": the version is what is on disk");
         assertTrue(live.size() < flushes, where + ": fewer sstables than flushes");

@@ -260,7 +260,7 @@ public final class CompactCompareMain {
         Path inputRoot = base.resolve("inputs");
         long t0 = System.nanoTime();
         long rowsIn = writeInputs(schema, shape, rows / ROWS_PER_PARTITION, inputRoot);
-        Path inputTable = FlushJob.tableDir(inputRoot, schema);
+        Path inputTable = schema.directoryUnder(inputRoot);
         List<SSTableFiles> inputs = SSTableFiles.inDirectory(inputTable);
         List<Path> inputFiles = listFiles(inputTable);
         List<Path> dataFiles = new ArrayList<>();
@@ -430,7 +430,7 @@ public final class CompactCompareMain {
                              Runnable started) throws Exception {
         Files.createDirectories(outDir);
         Compactor.Options o = Compactor.Options.builder(NOW_SECONDS, gcBefore).build();
-        Path table = FlushJob.tableDir(outDir, schema);
+        Path table = schema.directoryUnder(outDir);
         Files.createDirectories(table);
         Cost c = measured("flushline", "flushline-compact-0", () -> {
             if (started != null) started.run();

@@ -1,4 +1,7 @@
-package dev.flushline.cli;
+package dev.flushline.bench;
+
+import dev.flushline.cli.UsageException;
+import dev.flushline.cli.Args;
 
 import dev.flushline.table.Table;
 import dev.flushline.table.TableOptions;
@@ -12,7 +15,6 @@ import dev.flushline.data.DeletionTime;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.Row;
-import dev.flushline.flush.FlushJob;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.SSTableFiles;
@@ -88,10 +90,10 @@ public final class CompactionStressCommand {
           + "\n"
           + "Exit status: 0 ok; 1 bad input or usage; 2 internal or I/O failure (or a compaction failed).\n";
 
-    static final Set<String> WRITE_OPTIONS = Set.of("dir", "size-gb", "seed", "flush-mb", "overwrite-ratio");
-    static final Set<String> COMPACT_OPTIONS = Set.of("dir", "strategy", "sstable-size-mb", "min-sstable-size-mb",
+    public static final Set<String> WRITE_OPTIONS = Set.of("dir", "size-gb", "seed", "flush-mb", "overwrite-ratio");
+    public static final Set<String> COMPACT_OPTIONS = Set.of("dir", "strategy", "sstable-size-mb", "min-sstable-size-mb",
             "vnodes", "vnode-seed", "ranges", "min-range-sstable-size-mb", "compaction-threads", "throughput-mib-s", "time-limit-s");
-    static final Set<String> COMPACT_FLAGS = Set.of("range-aware");
+    public static final Set<String> COMPACT_FLAGS = Set.of("range-aware");
 
     private CompactionStressCommand() {
     }
@@ -160,7 +162,7 @@ public final class CompactionStressCommand {
         double flushMb = decimal(args, "flush-mb", 64, 0.0625, 1 << 16);
         double ratio = decimal(args, "overwrite-ratio", 0.3, 0, 1);
         TableSchema schema = schema();
-        Path tableDir = FlushJob.tableDir(dir, schema);
+        Path tableDir = schema.directoryUnder(dir);
         if (Files.isDirectory(tableDir) && !SSTableFiles.inDirectory(tableDir).isEmpty()) {
             throw new UsageException("--dir " + dir + " already holds sstables of stress.stress_table in " + tableDir
                     + "; write into an empty directory");
@@ -307,7 +309,7 @@ public final class CompactionStressCommand {
         Path dir = Path.of(args.required("dir"));
         BackgroundCompactions.Settings s = settings(args);
         TableSchema schema = schema();
-        Path tableDir = FlushJob.tableDir(dir, schema);
+        Path tableDir = schema.directoryUnder(dir);
         if (!Files.isDirectory(tableDir)) {
             throw new UsageException("--dir " + dir + ": no " + tableDir.getParent().getFileName() + "/" + tableDir.getFileName()
                     + " (run compaction-stress write first)");

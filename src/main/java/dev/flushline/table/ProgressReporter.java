@@ -1,8 +1,8 @@
-package dev.flushline.cli;
+package dev.flushline.table;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.flush.FlushProgress;
 import dev.flushline.table.Flusher;
-import dev.flushline.flush.FlushLog;
 
 import java.io.PrintStream;
 import java.util.Locale;
@@ -14,7 +14,7 @@ import java.util.Locale;
  *
  * <p>Thread safety: runs on its own daemon thread, reading the Flusher's volatile progress.
  */
-final class ProgressReporter {
+public final class ProgressReporter {
     static final long QUIET_MILLIS = 2_000;
     static final long LINE_INTERVAL_MILLIS = 5_000;
     private static final long TICK_MILLIS = 250;
@@ -27,7 +27,7 @@ final class ProgressReporter {
     private final Thread thread;
     private volatile boolean stopped;
 
-    ProgressReporter(Flusher flusher, String table, PrintStream err) {
+    public ProgressReporter(Flusher flusher, String table, PrintStream err) {
         this.flusher = flusher;
         this.table = table;
         this.err = err;
@@ -36,11 +36,11 @@ final class ProgressReporter {
         this.thread.setDaemon(true);
     }
 
-    void start() {
+    public void start() {
         thread.start();
     }
 
-    void stop() {
+    public void stop() {
         stopped = true;
         thread.interrupt();
         try {
@@ -71,7 +71,7 @@ final class ProgressReporter {
             }
             if (p == null || now - since < QUIET_MILLIS) continue;
             String text = String.format(Locale.ROOT, "flushing %s: %3.0f%% (%d/%d partitions, %s)", table,
-                    100 * p.fraction(), p.partitionsDone(), p.partitionsTotal(), FlushLog.mib(p.bytesDone()));
+                    100 * p.fraction(), p.partitionsDone(), p.partitionsTotal(), ValueText.mib(p.bytesDone()));
             if (terminal) {
                 int filled = (int) Math.round(p.fraction() * BAR_WIDTH);
                 err.print("\r[" + "#".repeat(filled) + " ".repeat(BAR_WIDTH - filled) + "] " + text);

@@ -1,4 +1,6 @@
-package dev.flushline.cli;
+package dev.flushline.bench;
+
+import dev.flushline.cli.UsageException;
 
 import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushOutcome;
@@ -35,7 +37,7 @@ import java.util.Locale;
  * Variants run interleaved, {@code --repeat} times, and the medians are compared, because this
  * machine is shared and absolute times drift.
  */
-final class RatiosCommand {
+public final class RatiosCommand {
     private RatiosCommand() {}
 
     static final String HELP = String.join("\n",
@@ -58,7 +60,7 @@ final class RatiosCommand {
             "",
             "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.", "");
 
-    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         int partitions = 260_000, repeat = 5;
         String compression = "none";
         AllocationMode allocation = AllocationMode.OFFHEAP_OBJECTS;

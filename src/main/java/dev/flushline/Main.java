@@ -1,4 +1,13 @@
-package dev.flushline.cli;
+package dev.flushline;
+
+import dev.flushline.bench.RatiosCommand;
+import dev.flushline.bench.BenchCommand;
+import dev.flushline.bench.CompactionStressCommand;
+
+import dev.flushline.cli.CompactCommand;
+import dev.flushline.cli.VerifyCommand;
+import dev.flushline.cli.LoadCommand;
+import dev.flushline.cli.DumpCommand;
 
 import java.io.InputStream;
 import java.io.PrintStream;

@@ -1,4 +1,6 @@
-package dev.flushline.cli;
+package dev.flushline.bench;
+
+import dev.flushline.Main;
 
 import org.junit.jupiter.api.Test;
 

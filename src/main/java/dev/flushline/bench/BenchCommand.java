@@ -1,4 +1,8 @@
-package dev.flushline.cli;
+package dev.flushline.bench;
+
+import dev.flushline.cli.EngineOptions;
+import dev.flushline.cli.UsageException;
+import dev.flushline.cli.Args;
 
 import dev.flushline.table.TableOptions;
 import dev.flushline.schema.ValueText;
@@ -9,7 +13,6 @@ import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.Row;
 import dev.flushline.flush.FlushJob;
-import dev.flushline.flush.FlushLog;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -92,7 +95,7 @@ public final class BenchCommand {
           + "\n"
           + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
 
-    static final Set<String> OPTIONS;
+    public static final Set<String> OPTIONS;
 
     static {
         Set<String> s = new HashSet<>(EngineOptions.OPTIONS);
@@ -343,7 +346,7 @@ public final class BenchCommand {
         long cpu = THREADS.getCurrentThreadCpuTime() - cpu0, alloc = THREADS.getThreadAllocatedBytes(id) - alloc0;
         return String.format(Locale.ROOT, "Scanned %s: %d partitions, %d rows, %d cells in %d ms, cpu time: %d ms (%.0f ns/row), "
                         + "allocated: %s (checksum %x)", dataFile, partitions, rows, cells, wall / 1_000_000, cpu / 1_000_000,
-                (double) cpu / Math.max(1, rows), FlushLog.mib(alloc), sum);
+                (double) cpu / Math.max(1, rows), ValueText.mib(alloc), sum);
     }
 
     static final int WARMUP_ROUNDS = 3;
@@ -410,7 +413,7 @@ public final class BenchCommand {
                             + "gc during the fill: %d collections, %d ms",
                     engine.memtable, engine.allocation, rows, w.partitions, rows * w.valueColumns,
                     fillNanos / 1_000_000, fillNanos <= 0 ? rows : (long) (rows * 1e9 / fillNanos),
-                    FlushLog.mib(m.onHeapBytes()), FlushLog.mib(m.offHeapBytes()), fillGcCount, fillGcMillis));
+                    ValueText.mib(m.onHeapBytes()), ValueText.mib(m.offHeapBytes()), fillGcCount, fillGcMillis));
             onHeap = m.onHeapBytes();
             offHeap = m.offHeapBytes();
             m.seal();
