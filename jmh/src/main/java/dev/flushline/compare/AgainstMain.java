@@ -1,7 +1,7 @@
 package dev.flushline.compare;
 
 import dev.flushline.schema.ValueText;
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.flush.FlushLog;
 import dev.flushline.schema.ColumnMetadata;

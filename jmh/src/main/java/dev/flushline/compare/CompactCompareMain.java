@@ -1,6 +1,6 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.compaction.Compactor;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;

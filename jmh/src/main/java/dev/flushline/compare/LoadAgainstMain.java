@@ -1,6 +1,6 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.Main;
 import dev.flushline.jmh.JsonLinesParseBench;
 import dev.flushline.ops.OperationReader;

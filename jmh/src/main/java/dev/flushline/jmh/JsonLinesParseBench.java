@@ -3,7 +3,7 @@ package dev.flushline.jmh;
 import dev.flushline.schema.ValueText;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.data.Mutation;
 import dev.flushline.ops.JsonParser;
 import dev.flushline.ops.JsonSyntaxException;
