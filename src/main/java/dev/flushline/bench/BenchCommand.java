@@ -19,6 +19,7 @@ import dev.flushline.memtable.Memtable;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueCodec;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
 
@@ -508,7 +509,7 @@ public final class BenchCommand {
         long seed = VALUE_SEED;
         long ts = BASE_TIMESTAMP_MICROS;
         for (int p = 0; p < w.partitions; p++) {
-            byte[] pk = int64(p);
+            byte[] pk = ValueCodec.int64(p);
             List<Row> rows = new ArrayList<>(w.rowsPerPartition);
             for (int r = 0; r < w.rowsPerPartition; r++) {
                 Cell[] cells = new Cell[simple];
@@ -522,7 +523,7 @@ public final class BenchCommand {
                     }
                     cells[c] = Cell.live(ts, v, null);
                 }
-                rows.add(new Row(false, new byte[][] {int32(r)}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
+                rows.add(new Row(false, new byte[][] {ValueCodec.int32(r)}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
                         DeletionTime.LIVE, cells, noComplex));
                 ts++;
             }
@@ -531,18 +532,6 @@ public final class BenchCommand {
         }
     }
 
-    private static byte[] int64(long x) {
-        byte[] b = new byte[8];
-        for (int i = 7; i >= 0; i--) {
-            b[i] = (byte) x;
-            x >>= 8;
-        }
-        return b;
-    }
-
-    private static byte[] int32(int x) {
-        return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
-    }
 
     public static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) return;

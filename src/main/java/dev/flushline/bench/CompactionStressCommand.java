@@ -17,6 +17,7 @@ import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.Row;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueCodec;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.TableDirectory;
 import dev.flushline.table.BackgroundCompactions;
@@ -249,24 +250,12 @@ public final class CompactionStressCommand {
                 }
                 cells[c] = Cell.live(ts, v, null);
             }
-            Row r = new Row(false, new byte[][] {int32((int) (row % ROWS_PER_PARTITION))}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
+            Row r = new Row(false, new byte[][] {ValueCodec.int32((int) (row % ROWS_PER_PARTITION))}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
                     DeletionTime.LIVE, cells, noComplex);
-            return new PartitionUpdate(PartitionKey.of(int64(row / ROWS_PER_PARTITION)), DeletionTime.LIVE, List.of(), null, List.of(r));
+            return new PartitionUpdate(PartitionKey.of(ValueCodec.int64(row / ROWS_PER_PARTITION)), DeletionTime.LIVE, List.of(), null, List.of(r));
         }
     }
 
-    private static byte[] int64(long x) {
-        byte[] b = new byte[8];
-        for (int i = 7; i >= 0; i--) {
-            b[i] = (byte) x;
-            x >>= 8;
-        }
-        return b;
-    }
-
-    private static byte[] int32(int x) {
-        return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
-    }
 
     // ---- compact ---------------------------------------------------------------------------------
 

@@ -933,11 +933,13 @@ public final class ValueCodec {
         return out;
     }
 
-    private static byte[] int32(int x) {
+    /** The serialized form of a CQL int: four bytes, big-endian. */
+    public static byte[] int32(int x) {
         return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
     }
 
-    private static byte[] int64(long x) {
+    /** The serialized form of a CQL bigint: eight bytes, big-endian. */
+    public static byte[] int64(long x) {
         byte[] b = new byte[8];
         for (int i = 7; i >= 0; i--) {
             b[i] = (byte) x;

@@ -269,31 +269,25 @@ public final class ValueText {
 
     /** TupleType.toJSONString: [a, b], null for a null component (and for one the value lacks). */
     private static String tupleJson(CqlType t, byte[] b, int off, int len) {
-        StringBuilder sb = new StringBuilder("[");
-        int p = off, end = off + len;
-        for (int i = 0; i < t.size(); i++) {
-            if (i > 0) sb.append(", ");
-            int l = p + 4 <= end ? CqlTypes.readInt(b, p) : -1;
-            p += 4;
-            if (l < 0) {
-                sb.append("null");
-                continue;
-            }
-            sb.append(json(t.component(i), b, p, l));
-            p += l;
-        }
-        return sb.append(']').toString();
+        return componentsJson(t, b, off, len, false);
     }
 
     /** UserType.toJSONString: {"f": a, "\"G\"": b} (a name that is not lowercase in escaped quotes); null for a null field. */
     private static String udtJson(CqlType t, byte[] b, int off, int len) {
-        StringBuilder sb = new StringBuilder("{");
+        return componentsJson(t, b, off, len, true);
+    }
+
+    /** A tuple's or a UDT's components, each an int length (negative: null) and its bytes; a UDT's with their names. */
+    private static String componentsJson(CqlType t, byte[] b, int off, int len, boolean named) {
+        StringBuilder sb = new StringBuilder(named ? "{" : "[");
         int p = off, end = off + len;
         for (int i = 0; i < t.size(); i++) {
             if (i > 0) sb.append(", ");
-            String name = t.fieldName(i);
-            if (!name.equals(name.toLowerCase(Locale.US))) name = '"' + name + '"';
-            sb.append('"').append(escape(name)).append("\": ");
+            if (named) {
+                String name = t.fieldName(i);
+                if (!name.equals(name.toLowerCase(Locale.US))) name = '"' + name + '"';
+                sb.append('"').append(escape(name)).append("\": ");
+            }
             int l = p + 4 <= end ? CqlTypes.readInt(b, p) : -1;
             p += 4;
             if (l < 0) {
@@ -303,7 +297,7 @@ public final class ValueText {
             sb.append(json(t.component(i), b, p, l));
             p += l;
         }
-        return sb.append('}').toString();
+        return sb.append(named ? '}' : ']').toString();
     }
 
     /** VectorType.toJSONString: [a, b, ...]. */
