@@ -35,7 +35,7 @@ import java.nio.file.Path;
  * order; the caller checks it (this class trusts its input, as the serializer does).
  *
  * <p>Life cycle: {@code beginPartition}, {@code row} / {@code marker}, {@code endPartition},
- * repeated; then {@link #seal} (ends Data.db and Index.db) and {@link #finish} (publishes), or
+ * repeated; then {@link #seal} (ends Data.db and the partition index's per-partition file) and {@link #finish} (publishes), or
  * {@link #close} at any point to remove everything of this sstable.
  *
  * <p>Thread safety: none; owned by one writer thread.
@@ -51,7 +51,7 @@ public final class SSTableOutput implements AutoCloseable {
     private final SSTableWriter sst;
     private final StatsCollector collector;
     private final RowSerializer rs;
-    private final RowIndexBuilder rowIndex;
+    private final RowIndexBlocks rowIndex;
     private final ClusteringBuffer lastRow;
     /** The empty static row an object-row partition without one writes; made on first use. */
     private Row emptyStaticRow;
@@ -96,7 +96,7 @@ public final class SSTableOutput implements AutoCloseable {
         }
         this.collector = new StatsCollector(new ClusteringComparator(schema));
         this.rs = new RowSerializer(header, collector, version);
-        this.rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES, version);
+        this.rowIndex = new RowIndexBlocks(RowIndexBlocks.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
         this.lastRow = new ClusteringBuffer(schema.clusteringColumns().length);
     }
 
@@ -292,7 +292,7 @@ public final class SSTableOutput implements AutoCloseable {
     private byte[] statistics;
     private boolean sealed;
 
-    /** Ends Data.db and Index.db (stopping the I/O thread) and prepares Statistics.db; publishes nothing yet. */
+    /** Ends Data.db and the partition index's per-partition file (stopping the I/O thread) and prepares Statistics.db; publishes nothing yet. */
     public void seal() throws IOException {
         if (sealed) return;
         sealed = true;
