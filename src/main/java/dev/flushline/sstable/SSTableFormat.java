@@ -75,24 +75,9 @@ public enum SSTableFormat {
     /** See {@link PartitionIndex#missingComponent}. */
     abstract Path missingIndexComponent(SSTableFiles files);
 
-    /** The format whose file names carry {@code id}, or null. */
-    public static SSTableFormat fromId(String id) {
-        SSTableFormat[] all = values();
-        for (int i = 0; i < all.length; i++) {
-            if (all[i].id.equals(id)) return all[i];
-        }
-        return null;
-    }
-
     /** {@code big}, or {@code big|bti} once there are two: for usage texts and file name patterns. */
     public static String choices() {
-        StringBuilder b = new StringBuilder();
-        SSTableFormat[] all = values();
-        for (int i = 0; i < all.length; i++) {
-            if (i > 0) b.append('|');
-            b.append(all[i].id);
-        }
-        return b.toString();
+        return SSTableVersion.alternatives(values());
     }
 
     @Override

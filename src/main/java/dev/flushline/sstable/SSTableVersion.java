@@ -80,13 +80,17 @@ public enum SSTableVersion {
         return null;
     }
 
-    /** {@code oa|nb}: for usage texts. */
+    /** {@code oa|nb}: for usage texts and file name patterns. */
     public static String choices() {
+        return alternatives(values());
+    }
+
+    /** The names of {@code values} joined by '|'. */
+    static String alternatives(Object[] values) {
         StringBuilder b = new StringBuilder();
-        SSTableVersion[] all = values();
-        for (int i = 0; i < all.length; i++) {
+        for (int i = 0; i < values.length; i++) {
             if (i > 0) b.append('|');
-            b.append(all[i].id);
+            b.append(values[i]);
         }
         return b.toString();
     }

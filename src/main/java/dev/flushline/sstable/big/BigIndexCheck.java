@@ -40,7 +40,7 @@ public final class BigIndexCheck implements PartitionIndexCheck {
         if (!files.has(Component.INDEX)) return null;
         IndexReader index = IndexReader.open(files, schema.clusteringColumns());
         SummaryReader summary = files.has(Component.SUMMARY)
-                ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
+                ? SummaryReader.open(files) : null;
         return new BigIndexCheck(index, summary, files.path(Component.SUMMARY));
     }
 

@@ -63,7 +63,7 @@ public final class BigPartitionIndex implements PartitionIndex {
     @Override
     public long position(byte[] key, int offset, int length) throws IOException {
         if (summary == null && files.has(Component.SUMMARY)) {
-            summary = new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY));
+            summary = SummaryReader.open(files);
         }
         IndexReader index = seeker();
         long token = Murmur3.token(key, offset, length);

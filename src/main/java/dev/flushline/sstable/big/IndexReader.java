@@ -37,11 +37,6 @@ public final class IndexReader {
     /** oa (1- or 12-byte deletion times, mfda first) or nb (always 12 bytes, ldt first). */
     private final boolean unsignedDeletionTime;
 
-    /** An oa Index.db. */
-    public IndexReader(Path file, byte[] bytes, ColumnMetadata[] clustering) {
-        this(file, bytes, clustering, SSTableVersion.OA);
-    }
-
     /** The Index.db of {@code f}, in its version's deletion time layout. */
     public static IndexReader open(SSTableFiles f, ColumnMetadata[] clustering) throws java.io.IOException {
         return new IndexReader(f.path(Component.INDEX), f.readAll(Component.INDEX), clustering, f.version());

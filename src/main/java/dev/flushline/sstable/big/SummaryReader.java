@@ -2,8 +2,11 @@ package dev.flushline.sstable.big;
 
 import dev.flushline.data.Murmur3;
 import dev.flushline.sstable.BoundedReader;
+import dev.flushline.sstable.Component;
 import dev.flushline.sstable.PartitionOrder;
+import dev.flushline.sstable.SSTableFiles;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -69,6 +72,11 @@ public final class SummaryReader {
         in.position(entriesEnd);
         firstKey = keyField(in, "summary first key");
         lastKey = keyField(in, "summary last key");
+    }
+
+    /** The Summary.db of {@code files}. REQUIRES: it has one. */
+    public static SummaryReader open(SSTableFiles files) throws IOException {
+        return new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY));
     }
 
     private static byte[] keyField(BoundedReader in, String what) {
