@@ -28,15 +28,17 @@ import java.nio.file.Path;
  * <p>Hot path: one method per concrete row source ({@code row(RowRecord)}, {@code row(Row)},
  * {@code row(RowBuffer)}), each calling the serializer's method for that class, so the caller's
  * per-row branch on the source (where it has more than one) is the only split and no call per row
- * or cell is virtual. A partition's rows come from one source: the row index keeps references to
- * an object row's clustering, and copies a flyweight's.
+ * or cell is virtual. The format's partition index hears of each partition once, at its end.
  *
  * <p>REQUIRES: partitions in token order, and within one the rows and markers in clustering
- * order; the caller checks it (this class trusts its input, as the serializer does).
+ * order; the caller checks it (this class trusts its input, as the serializer does). A
+ * partition's rows and markers come from one family: objects (begun with a {@code Row} static
+ * row) or flyweights (begun with a {@code RowBuffer} one); the row index keeps references to an
+ * object's clustering and copies a flyweight's.
  *
  * <p>Life cycle: {@code beginPartition}, {@code row} / {@code marker}, {@code endPartition},
- * repeated; then {@link #seal} (ends Data.db and the partition index's per-partition file) and {@link #finish} (publishes), or
- * {@link #close} at any point to remove everything of this sstable.
+ * repeated; then {@link #seal} (ends Data.db and the partition index's per-partition file) and
+ * {@link #finish} (publishes), or {@link #close} at any point to remove everything of this sstable.
  *
  * <p>Thread safety: none; owned by one writer thread.
  */
@@ -292,7 +294,10 @@ public final class SSTableOutput implements AutoCloseable {
     private byte[] statistics;
     private boolean sealed;
 
-    /** Ends Data.db and the partition index's per-partition file (stopping the I/O thread) and prepares Statistics.db; publishes nothing yet. */
+    /**
+     * Ends Data.db and the partition index's per-partition file (stopping the I/O thread) and
+     * prepares Statistics.db; publishes nothing yet.
+     */
     public void seal() throws IOException {
         if (sealed) return;
         sealed = true;
