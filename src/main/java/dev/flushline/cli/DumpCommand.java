@@ -12,13 +12,12 @@ import dev.flushline.sstable.Component;
 import dev.flushline.sstable.CorruptSSTableException;
 import dev.flushline.sstable.DataChunks;
 import dev.flushline.sstable.IncompatibleSSTableException;
-import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.PartitionIndex;
 import dev.flushline.sstable.PartitionOrder;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SerializationHeader;
 import dev.flushline.sstable.StatisticsReader;
-import dev.flushline.sstable.SummaryReader;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -333,7 +332,7 @@ public final class DumpCommand {
                     for (long position : lookup(keys)) {
                         c.seek(position);
                         if (c.advance() != SSTableCursor.PARTITION_START) {
-                            throw new CorruptSSTableException(files.path(Component.DATA), position, "Index.db points at no partition");
+                            throw new CorruptSSTableException(files.path(Component.DATA), position, "the partition index points at no partition");
                         }
                         partition(c);
                     }
@@ -348,29 +347,17 @@ public final class DumpCommand {
             List<byte[]> sorted = new ArrayList<>(keys);
             sorted.sort((a, b) -> PartitionOrder.compare(Murmur3.token(a, 0, a.length), a, 0, a.length,
                     Murmur3.token(b, 0, b.length), b, 0, b.length));
-            if (!files.has(Component.INDEX)) throw new IOException(files.path(Component.INDEX) + ": -k needs Index.db");
-            IndexReader index = IndexReader.open(files, schema.clusteringColumns());
-            SummaryReader summary = files.has(Component.SUMMARY)
-                    ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
+            Path missing = PartitionIndex.missingComponent(files);
+            if (missing != null) throw new IOException(missing + ": -k needs the partition index, and the sstable lists no such file");
             long[] out = new long[sorted.size()];
             int n = 0;
-            byte[] previous = null;
-            for (byte[] key : sorted) {
-                if (previous != null && Arrays.equals(previous, key)) continue;
-                previous = key;
-                long token = Murmur3.token(key, 0, key.length);
-                long start = summary == null ? 0 : summary.scanStart(key, 0, key.length);
-                index.seek(Math.max(0, start));
-                while (index.hasNext()) {
-                    index.next();
-                    byte[] b = index.bytes();
-                    long t = Murmur3.token(b, index.keyOffset(), index.keyLength());
-                    int cmp = PartitionOrder.compare(t, b, index.keyOffset(), index.keyLength(), token, key, 0, key.length);
-                    if (cmp == 0) {
-                        out[n++] = index.dataPosition();
-                        break;
-                    }
-                    if (cmp > 0) break;
+            try (PartitionIndex index = PartitionIndex.open(files, schema)) {
+                byte[] previous = null;
+                for (byte[] key : sorted) {
+                    if (previous != null && Arrays.equals(previous, key)) continue;
+                    previous = key;
+                    long position = index.position(key, 0, key.length);
+                    if (position >= 0) out[n++] = position;
                 }
             }
             return Arrays.copyOf(out, n);

@@ -14,7 +14,7 @@ import dev.flushline.sstable.Component;
 import dev.flushline.sstable.DataChunks;
 import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.IncompatibleSSTableException;
-import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.PartitionIndex;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableOutput;
@@ -379,14 +379,12 @@ public final class Compactor {
         }
     }
 
-    /** Data.db position of the first partition whose token is at least {@code token} (from Index.db), or the data length. */
+    /** Data.db position of the first partition whose token is at least {@code token} (from its partition index), or the data length. */
     private long firstPositionAtOrAfter(SSTableFiles f, long token, long dataLength) throws IOException {
-        IndexReader r = IndexReader.open(f, schema.clusteringColumns());
-        while (r.hasNext()) {
-            r.next();
-            if (Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength()) >= token) return r.dataPosition();
+        try (PartitionIndex index = PartitionIndex.open(f, schema)) {
+            long position = index.firstPositionAtOrAfter(token);
+            return position < 0 ? dataLength : position;
         }
-        return dataLength;
     }
 
     private boolean inSlice(long token) {
@@ -409,17 +407,28 @@ public final class Compactor {
         return sum;
     }
 
-    /** Distinct keys per output range, from a merge of the inputs' Index.db: sizes the bloom filters. */
+    /**
+     * Distinct keys per output range, from a merge of the inputs' partition indexes (their keys in
+     * partition order, one call per key): sizes the bloom filters.
+     */
     long[] distinctKeysPerRange() throws IOException {
         int k = files.size();
-        IndexReader[] idx = new IndexReader[k];
+        PartitionIndex[] idx = new PartitionIndex[k];
+        try {
+            for (int i = 0; i < k; i++) idx[i] = PartitionIndex.open(files.get(i), schema);
+            return distinctKeysPerRange(idx);
+        } finally {
+            for (PartitionIndex index : idx) {
+                if (index != null) index.close();
+            }
+        }
+    }
+
+    private long[] distinctKeysPerRange(PartitionIndex[] idx) {
+        int k = idx.length;
         long[] tokens = new long[k];
         boolean[] has = new boolean[k];
-        for (int i = 0; i < k; i++) {
-            SSTableFiles f = files.get(i);
-            idx[i] = IndexReader.open(f, schema.clusteringColumns());
-            has[i] = nextKey(idx[i], tokens, i);
-        }
+        for (int i = 0; i < k; i++) has[i] = nextKey(idx[i], tokens, i);
         long[] splits = options.splitTokens;
         long[] counts = new long[splits.length + 1];
         int range = 0;
@@ -441,19 +450,18 @@ public final class Compactor {
         return counts;
     }
 
-    private static boolean nextKey(IndexReader r, long[] tokens, int i) {
-        if (!r.hasNext()) return false;
-        r.next();
-        tokens[i] = Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength());
+    private static boolean nextKey(PartitionIndex r, long[] tokens, int i) {
+        if (!r.next()) return false;
+        tokens[i] = Murmur3.token(r.keyArray(), r.keyOffset(), r.keyLength());
         return true;
     }
 
-    private static int compareIndexKeys(IndexReader[] idx, long[] tokens, int a, int b) {
+    private static int compareIndexKeys(PartitionIndex[] idx, long[] tokens, int a, int b) {
         int c = Long.compare(tokens[a], tokens[b]);
         if (c != 0) return c;
-        IndexReader x = idx[a], y = idx[b];
-        return Arrays.compareUnsigned(x.bytes(), x.keyOffset(), x.keyOffset() + x.keyLength(),
-                y.bytes(), y.keyOffset(), y.keyOffset() + y.keyLength());
+        PartitionIndex x = idx[a], y = idx[b];
+        return Arrays.compareUnsigned(x.keyArray(), x.keyOffset(), x.keyOffset() + x.keyLength(),
+                y.keyArray(), y.keyOffset(), y.keyOffset() + y.keyLength());
     }
 
     // ---- the run -------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import java.nio.ByteOrder;
  * FixedBuffer.checkWritten("Row", expected, buf.position() - start);}
  *
  * <p>Multi-byte values are big-endian (Java {@code DataOutput}) unless the method name ends in
- * {@code LE}. Summary.db is the only little-endian user.
+ * {@code LE}. The BIG format's index summary is the only little-endian user.
  *
  * <p>Thread safety: none; one writer thread owns a buffer. The backing array is exposed via
  * {@link #array()} so the bytes can go to a sink without another copy.

@@ -101,7 +101,7 @@ public final class TableSchema {
 
     /**
      * As above, with the table options that change what a flush writes: the bloom filter's
-     * false-positive chance (Filter.db), the index summary's sampling interval (Summary.db) and
+     * false-positive chance (Filter.db), the sampling interval of the BIG format's index summary and
      * the TTL applied to writes that carry none.
      */
     public TableSchema(String keyspace, String name, UUID id,
@@ -226,7 +226,7 @@ public final class TableSchema {
     /** Table option bloom_filter_fp_chance (its default depends on the compaction strategy). */
     public double bloomFilterFpChance() { return bloomFilterFpChance; }
 
-    /** Table option min_index_interval: one Summary.db entry per this many partitions. */
+    /** Table option min_index_interval: the BIG format's index summary samples one partition in this many. */
     public int minIndexInterval() { return minIndexInterval; }
 
     /** Table option max_index_interval; it does not change what is written (see the field). */

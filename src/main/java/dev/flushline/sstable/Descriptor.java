@@ -9,8 +9,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where one sstable's files live: {@code <tableDir>/<version>-<generation>-big-<Component>}
- * (version {@code oa} or {@code nb}, see {@link SSTableVersion}), with
+ * Where one sstable's files live: {@code <tableDir>/<version>-<generation>-<format>-<Component>}
+ * (version {@code oa} or {@code nb}, see {@link SSTableVersion}, whose format is {@code big}), with
  * {@code tableDir = <out>/<keyspace>/<table>-<table id as 32 hex>/}, the layout Cassandra's
  * {@code Descriptor.fromFile} and {@code nodetool import} expect.
  *
@@ -29,11 +29,10 @@ import java.util.regex.Pattern;
  * owned by the one writer that reserved it.
  */
 public final class Descriptor {
-    public static final String FORMAT = "big";
     static final String STAGING_PREFIX = ".flushline-oa-";
     static final String LOCK_SUFFIX = ".lock";
-    /** A published component of any version we know: group 1 the version, 2 the generation, 3 the component. */
-    static final Pattern FILE_NAME = Pattern.compile("^(" + SSTableVersion.choices() + ")-(\\d+)-" + FORMAT + "-(.+)$");
+    /** A published component of any version and format we know: group 1 the version, 2 the generation, 3 the component. */
+    static final Pattern FILE_NAME = Pattern.compile("^(" + SSTableVersion.choices() + ")-(\\d+)-(?:" + SSTableFormat.choices() + ")-(.+)$");
 
     /**
      * Lock files this JVM holds. On Linux a Java file lock is a POSIX record lock, and closing any
@@ -331,7 +330,7 @@ public final class Descriptor {
     }
 
     static String fileName(SSTableVersion version, int generation, Component c) {
-        return version.id() + "-" + generation + "-" + FORMAT + "-" + c.fileSuffix();
+        return version.fileNamePrefix(Integer.toString(generation)) + c.fileSuffix();
     }
 
     /** The published path of a component. */

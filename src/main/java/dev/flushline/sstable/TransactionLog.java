@@ -80,7 +80,7 @@ import java.util.regex.Pattern;
 public final class TransactionLog implements AutoCloseable {
     static final String LOCK_PREFIX = ".flushline-txn-";
     private static final Pattern COMPONENT_FILE =
-            Pattern.compile("^" + SSTableVersion.OA.id() + "-(\\d+)-" + Descriptor.FORMAT + "-(.+)$");
+            Pattern.compile("^" + SSTableVersion.OA.id() + "-(\\d+)-" + SSTableVersion.OA.format().id() + "-(.+)$");
     private static final int VIEW_ATTEMPTS = 1000;
 
     /**

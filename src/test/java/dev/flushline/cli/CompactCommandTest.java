@@ -76,7 +76,7 @@ class CompactCommandTest {
             for (PartitionUpdate u : gen.next(updatesPerFlush)) m.apply(u);
             m.seal();
             try {
-                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0);
             } finally {
                 m.discard();
             }

@@ -52,7 +52,7 @@ class CompactionAllocationTest {
             for (PartitionUpdate u : gen.next(updatesPerFlush)) m.apply(u);
             m.seal();
             try {
-                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
             } finally {
                 m.discard();
             }

@@ -156,7 +156,7 @@ class CompactionCompatibilityTest {
                 for (PartitionUpdate u : gen.next(20000)) m.apply(u);
                 m.seal();
                 try {
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
                 } finally {
                     m.discard();
                 }
@@ -208,7 +208,7 @@ class CompactionCompatibilityTest {
                 for (PartitionUpdate u : gen.next(8000)) m.apply(u);
                 m.seal();
                 try {
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
                 } finally {
                     m.discard();
                 }
@@ -240,10 +240,10 @@ class CompactionCompatibilityTest {
             m.seal();
             try {
                 if (!byCassandra) {
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
                 } else {
                     Path one = Files.createDirectories(scratch.resolve("f" + i));
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), one);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(one), true, null, 0);
                     List<Partition> model = CassandraReader.readAll(one, cql);
                     if (!model.isEmpty()) {
                         CassandraReferenceWriter.writeAsFlush(dir, cql, model, EncodingStats.TIMESTAMP_EPOCH,

@@ -68,7 +68,7 @@ class FlushCrashTest {
         Memtable m = memtable(schema, seed);
         TableDirectory dir = TableDirectory.open(tableDir);
         while (true) {
-            FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+            FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0);
             System.out.println("published " + r.dataPath.getFileName() + " seed " + seed);
             System.out.flush();
         }

@@ -15,7 +15,7 @@ import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.big.IndexReader;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.testing.RandomUpdates;

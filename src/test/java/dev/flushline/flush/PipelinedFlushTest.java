@@ -66,8 +66,8 @@ class PipelinedFlushTest {
         }
         m.seal();
         try {
-            FlushResult piped = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("piped")), true);
-            FlushResult inline = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("inline")), false);
+            FlushResult piped = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("piped")), true, null, 0);
+            FlushResult inline = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("inline")), false, null, 0);
             assertTrue(piped.uncompressedBytes > 16L << 20, "many blocks: " + piped.uncompressedBytes);
             for (Component c : Component.values()) {
                 Path a = tmp.resolve("piped").resolve("oa-1-big-" + c.fileSuffix());

@@ -11,6 +11,7 @@ import dev.flushline.data.Row;
 import dev.flushline.data.Rows;
 import dev.flushline.flush.FlushResult;
 import dev.flushline.flush.FlushWriter;
+import dev.flushline.sstable.TableDirectory;
 import dev.flushline.flush.MemtableModel;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -298,7 +299,7 @@ class MemtableReconcileOracleTest {
             assertEquals(theirs.size(), ours.partitionCount(), where + ": partitions");
             FlushWriter writer = new FlushWriter(ours);
             Path ourDir = Descriptor.tableDir(dir.resolve("ours"), schema.keyspace(), schema.name(), schema.idHex());
-            FlushResult result = writer.write(ours.partitionIterator(), ours.partitionCount(), ourDir);
+            FlushResult result = writer.write(ours.partitionIterator(), ours.partitionCount(), TableDirectory.open(ourDir), true, null, 0);
             assertNotNull(result, where + ": a memtable with data publishes an sstable");
             Path theirDir = dir.resolve("theirs");
             Path theirData = CassandraReferenceWriter.writeFlush(theirDir, CassandraReferenceWriter.withCompression(table, lz4),

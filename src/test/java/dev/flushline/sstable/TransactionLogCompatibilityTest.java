@@ -77,8 +77,8 @@ class TransactionLogCompatibilityTest {
         Memtable m1 = memtable(1), m2 = memtable(2);
         try {
             TableDirectory dir = TableDirectory.open(tableDir);
-            new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), dir);
-            new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), dir);
+            new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), dir, true, null, 0);
+            new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), dir, true, null, 0);
             int[] counter = {0};
             Path[] crashed = {null};
             TransactionLog.StepListener l = what -> {
@@ -94,9 +94,9 @@ class TransactionLogCompatibilityTest {
             TransactionLog txn = TransactionLog.beginCompaction(dir, l);
             try {
                 l.step("begun");
-                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs());
+                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs(), true, null, 0);
                 l.step("published 3");
-                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs());
+                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs(), true, null, 0);
                 l.step("published 4");
                 txn.obsolete(1);
                 txn.obsolete(2);

@@ -72,9 +72,9 @@ class TransactionLogCrashTest {
                 say(what);
                 pause(); // widens each step's window, so a kill can land between any two
             })) {
-                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs());
+                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs(), true, null, 0);
                 say("published");
-                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs());
+                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs(), true, null, 0);
                 say("published");
                 for (Path in : inputs) txn.obsolete(in);
                 txn.commit();
@@ -113,7 +113,7 @@ class TransactionLogCrashTest {
         TableDirectory dir = TableDirectory.open(tableDir);
         for (long seed : SEEDS) {
             Memtable m = memtable(schema, seed);
-            copies.add(CassandraReader.readAll(new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir).dataPath, CQL));
+            copies.add(CassandraReader.readAll(new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0).dataPath, CQL));
             m.discard();
         }
         assertNotEquals(copies.get(0), copies.get(1));
@@ -205,7 +205,7 @@ class TransactionLogCrashTest {
         TableDirectory dir = TableDirectory.open(tableDir);
         for (long seed : SEEDS) {
             Memtable m = memtable(schema, seed);
-            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0);
             m.discard();
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

@@ -237,16 +237,15 @@ class BackgroundCompactionTest {
         throw new AssertionError("no sstable " + gen + " in " + dir);
     }
 
-    /** Data.db bytes of each range in {@code f}, from the partitions' positions in Index.db. */
+    /** Data.db bytes of each range in {@code f}, from the partitions' positions in its partition index. */
     static long[] bytesPerRange(SSTableFiles f, TableSchema schema, TokenRanges ranges) throws java.io.IOException {
         long[] bytes = new long[ranges.size()];
-        dev.flushline.sstable.IndexReader r = dev.flushline.sstable.IndexReader.open(f, schema.clusteringColumns());
+        dev.flushline.sstable.PartitionIndex r = dev.flushline.sstable.PartitionIndex.open(f, schema);
         long dataLength = java.nio.file.Files.size(f.path(Component.DATA));
         int prevRange = -1;
         long prevPos = 0;
-        while (r.hasNext()) {
-            r.next();
-            long token = dev.flushline.data.Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength());
+        while (r.next()) {
+            long token = dev.flushline.data.Murmur3.token(r.keyArray(), r.keyOffset(), r.keyLength());
             if (prevRange >= 0) bytes[prevRange] += r.dataPosition() - prevPos;
             prevRange = ranges.indexOf(token);
             prevPos = r.dataPosition();

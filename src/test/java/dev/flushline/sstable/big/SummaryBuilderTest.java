@@ -1,4 +1,4 @@
-package dev.flushline.sstable;
+package dev.flushline.sstable.big;
 
 import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.db.DecoratedKey;

@@ -1,4 +1,4 @@
-package dev.flushline.sstable;
+package dev.flushline.sstable.big;
 
 import java.io.DataOutput;
 import java.io.IOException;
@@ -6,7 +6,8 @@ import java.util.Arrays;
 
 /**
  * Builds Summary.db at full sampling, matching Cassandra 5.0.9's IndexSummaryBuilder,
- * IndexSummary.serializer and the first/last key tail IndexSummaryComponent.save writes.
+ * IndexSummary.serializer and the first/last key tail IndexSummaryComponent.save writes (layout:
+ * {@link BigIndexLayout}).
  *
  * <pre>
  *   min_index_interval:i32  entry_count:i32  offheap_size:i64  sampling_level:i32  size_at_full_sampling:i32
@@ -24,10 +25,10 @@ public final class SummaryBuilder {
     public static final int DEFAULT_MIN_INDEX_INTERVAL = 128;
     /** Downsampling.BASE_SAMPLING_LEVEL: we always write at full sampling. */
     public static final int FULL_SAMPLING_LEVEL = 128;
-    private static final int HEADER_BYTES = IndexLayout.SUMMARY_HEADER_BYTES;
-    private static final int OFFSET_BYTES = IndexLayout.SUMMARY_OFFSET_BYTES;
-    private static final int POSITION_BYTES = IndexLayout.SUMMARY_POSITION_BYTES;
-    private static final int KEY_LENGTH_BYTES = IndexLayout.SUMMARY_KEY_LENGTH_BYTES;
+    private static final int HEADER_BYTES = BigIndexLayout.SUMMARY_HEADER_BYTES;
+    private static final int OFFSET_BYTES = BigIndexLayout.SUMMARY_OFFSET_BYTES;
+    private static final int POSITION_BYTES = BigIndexLayout.SUMMARY_POSITION_BYTES;
+    private static final int KEY_LENGTH_BYTES = BigIndexLayout.SUMMARY_KEY_LENGTH_BYTES;
     private static final int INITIAL_ENTRY_BYTES = 1024;
     private static final int INITIAL_ENTRIES = 16;
 

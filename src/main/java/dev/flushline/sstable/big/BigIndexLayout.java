@@ -1,12 +1,13 @@
-package dev.flushline.sstable;
+package dev.flushline.sstable.big;
 
 /**
- * Index.db, Summary.db and Filter.db byte layouts, in one place for their builders and readers.
- * They are the same in oa and nb except for the deletion times in Index.db, which take the
- * version's {@link DeletionTimeLayout} form (nb: always 12 bytes, local deletion time first).
+ * The BIG format's partition index: Index.db and Summary.db byte layouts, in one place for their
+ * writer and readers. They are the same in oa and nb except for the deletion times in Index.db,
+ * which take the version's {@code DeletionTimeLayout} form (nb: always 12 bytes, local deletion
+ * time first). Clustering names use {@code ClusteringLayout}'s prefix-with-kind form.
  *
  * <pre>
- * Index.db   := entry*
+ * Index.db   := entry*                                   (one per partition, in Data.db order)
  *   entry          := key_len:u16 key data_position:uvint promoted_size:uvint [promoted_index]
  *   promoted_index := header_length:uvint partition_deletion(DeletionTimeLayout) block_count:uvint
  *                     index_info* info_offset:i32*          (info offsets from the first index_info)
@@ -18,24 +19,22 @@ package dev.flushline.sstable;
  *               entry_count x offset:u32 LE (from the start of the offsets)   (SUMMARY_OFFSET_BYTES)
  *               entry_count x (key bytes, index_position:i64 LE)             (SUMMARY_POSITION_BYTES)
  *               first_key: i32 length + bytes, last_key: i32 length + bytes  (SUMMARY_KEY_LENGTH_BYTES)
- *
- * Filter.db  := hash_count:i32 word_count:i32 (FILTER_HEADER_BYTES) word_count x 8 bytes (FILTER_WORD_BYTES),
- *               bit b = bit (b &amp; 7) of byte (b &gt;&gt; 3)
  * </pre>
+ * A promoted index is written only for a partition of two or more row index blocks; its offsets
+ * are relative to the partition start, and the last block also covers the end-of-partition byte.
  */
-public final class IndexLayout {
-    private IndexLayout() {}
+public final class BigIndexLayout {
+    private BigIndexLayout() {}
 
     /** IndexInfo widths are stored relative to the default column index size. */
     public static final long WIDTH_BASE = 64 * 1024;
     /** Each IndexInfo's offset in the promoted index's trailing offset table. */
     public static final int INFO_OFFSET_BYTES = 4;
+    /** An entry's key length. */
+    public static final int KEY_LENGTH_BYTES = 2;
 
     public static final int SUMMARY_HEADER_BYTES = 4 + 4 + 8 + 4 + 4;
     public static final int SUMMARY_OFFSET_BYTES = 4;
     public static final int SUMMARY_POSITION_BYTES = 8;
     public static final int SUMMARY_KEY_LENGTH_BYTES = 4;
-
-    public static final int FILTER_HEADER_BYTES = 4 + 4;
-    public static final int FILTER_WORD_BYTES = 8;
 }

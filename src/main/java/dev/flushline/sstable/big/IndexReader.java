@@ -1,12 +1,20 @@
-package dev.flushline.sstable;
+package dev.flushline.sstable.big;
 
+import dev.flushline.data.Cell;
 import dev.flushline.io.VInt;
 import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.sstable.BoundedReader;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.CorruptSSTableException;
+import dev.flushline.sstable.DataLayout;
+import dev.flushline.sstable.DeletionTimeLayout;
+import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SSTableVersion;
 
 import java.nio.file.Path;
 
 /**
- * Walks Index.db entries ({@link IndexLayout}) over the whole file in memory, decoding each
+ * Walks Index.db entries ({@link BigIndexLayout}) over the whole file in memory, decoding each
  * promoted row index's header and block offsets and widths (the clustering names are walked, not
  * kept). Every field is bounds-checked; a corrupt entry throws {@link CorruptSSTableException}
  * with its offset.
@@ -28,11 +36,6 @@ public final class IndexReader {
     private long[] blockOffsets = new long[8], blockWidths = new long[8];
     /** oa (1- or 12-byte deletion times, mfda first) or nb (always 12 bytes, ldt first). */
     private final boolean unsignedDeletionTime;
-
-    /** An oa Index.db. */
-    public IndexReader(Path file, byte[] bytes, ColumnMetadata[] clustering) {
-        this(file, bytes, clustering, SSTableVersion.OA);
-    }
 
     /** The Index.db of {@code f}, in its version's deletion time layout. */
     public static IndexReader open(SSTableFiles f, ColumnMetadata[] clustering) throws java.io.IOException {
@@ -86,7 +89,7 @@ public final class IndexReader {
             if (ldt == DeletionTimeLayout.LEGACY_LIVE_LOCAL_DELETION_TIME && deletionTimestamp == Long.MIN_VALUE) {
                 deletionLdt = Long.MAX_VALUE;
             } else {
-                deletionLdt = ldt < 0 ? dev.flushline.data.Cell.INVALID_DELETION_TIME : ldt;
+                deletionLdt = ldt < 0 ? Cell.INVALID_DELETION_TIME : ldt;
             }
         } else {
             int first = in.u8("promoted partition deletion");
@@ -103,7 +106,7 @@ public final class IndexReader {
         }
         long countAt = in.fileOffset();
         long count = in.unsignedVInt("index block count");
-        if (count < 2 || count > (end - in.position()) / IndexLayout.INFO_OFFSET_BYTES) {
+        if (count < 2 || count > (end - in.position()) / BigIndexLayout.INFO_OFFSET_BYTES) {
             throw in.corrupt(countAt, "index block count " + Long.toUnsignedString(count) + " does not fit the promoted index");
         }
         blockCount = (int) count;
@@ -112,21 +115,21 @@ public final class IndexReader {
             blockWidths = new long[blockCount];
         }
         int infoStart = in.position();
-        int offsetsStart = end - IndexLayout.INFO_OFFSET_BYTES * blockCount;
+        int offsetsStart = end - BigIndexLayout.INFO_OFFSET_BYTES * blockCount;
         for (int b = 0; b < blockCount; b++) {
             int infoAt = in.position();
             skipPrefix();
             skipPrefix();
             blockOffsets[b] = in.unsignedVInt("index block offset");
-            blockWidths[b] = VInt.unZigZag(in.unsignedVInt("index block width")) + IndexLayout.WIDTH_BASE;
+            blockWidths[b] = VInt.unZigZag(in.unsignedVInt("index block width")) + BigIndexLayout.WIDTH_BASE;
             if (in.u8("index block open marker flag") != 0) {
                 openMarkers++;
                 skipOpenMarker();
             }
             if (in.position() > offsetsStart) throw in.corrupt(infoAt, "index block " + b + " runs into the offset table");
-            int stored = BoundedReader.getInt(in.array(), offsetsStart + IndexLayout.INFO_OFFSET_BYTES * b);
+            int stored = BoundedReader.getInt(in.array(), offsetsStart + BigIndexLayout.INFO_OFFSET_BYTES * b);
             if (stored != infoAt - infoStart) {
-                throw in.corrupt(offsetsStart + IndexLayout.INFO_OFFSET_BYTES * b, "index block " + b + " offset table says "
+                throw in.corrupt(offsetsStart + BigIndexLayout.INFO_OFFSET_BYTES * b, "index block " + b + " offset table says "
                         + stored + ", the block is at " + (infoAt - infoStart));
             }
         }

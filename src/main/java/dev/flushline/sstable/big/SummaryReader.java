@@ -1,12 +1,17 @@
-package dev.flushline.sstable;
+package dev.flushline.sstable.big;
 
 import dev.flushline.data.Murmur3;
+import dev.flushline.sstable.BoundedReader;
+import dev.flushline.sstable.Component;
+import dev.flushline.sstable.PartitionOrder;
+import dev.flushline.sstable.SSTableFiles;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * Summary.db ({@link IndexLayout}) decoded into entry positions over the file bytes, with a
+ * Summary.db ({@link BigIndexLayout}) decoded into entry positions over the file bytes, with a
  * lookup of the Index.db position to scan from for a key.
  *
  * <p>Thread safety: immutable after construction.
@@ -28,7 +33,7 @@ public final class SummaryReader {
         minIndexInterval = in.i32("min index interval");
         long at = in.fileOffset();
         entryCount = in.i32("summary entry count");
-        if (entryCount < 0 || (long) entryCount * IndexLayout.SUMMARY_OFFSET_BYTES > in.remaining()) {
+        if (entryCount < 0 || (long) entryCount * BigIndexLayout.SUMMARY_OFFSET_BYTES > in.remaining()) {
             throw in.corrupt(at, "summary entry count " + entryCount + " exceeds the file");
         }
         at = in.fileOffset();
@@ -36,7 +41,7 @@ public final class SummaryReader {
         samplingLevel = in.i32("sampling level");
         sizeAtFullSampling = in.i32("size at full sampling");
         int offsetsStart = in.position();
-        if (offheapSize < (long) entryCount * IndexLayout.SUMMARY_OFFSET_BYTES || offheapSize > bytes.length - offsetsStart) {
+        if (offheapSize < (long) entryCount * BigIndexLayout.SUMMARY_OFFSET_BYTES || offheapSize > bytes.length - offsetsStart) {
             throw in.corrupt(at, "summary off-heap size " + offheapSize + " does not fit the file");
         }
         int entriesEnd = offsetsStart + (int) offheapSize;
@@ -48,15 +53,15 @@ public final class SummaryReader {
         for (int i = 0; i < entryCount; i++) {
             long offAt = in.fileOffset();
             int off = in.i32LittleEndian("summary entry offset");
-            int min = i == 0 ? entryCount * IndexLayout.SUMMARY_OFFSET_BYTES : starts[i] - offsetsStart + IndexLayout.SUMMARY_POSITION_BYTES;
-            if (off < min || off > offheapSize - IndexLayout.SUMMARY_POSITION_BYTES) {
+            int min = i == 0 ? entryCount * BigIndexLayout.SUMMARY_OFFSET_BYTES : starts[i] - offsetsStart + BigIndexLayout.SUMMARY_POSITION_BYTES;
+            if (off < min || off > offheapSize - BigIndexLayout.SUMMARY_POSITION_BYTES) {
                 throw in.corrupt(offAt, "summary entry " + i + " offset " + off + " is out of order or outside the entries");
             }
             starts[i] = offsetsStart + off;
         }
         starts[entryCount] = entriesEnd;
         for (int i = 0; i < entryCount; i++) {
-            int keyEnd = starts[i + 1] - IndexLayout.SUMMARY_POSITION_BYTES;
+            int keyEnd = starts[i + 1] - BigIndexLayout.SUMMARY_POSITION_BYTES;
             if (keyEnd < starts[i]) throw in.corrupt(starts[i], "summary entry " + i + " is too short");
             keyOffsets[i] = starts[i];
             keyLengths[i] = keyEnd - starts[i];
@@ -67,6 +72,11 @@ public final class SummaryReader {
         in.position(entriesEnd);
         firstKey = keyField(in, "summary first key");
         lastKey = keyField(in, "summary last key");
+    }
+
+    /** The Summary.db of {@code files}. REQUIRES: it has one. */
+    public static SummaryReader open(SSTableFiles files) throws IOException {
+        return new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY));
     }
 
     private static byte[] keyField(BoundedReader in, String what) {

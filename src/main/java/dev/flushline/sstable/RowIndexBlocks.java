@@ -3,37 +3,33 @@ package dev.flushline.sstable;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.io.FixedBuffer;
-import dev.flushline.io.VInt;
 
 import java.util.Arrays;
 
 /**
- * The promoted row index of one partition, stored in its Index.db entry: the partition's
- * unfiltereds cut into blocks of at least {@code column_index_size} bytes, each described by an
- * IndexInfo.
+ * The row index blocks of one partition, as every format's row index records them: the
+ * partition's unfiltereds cut into blocks of at least {@code column_index_size} bytes, each with
+ * its first and last clustering name, its offset and width in the partition, and the range
+ * deletion still open at its end. What a format writes from them (BIG: the promoted index in an
+ * Index.db entry) is its {@link PartitionIndexWriter}'s business; the cutting is shared, so it is
+ * done here, on the partition writer's per-row path, with no call per row into a format.
  *
- * <pre>
- * promoted_index := header_length:uvint partition_deletion(DeletionTimeLayout) block_count:uvint
- *                   index_info*  info_offset:i32*
- * index_info     := first_name last_name offset:uvint width:svint(width - 65536) has_open:bool [open:DeletionTimeLayout]
- * </pre>
- * Offsets are relative to the partition start; a block closes after the unfiltered that takes it
- * to {@code column_index_size} bytes, and the last block also covers the end-of-partition byte.
- * Only partitions with two or more blocks get a promoted index.
+ * <p>A block closes after the unfiltered that takes it to {@code column_index_size} bytes (from the
+ * block's start), and the last block also covers the end-of-partition byte. Offsets are relative
+ * to the partition start.
  *
- * <p>Arrays grow to the largest partition seen and are reused: nothing is allocated per partition
- * once they have grown. The first/last names are references into the memtable's rows, valid
- * until the partition's index entry is written.
+ * <p>Two forms, one per partition (the row source decides): names as references to {@code byte[][]}
+ * clusterings (memtable rows, valid until the partition's index entry is written), or copied from
+ * flyweights ({@link ClusteringBuffer}s of a cursor window that moves on) into buffers kept across
+ * partitions. Arrays grow to the largest partition seen and are reused: nothing is allocated per
+ * partition once they have grown.
  *
- * <p>Thread safety: none; owned by one flush writer.
+ * <p>Thread safety: none; owned by one partition writer.
  */
-public final class RowIndexBuilder {
+public final class RowIndexBlocks {
     public static final int DEFAULT_COLUMN_INDEX_SIZE_BYTES = 64 * 1024;
-    static final long WIDTH_BASE = IndexLayout.WIDTH_BASE;
 
     private final int columnIndexSizeBytes;
-    private final ClusteringLayout layout;
-    private final SSTableVersion version;
 
     private int count;
     private byte[] firstKinds = new byte[8];
@@ -52,15 +48,7 @@ public final class RowIndexBuilder {
     private byte[][] lastVals;
     private DeletionTime openMarker = DeletionTime.LIVE;
 
-    /** An oa index builder. */
-    public RowIndexBuilder(ClusteringLayout layout, int columnIndexSizeBytes) {
-        this(layout, columnIndexSizeBytes, SSTableVersion.OA);
-    }
-
-    /** {@code version} picks the encoding of the deletion times (partition, open markers) only. */
-    public RowIndexBuilder(ClusteringLayout layout, int columnIndexSizeBytes, SSTableVersion version) {
-        this.version = version;
-        this.layout = layout;
+    public RowIndexBlocks(int columnIndexSizeBytes) {
         this.columnIndexSizeBytes = columnIndexSizeBytes;
     }
 
@@ -167,62 +155,40 @@ public final class RowIndexBuilder {
         endOpen = Arrays.copyOf(endOpen, n);
     }
 
+    /** Blocks of the partition. Valid after {@link #finish}. */
     public int blockCount() {
         return count;
     }
 
-    /** Whether the index entry carries a promoted index. */
-    public boolean isPromoted() {
-        return count > 1;
+    /** Block {@code i}'s start, from the partition start. */
+    public long blockOffset(int i) {
+        return offsets[i];
     }
 
-    private int namesSize(int i) {
+    /** Block {@code i}'s bytes. */
+    public long blockWidth(int i) {
+        return widths[i];
+    }
+
+    /** The range deletion open at the end of block {@code i}, or LIVE. */
+    public DeletionTime openAfterBlock(int i) {
+        return endOpen[i];
+    }
+
+    /** Bytes of block {@code i}'s first and last names in {@code layout}'s prefix-with-kind form. */
+    public int namesSize(ClusteringLayout layout, int i) {
         if (flyweight) return layout.prefixSize(firstBufs[i]) + layout.prefixSize(lastBufs[i]);
         return layout.prefixSize(firstKinds[i], firstValues[i]) + layout.prefixSize(lastKinds[i], lastValues[i]);
     }
 
-    private int indexInfoSize(int i) {
-        int size = namesSize(i)
-                + VInt.sizeOfUnsigned(offsets[i]) + VInt.sizeOfSigned(widths[i] - WIDTH_BASE) + 1;
-        if (!endOpen[i].isLive()) size += DeletionTimeLayout.size(version, endOpen[i]);
-        return size;
-    }
-
-    /** Bytes of the promoted index (what promoted_size counts). REQUIRES: {@link #isPromoted()}. */
-    public int promotedSize(long headerLength, DeletionTime partitionDeletion) {
-        int size = VInt.sizeOfUnsigned(headerLength) + DeletionTimeLayout.size(version, partitionDeletion) + VInt.sizeOfUnsigned(count);
-        for (int i = 0; i < count; i++) size += indexInfoSize(i) + Integer.BYTES;
-        return size;
-    }
-
-    public void writePromoted(FixedBuffer out, long headerLength, DeletionTime partitionDeletion) {
-        out.putUnsignedVInt(headerLength);
-        DeletionTimeLayout.put(version, out, partitionDeletion);
-        out.putUnsignedVInt(count);
-        int infoStart = out.position();
-        for (int i = 0; i < count; i++) {
-            if (flyweight) {
-                layout.putPrefix(out, firstBufs[i]);
-                layout.putPrefix(out, lastBufs[i]);
-            } else {
-                layout.putPrefix(out, firstKinds[i], firstValues[i]);
-                layout.putPrefix(out, lastKinds[i], lastValues[i]);
-            }
-            out.putUnsignedVInt(offsets[i]);
-            out.putSignedVInt(widths[i] - WIDTH_BASE);
-            boolean hasOpen = !endOpen[i].isLive();
-            out.putBoolean(hasOpen);
-            if (hasOpen) DeletionTimeLayout.put(version, out, endOpen[i]);
-        }
-        // The offsets table: each IndexInfo's offset from the first, recomputed from the same sizes.
-        int infoOffset = 0;
-        for (int i = 0; i < count; i++) {
-            out.putInt(infoOffset);
-            infoOffset += indexInfoSize(i);
-        }
-        if (out.position() - infoStart != infoOffset + 4 * count) {
-            throw new IllegalStateException("IndexInfo sizes disagree with bytes written: " + infoOffset + " vs "
-                    + (out.position() - infoStart - 4 * count));
+    /** Writes block {@code i}'s first and last names in {@code layout}'s prefix-with-kind form. */
+    public void putNames(FixedBuffer out, ClusteringLayout layout, int i) {
+        if (flyweight) {
+            layout.putPrefix(out, firstBufs[i]);
+            layout.putPrefix(out, lastBufs[i]);
+        } else {
+            layout.putPrefix(out, firstKinds[i], firstValues[i]);
+            layout.putPrefix(out, lastKinds[i], lastValues[i]);
         }
     }
 }
