@@ -38,6 +38,15 @@ public interface PartitionIndex extends AutoCloseable {
         return files.version().format().missingIndexComponent(files);
     }
 
+    /**
+     * The first and the last partition key of {@code files} ({@code [0]} and {@code [1]}), read as
+     * cheaply as the format allows (BIG: from Summary.db), without the table's schema: for placing
+     * a whole sstable by its token range.
+     */
+    static byte[][] boundaryKeys(SSTableFiles files) throws IOException {
+        return files.version().format().boundaryKeys(files);
+    }
+
     /** Moves to the next partition in partition order; false after the last. */
     boolean next();
 

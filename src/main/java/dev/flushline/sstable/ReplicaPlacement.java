@@ -97,9 +97,9 @@ public final class ReplicaPlacement {
         String tableFolder = sourceTableDir.getFileName().toString();
         Map<Integer, TableDirectory> targets = new HashMap<>();
         for (SSTableFiles f : SSTableFiles.inDirectory(sourceTableDir)) {
-            SummaryReader summary = new SummaryReader(f.path(Component.SUMMARY), f.readAll(Component.SUMMARY));
-            long first = Murmur3.token(summary.firstKey, 0, summary.firstKey.length);
-            long last = Murmur3.token(summary.lastKey, 0, summary.lastKey.length);
+            byte[][] keys = PartitionIndex.boundaryKeys(f);
+            long first = Murmur3.token(keys[0], 0, keys[0].length);
+            long last = Murmur3.token(keys[1], 0, keys[1].length);
             int segment = ring.segmentOf(first);
             if (ring.segmentOf(last) != segment) {
                 throw new IncompatibleSSTableException(f.path(Component.DATA), "its tokens " + first + " to " + last

@@ -4,6 +4,7 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.big.BigIndexCheck;
 import dev.flushline.sstable.big.BigIndexWriter;
 import dev.flushline.sstable.big.BigPartitionIndex;
+import dev.flushline.sstable.big.SummaryReader;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -47,6 +48,12 @@ public enum SSTableFormat {
         Path missingIndexComponent(SSTableFiles files) {
             return files.has(Component.INDEX) ? null : files.path(Component.INDEX); // Summary.db only speeds lookups up
         }
+
+        @Override
+        byte[][] boundaryKeys(SSTableFiles files) throws IOException {
+            SummaryReader s = SummaryReader.open(files); // it holds both keys: no walk of Index.db
+            return new byte[][] {s.firstKey, s.lastKey};
+        }
     };
 
     private final String id;
@@ -74,6 +81,9 @@ public enum SSTableFormat {
 
     /** See {@link PartitionIndex#missingComponent}. */
     abstract Path missingIndexComponent(SSTableFiles files);
+
+    /** See {@link PartitionIndex#boundaryKeys}. */
+    abstract byte[][] boundaryKeys(SSTableFiles files) throws IOException;
 
     /** {@code big}, or {@code big|bti} once there are two: for usage texts and file name patterns. */
     public static String choices() {
