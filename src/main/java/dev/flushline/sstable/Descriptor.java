@@ -90,28 +90,9 @@ public final class Descriptor {
     }
 
     static Descriptor tryReserve(Path tableDir, int generation, SSTableVersion version) throws IOException {
-        Descriptor d = new Descriptor(tableDir, generation, version);
-        java.nio.channels.FileChannel ch;
+        Descriptor d = tryLock(tableDir, generation, version);
+        if (d == null) return null;
         try {
-            ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
-                    java.nio.file.StandardOpenOption.WRITE);
-        } catch (FileAlreadyExistsException e) {
-            return null;
-        }
-        try {
-            Object created = fileKey(d.lockPath());
-            d.lockChannel = ch;
-            d.lock = ch.lock();
-            HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
-            if (created == null || !created.equals(fileKey(d.lockPath()))) {
-                // Unlocked between CREATE_NEW and lock(), a cleaner in another process took the lock
-                // file for a dead writer's and deleted it: a lock on a deleted file protects nothing.
-                d.lockChannel = null;
-                d.lock = null;
-                HELD_BY_THIS_JVM.remove(d.lockPath().toAbsolutePath());
-                ch.close();
-                return null;
-            }
             Component[] all = Component.values();
             SSTableVersion[] versions = SSTableVersion.values();
             for (int v = 0; v < versions.length; v++) {
@@ -127,6 +108,40 @@ public final class Descriptor {
         } catch (FileAlreadyExistsException e) {
             d.releaseReservation(); // a crashed writer's staging dir of this generation: skip it
             return null;
+        } catch (IOException | RuntimeException e) {
+            d.releaseReservation();
+            throw e;
+        }
+    }
+
+    /**
+     * Creates the generation's lock file (CREATE_NEW) and locks it; null if it exists, or if it was
+     * deleted between the two steps. Unlocked in that moment, a cleaner in another process may take
+     * the fresh file for a dead writer's and delete it, and a lock on a deleted file protects
+     * nothing: the file's identity before and after the lock tells.
+     */
+    private static Descriptor tryLock(Path tableDir, int generation, SSTableVersion version) throws IOException {
+        Descriptor d = new Descriptor(tableDir, generation, version);
+        java.nio.channels.FileChannel ch;
+        try {
+            ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE);
+        } catch (FileAlreadyExistsException e) {
+            return null;
+        }
+        try {
+            Object created = fileKey(d.lockPath());
+            d.lockChannel = ch;
+            d.lock = ch.lock();
+            HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
+            if (created == null || !created.equals(fileKey(d.lockPath()))) {
+                d.lockChannel = null;
+                d.lock = null;
+                HELD_BY_THIS_JVM.remove(d.lockPath().toAbsolutePath());
+                ch.close();
+                return null;
+            }
+            return d;
         } catch (IOException | RuntimeException e) {
             d.releaseReservation();
             throw e;
@@ -150,23 +165,7 @@ public final class Descriptor {
      * exists (a live writer's, or a dead one's that the directory's next open removes).
      */
     static Descriptor lockPublished(Path tableDir, int generation, SSTableVersion version) throws IOException {
-        Descriptor d = new Descriptor(tableDir, generation, version);
-        java.nio.channels.FileChannel ch;
-        try {
-            ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
-                    java.nio.file.StandardOpenOption.WRITE);
-        } catch (FileAlreadyExistsException e) {
-            return null;
-        }
-        d.lockChannel = ch;
-        try {
-            d.lock = ch.lock();
-            HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
-        } catch (IOException | RuntimeException e) {
-            d.releaseReservation();
-            throw e;
-        }
-        return d;
+        return tryLock(tableDir, generation, version);
     }
 
     /**
