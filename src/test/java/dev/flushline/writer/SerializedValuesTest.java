@@ -66,30 +66,37 @@ class SerializedValuesTest {
         FixedClock.installIfPossible();
         CassandraOracle.init();
         TableMetadata table = CassandraOracle.parseTable(TYPE + ";\n" + TABLE);
-        Path theirs = Files.createDirectories(tmp.resolve("c"));
-        Path ours = Files.createDirectories(tmp.resolve("f"));
-        try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).withType(TYPE).forTable(TABLE).using(INSERT).build();
-             FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).withType(TYPE).forTable(TABLE).using(INSERT)
-                     .withNowMillis(Clock.Global.currentTimeMillis()).build()) {
-            for (int i = 0; i < 12; i++) {
-                String[] json = json(i);
-                List<ByteBuffer> raw = new ArrayList<>();
-                Object[] values = new Object[COLUMNS.length];
-                for (int k = 0; k < COLUMNS.length; k++) {
-                    if (json[k] == null) {
-                        raw.add(null);
-                        continue;
+        // CQLSSTableWriter takes "now" (the deletion time a non-frozen value's cells are written under) per row from
+        // Cassandra's clock, ours once: unless that clock is frozen in this JVM, write again if a second passed meanwhile.
+        Path theirs, ours;
+        for (int attempt = 0; ; attempt++) {
+            theirs = Files.createDirectories(tmp.resolve("c" + attempt));
+            ours = Files.createDirectories(tmp.resolve("f" + attempt));
+            long now = Clock.Global.currentTimeMillis();
+            try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).withType(TYPE).forTable(TABLE).using(INSERT).build();
+                 FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).withType(TYPE).forTable(TABLE).using(INSERT)
+                         .withNowMillis(now).build()) {
+                for (int i = 0; i < 12; i++) {
+                    String[] json = json(i);
+                    List<ByteBuffer> raw = new ArrayList<>();
+                    Object[] values = new Object[COLUMNS.length];
+                    for (int k = 0; k < COLUMNS.length; k++) {
+                        if (json[k] == null) {
+                            raw.add(null);
+                            continue;
+                        }
+                        ByteBuffer b = table.getColumn(ColumnIdentifier.getInterned(COLUMNS[k], true)).type
+                                .fromJSONObject(JsonUtils.decodeJson(json[k])).bindAndGet(QueryOptions.DEFAULT);
+                        raw.add(b);
+                        byte[] bytes = new byte[b.remaining()];
+                        b.duplicate().get(bytes);
+                        values[k] = new ValueCodec.Serialized(bytes);
                     }
-                    ByteBuffer b = table.getColumn(ColumnIdentifier.getInterned(COLUMNS[k], true)).type
-                            .fromJSONObject(JsonUtils.decodeJson(json[k])).bindAndGet(QueryOptions.DEFAULT);
-                    raw.add(b);
-                    byte[] bytes = new byte[b.remaining()];
-                    b.duplicate().get(bytes);
-                    values[k] = new ValueCodec.Serialized(bytes);
+                    c.rawAddRow(raw);
+                    f.addRow(values);
                 }
-                c.rawAddRow(raw);
-                f.addRow(values);
             }
+            if (Clock.Global.currentTimeMillis() / 1000 == now / 1000 || attempt == 4) break;
         }
         String schema = TYPE + ";\n" + TABLE;
         List<Partition> expected = CassandraReader.readAll(theirs, schema);
@@ -114,13 +121,20 @@ class SerializedValuesTest {
                 0, 0, 0, 4, 0, 0, 0, 9, 0, 0, 0, 1, 'c'}; // {9: a, 2: b, 9: c}
         byte[] tuple = new byte[4 + set.length];
         ByteBuffer.wrap(tuple).putInt(set.length).put(set);
-        Path theirs = Files.createDirectories(tmp.resolve("oc"));
-        Path ours = Files.createDirectories(tmp.resolve("of"));
-        try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(table).using(insert).build();
-             FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(insert)
-                     .withNowMillis(Clock.Global.currentTimeMillis()).build()) {
-            c.rawAddRow(ByteBuffer.wrap(new byte[] {0, 0, 0, 1}), ByteBuffer.wrap(set), ByteBuffer.wrap(map), ByteBuffer.wrap(tuple), ByteBuffer.wrap(set));
-            f.addRow(1, new ValueCodec.Serialized(set), new ValueCodec.Serialized(map), new ValueCodec.Serialized(tuple), new ValueCodec.Serialized(set));
+        // CQLSSTableWriter takes "now" (the deletion time a non-frozen value's cells are written under) per row from
+        // Cassandra's clock, ours once: unless that clock is frozen in this JVM, write again if a second passed meanwhile.
+        Path theirs, ours;
+        for (int attempt = 0; ; attempt++) {
+            theirs = Files.createDirectories(tmp.resolve("oc" + attempt));
+            ours = Files.createDirectories(tmp.resolve("of" + attempt));
+            long now = Clock.Global.currentTimeMillis();
+            try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).forTable(table).using(insert).build();
+                 FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(insert)
+                         .withNowMillis(now).build()) {
+                c.rawAddRow(ByteBuffer.wrap(new byte[] {0, 0, 0, 1}), ByteBuffer.wrap(set), ByteBuffer.wrap(map), ByteBuffer.wrap(tuple), ByteBuffer.wrap(set));
+                f.addRow(1, new ValueCodec.Serialized(set), new ValueCodec.Serialized(map), new ValueCodec.Serialized(tuple), new ValueCodec.Serialized(set));
+            }
+            if (Clock.Global.currentTimeMillis() / 1000 == now / 1000 || attempt == 4) break;
         }
         List<Partition> expected = CassandraReader.readAll(theirs, table);
         assertEquals(1, expected.size());
