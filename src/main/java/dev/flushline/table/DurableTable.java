@@ -40,13 +40,6 @@ import java.util.function.Supplier;
  * stopped.
  */
 public final class DurableTable implements AutoCloseable {
-    /**
-     * System property (milliseconds) that makes the flush thread pause between publishing a
-     * memtable's sstables and recording the commit log release, so crash tests can kill a process
-     * in that window. Read once per open.
-     */
-    public static final String PAUSE_BEFORE_RELEASE_PROPERTY = "flushline.test.pauseBeforeReleaseMillis";
-
     /** Immutable settings. */
     public static final class Options {
         public final CommitLog.Options commitLog;
@@ -61,6 +54,13 @@ public final class DurableTable implements AutoCloseable {
         public final Consumer<String> log;
         /** Background compaction, started once the commit log is replayed; null for none. */
         public final BackgroundCompactions.Settings compaction;
+        /**
+         * Runs on the flush thread after a memtable's sstables are all published and before the
+         * commit log records their release: the window in which a crash leaves both the sstables
+         * and the log entries they hold, which replay must then apply harmlessly. For observers
+         * (a crash test stops the process there); never null.
+         */
+        public final Runnable beforeRelease;
 
         /** Settings whose informational lines and warnings both go to {@code log}, without background compaction. */
         public Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
@@ -71,6 +71,13 @@ public final class DurableTable implements AutoCloseable {
         public Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
                        Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> info, Consumer<String> log,
                        BackgroundCompactions.Settings compaction) {
+            this(commitLog, memtables, flush, limits, onFlushed, info, log, compaction, () -> { });
+        }
+
+        private Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
+                        Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> info, Consumer<String> log,
+                        BackgroundCompactions.Settings compaction, Runnable beforeRelease) {
+            this.beforeRelease = java.util.Objects.requireNonNull(beforeRelease);
             this.commitLog = commitLog;
             this.memtables = memtables;
             this.flush = flush;
@@ -80,13 +87,17 @@ public final class DurableTable implements AutoCloseable {
             this.log = log;
             this.compaction = compaction;
         }
+
+        /** These settings, running {@code hook} in the window before each release (see {@link #beforeRelease}). */
+        public Options withBeforeRelease(Runnable hook) {
+            return new Options(commitLog, memtables, flush, limits, onFlushed, info, log, compaction, hook);
+        }
     }
 
     private final TableSchema schema;
     private final Options options;
     private final CommitLog commitLog;
     private final Flusher flusher;
-    private final long pauseBeforeReleaseMillis;
     /** Off while replaying: the entries not replayed yet are in no memtable and must not be released. */
     private volatile boolean releasing;
     private volatile CommitLog.ReplayReport replayReport;
@@ -100,7 +111,6 @@ public final class DurableTable implements AutoCloseable {
         this.schema = schema;
         this.options = options;
         this.commitLog = commitLog;
-        this.pauseBeforeReleaseMillis = Long.getLong(PAUSE_BEFORE_RELEASE_PROPERTY, 0L);
         this.flusher = new Flusher(options.memtables, options.flush, options.limits, options.onFlushed, null,
                 Flusher.FailurePolicy.DEFAULT, options.log != null ? options.log : System.err::println);
         this.flusher.onMemtableFlushed(this::memtableFlushed);
@@ -223,13 +233,7 @@ public final class DurableTable implements AutoCloseable {
     /** Flusher hook: runs on the flush thread once {@code flushed}'s sstables are all published. */
     private void memtableFlushed(Memtable flushed) {
         if (!releasing) return;
-        if (pauseBeforeReleaseMillis > 0) {
-            try {
-                Thread.sleep(pauseBeforeReleaseMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        options.beforeRelease.run();
         try {
             commitLog.markFlushedUpTo(safeReleasePosition(flushed));
         } catch (IOException e) {

@@ -50,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * operations (op i writes row ck=i of partition i % 64, value "v<i>", timestamp BASE + i) and
  * prints {@code durable: i} after each acknowledged write; small memtables make it flush often.
  * The parent kills it during writes, during flushes, and between publishing sstables and
- * releasing segments (the child pauses there, {@link DurableTable#PAUSE_BEFORE_RELEASE_PROPERTY}).
+ * releasing segments (the child pauses there, through {@link DurableTable.Options#withBeforeRelease}).
  * Each child starts by replaying what the previous one left. At the end the parent opens the
  * table once more and cassandra-all must read back every acknowledged operation, each copy of a
  * row exactly as written (replayed duplicates are identical, so they read back the same), and no
@@ -87,14 +87,21 @@ class CommitLogCrashTest {
                 }, log);
     }
 
-    /** Child: args = outDir, logDir, first op number. Writes until killed. */
+    /** Child: args = outDir, logDir, first op number, milliseconds to pause before each release. Writes until killed. */
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args[0]), logDir = Path.of(args[1]);
         long first = Long.parseLong(args[2]);
+        long pauseMillis = Long.parseLong(args[3]);
         TableSchema schema = CqlParser.parse(CQL);
         DurableTable t = DurableTable.open(schema, options(schema, out, logDir, line -> {
             System.out.println("log " + line);
             System.out.flush();
+        }).withBeforeRelease(() -> {
+            try {
+                Thread.sleep(pauseMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }));
         for (long i = first; ; i++) {
             t.apply(op(schema, i));
@@ -120,8 +127,8 @@ class CommitLogCrashTest {
         for (int run = 0; run < plan.length; run++) {
             long first = run * RUN_STRIDE;
             List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
-            if (plan[run] == Phase.RELEASE) cmd.add("-D" + DurableTable.PAUSE_BEFORE_RELEASE_PROPERTY + "=3000");
-            cmd.addAll(List.of("-cp", cp, CommitLogCrashTest.class.getName(), out.toString(), logDir.toString(), Long.toString(first)));
+            cmd.addAll(List.of("-cp", cp, CommitLogCrashTest.class.getName(), out.toString(), logDir.toString(), Long.toString(first),
+                    plan[run] == Phase.RELEASE ? "3000" : "0"));
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             // A reader thread tracks the child's output; destroyForcibly closes the pipe, so lines
             // still in it at the kill are not seen: the parent's count of acknowledged ops can only
