@@ -36,7 +36,7 @@ final class CassandraNode implements AutoCloseable {
     static {
         // JMX over RMI waits for a reply without end by default; a node that hangs must fail the test instead.
         if (System.getProperty("sun.rmi.transport.tcp.responseTimeout") == null) {
-            System.setProperty("sun.rmi.transport.tcp.responseTimeout", Long.toString(TimeUnit.MINUTES.toMillis(10)));
+            System.setProperty("sun.rmi.transport.tcp.responseTimeout", Long.toString(TimeUnit.MINUTES.toMillis(4)));
         }
     }
 

@@ -72,7 +72,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 // A backstop only: every wait inside has its own, shorter bound.
-@Timeout(value = 20, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ClusterLoadTest {
     static final String SIMPLE = "ks_simple";
     static final String NTS = "ks_nts";

@@ -76,7 +76,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 // A backstop only: every wait inside has its own, shorter bound.
-@Timeout(value = 20, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES)
 class SparkStandaloneTest {
     static final String KS = "ks";
     /** Background compaction off: the test reads the sstables each node holds. */
