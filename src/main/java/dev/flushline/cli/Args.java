@@ -11,12 +11,12 @@ import java.util.Set;
  *
  * <p>Thread safety: not thread-safe; one per command invocation.
  */
-final class Args {
+public final class Args {
     private final String command;
     private final Map<String, String> values = new HashMap<>();
 
     /** {@code withValue}: options that take a value; {@code flags}: options that do not. */
-    Args(String command, String[] args, Set<String> withValue, Set<String> flags) throws UsageException {
+    public Args(String command, String[] args, Set<String> withValue, Set<String> flags) throws UsageException {
         this.command = command;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -47,22 +47,22 @@ final class Args {
         }
     }
 
-    boolean has(String name) {
+    public boolean has(String name) {
         return values.containsKey(name);
     }
 
-    String string(String name, String defaultValue) {
+    public String string(String name, String defaultValue) {
         String v = values.get(name);
         return v == null ? defaultValue : v;
     }
 
-    String required(String name) throws UsageException {
+    public String required(String name) throws UsageException {
         String v = values.get(name);
         if (v == null) throw new UsageException("missing --" + name + " (see flushline " + command + " --help)");
         return v;
     }
 
-    long longValue(String name, long defaultValue, long min, long max) throws UsageException {
+    public long longValue(String name, long defaultValue, long min, long max) throws UsageException {
         String v = values.get(name);
         if (v == null) return defaultValue;
         long x;
@@ -77,12 +77,12 @@ final class Args {
         return x;
     }
 
-    int intValue(String name, int defaultValue, int min, int max) throws UsageException {
+    public int intValue(String name, int defaultValue, int min, int max) throws UsageException {
         return (int) longValue(name, defaultValue, min, max);
     }
 
     /** One of {@code choices}, else a usage error listing them. */
-    String choice(String name, String defaultValue, String... choices) throws UsageException {
+    public String choice(String name, String defaultValue, String... choices) throws UsageException {
         String v = string(name, defaultValue);
         for (String c : choices) {
             if (c.equals(v)) return v;

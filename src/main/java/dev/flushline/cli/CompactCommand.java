@@ -1,39 +1,35 @@
 package dev.flushline.cli;
 
 import dev.flushline.compaction.CompactionConservationException;
+import dev.flushline.compaction.CompactionTask;
 import dev.flushline.compaction.Compactor;
-import dev.flushline.data.TokenSplits;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.CorruptSSTableException;
-import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.IncompatibleSSTableException;
+import dev.flushline.sstable.Leftovers;
+import dev.flushline.sstable.ReplicaPlacement;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableVersion;
-import dev.flushline.sstable.TableDirectory;
-import dev.flushline.sstable.TransactionLog;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * {@code flushline compact}: a major compaction of one table's sstables into new sstables, with
  * Cassandra's log line. Inputs are only read; outputs are published only when the whole
  * compaction succeeded.
  */
-final class CompactCommand {
+public final class CompactCommand {
     private CompactCommand() {}
 
     static final String HELP =
@@ -77,6 +73,8 @@ final class CompactCommand {
           + "  --threads N                   compact N slices of the token ring on N threads (1..256, default 1);\n"
           + "                                slices start at output split tokens when there are enough of them,\n"
           + "                                else at N equal ranges, so there is at least one sstable per slice\n"
+          + RingOption.HELP
+          + "                                nor --split-tokens or --in-place\n"
           + EngineOptions.SSTABLE_VERSION_HELP
           + "                                (nb: inputs with a later expiry or tombstone are refused; not with\n"
           + "                                --in-place, whose transaction log records oa sstables only)\n"
@@ -110,11 +108,11 @@ final class CompactCommand {
           + "is published.\n";
 
     static final Set<String> WITH_VALUE = Set.of("schema", "table", "out", "now", "gc-grace", "compression", "ranges",
-            "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION);
+            "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION, RingOption.OPTION);
     static final String DESPITE_INCOMPLETE = "despite-incomplete";
     static final Set<String> FLAGS = Set.of("in-place", DESPITE_INCOMPLETE);
 
-    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         for (String a : argv) {
             if (a.equals("--help") || a.equals("-h")) {
                 out.print(HELP);
@@ -126,7 +124,7 @@ final class CompactCommand {
         } catch (UsageException e) {
             err.println("flushline compact: " + e.getMessage());
             return 1;
-        } catch (CompactionLock.HeldException e) {
+        } catch (CompactionTask.Busy e) {
             err.println("flushline compact: refused: " + e.getMessage() + "; nothing was changed");
             return 1;
         } catch (IncompatibleSSTableException e) {
@@ -181,8 +179,13 @@ final class CompactCommand {
         }
         if (args.has("compression")) schema = EngineOptions.withCompression(schema, EngineOptions.compressionChoice(args));
         if (args.has("ranges") && args.has("split-tokens")) throw new UsageException("--ranges and --split-tokens exclude each other");
-        long[] splits = args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
-                : TokenSplits.even(args.intValue("ranges", 1, 1, 4096));
+        dev.flushline.data.TokenRing ring = RingOption.read(args);
+        if (ring != null && (inPlace || args.has("ranges") || args.has("split-tokens"))) {
+            throw new UsageException("--ring writes one directory per node under --out, split at the ring's ranges; drop "
+                    + (inPlace ? "--in-place" : args.has("ranges") ? "--ranges" : "--split-tokens"));
+        }
+        long[] splits = ring != null ? ring.splitTokens() : args.has("split-tokens") ? parseTokens(args.required("split-tokens"))
+                : TokenRanges.evenSplits(args.intValue("ranges", 1, 1, 4096));
         long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
         int threads = args.intValue("threads", 1, 1, 256);
         SSTableVersion version = EngineOptions.sstableVersion(args);
@@ -198,27 +201,34 @@ final class CompactCommand {
         if (inPlace && tableDirs.size() != 1) {
             throw new UsageException("--in-place needs exactly one input table directory; found " + tableDirs);
         }
-        Path outTable = inPlace ? tableDirs.get(0) : Descriptor.tableDir(outRoot, schema.keyspace(), schema.name(), schema.idHex());
+        // With a ring, the compaction publishes under the staging root and its outputs are placed into the node directories.
+        Path writeRoot = ring == null ? outRoot : ReplicaPlacement.stagingRoot(outRoot);
+        Path outTable = inPlace ? tableDirs.get(0) : schema.directoryUnder(writeRoot);
         if (!inPlace) {
+            List<Path> written = new ArrayList<>(List.of(outTable));
+            for (int i = 0; ring != null && i < ring.nodeCount(); i++) {
+                written.add(schema.directoryUnder(ReplicaPlacement.nodeRoot(outRoot, ring.node(i).address())));
+            }
             for (Path dir : tableDirs) {
-                if (isSameOrInside(outTable, dir) || isSameOrInside(dir, outTable)) {
-                    throw new UsageException("--out " + outRoot + " would write " + outTable + ", which is or shares input table directory "
-                            + dir + "; compact into another directory (or use --in-place)");
+                for (Path w : written) {
+                    if (isSameOrInside(w, dir) || isSameOrInside(dir, w)) {
+                        throw new UsageException("--out " + outRoot + " would write " + w + ", which is or shares input table directory "
+                                + dir + "; compact into another directory (or use --in-place)");
+                    }
                 }
             }
         }
-        CompactionLock lock = inPlace ? CompactionLock.tryAcquire(outTable) : null;
+        // In place, taking the folder first recovers interrupted transactions of ours and removes what our
+        // crashed writers left; what is not provably ours is left alone.
+        CompactionTask.InPlace target = inPlace ? CompactionTask.inPlace(outTable) : null;
         try {
-            // In place, opening the directory for writing first recovers interrupted transactions of ours and
-            // removes what our crashed writers left; what is not provably ours is left alone.
-            TableDirectory target = inPlace ? TableDirectory.open(outTable) : null;
             List<Path> incomplete = new ArrayList<>();
             if (inPlace) {
                 for (Path removed : target.removedLeftovers()) out.println("removed leftover " + removed);
                 incomplete.addAll(target.incomplete());
                 if (!incomplete.isEmpty() && !args.has(DESPITE_INCOMPLETE)) {
                     StringBuilder why = new StringBuilder();
-                    for (Path p : incomplete) why.append("\n  ").append(dev.flushline.sstable.Leftovers.describe(p));
+                    for (Path p : incomplete) why.append("\n  ").append(Leftovers.describe(p));
                     throw new UsageException("--in-place refused: " + outTable + " holds unfinished files that are not ours:" + why
                             + "\nan in-place compaction replaces every sstable it reads, and these would be left out of it."
                             + " Finish or remove them, or pass --" + DESPITE_INCOMPLETE + " to compact the rest and keep every"
@@ -227,7 +237,7 @@ final class CompactCommand {
             } else {
                 for (Path dir : tableDirs) incomplete.addAll(SSTableFiles.withoutToc(dir));
             }
-            for (Path p : incomplete) out.println(dev.flushline.sstable.Leftovers.describe(p));
+            for (Path p : incomplete) out.println(Leftovers.describe(p));
             List<SSTableFiles> sstables = new ArrayList<>();
             for (Path dir : tableDirs) sstables.addAll(SSTableFiles.inDirectory(dir));
             if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
@@ -240,37 +250,28 @@ final class CompactCommand {
                 }
             }
 
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = now;
-            o.gcBefore = now - gcGrace;
+            long gcBefore = now - gcGrace;
             if (!incomplete.isEmpty()) {
                 // Files left out may hold data that a tombstone of the inputs shadows: keep every tombstone.
-                o.gcBefore = Long.MIN_VALUE;
+                gcBefore = Long.MIN_VALUE;
                 out.println("no tombstone is purged: the files left alone above may hold data the tombstones shadow");
             }
-            o.splitTokens = splits;
-            o.maxSSTableBytes = maxMb * 1024 * 1024;
-            o.version = version;
-            return run(schema, sstables, o, threads, splits, inPlace, target, outTable, out);
+            Compactor.Options o = Compactor.Options.builder(now, gcBefore).splitTokens(splits).maxSSTableBytes(maxMb * 1024 * 1024)
+                    .version(version).build();
+            int status = run(schema, sstables, o, threads, inPlace, target, outTable, out);
+            if (ring != null) RingOption.place(outTable, ring, outRoot, out);
+            return status;
         } finally {
-            if (lock != null) lock.close();
+            if (target != null) target.close();
         }
     }
 
-    private static int run(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options o, int threads, long[] splits,
-                           boolean inPlace, TableDirectory target, Path outTable, PrintStream out) throws IOException {
+    private static int run(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options o, int threads,
+                           boolean inPlace, CompactionTask.InPlace target, Path outTable, PrintStream out) throws IOException {
         long t0 = System.nanoTime();
-        long[] sliceStarts = sliceStarts(threads, splits);
-        Compactor.Result r;
-        if (!inPlace) {
-            r = compactSlices(schema, sstables, o, sliceStarts, TableDirectory.open(outTable));
-        } else {
-            try (TransactionLog txn = TransactionLog.beginCompaction(target)) {
-                r = compactSlices(schema, sstables, o, sliceStarts, txn.outputs());
-                for (SSTableFiles f : sstables) txn.obsolete(f.path(Component.DATA));
-                txn.commit(); // the commit point; closing without it rolls the outputs back
-            }
-        }
+        Compactor.Result r = inPlace
+                ? target.replace(schema, sstables, o, threads)
+                : CompactionTask.writeTo(schema, sstables, o, threads, outTable);
         long wallNanos = System.nanoTime() - t0;
         long cpuNanos = r.threadCpuNanos + r.ioCpuNanos;
         long allocated = r.threadAllocatedBytes + r.ioAllocatedBytes;
@@ -281,90 +282,6 @@ final class CompactCommand {
                 r.cellsMergedAway, r.cellsPurged);
         out.flush();
         return 0;
-    }
-
-    /**
-     * Where the slices compacted on parallel threads start: split tokens when there are at least
-     * {@code threads} ranges (so no output range is cut), else {@code threads} equal ranges.
-     */
-    static long[] sliceStarts(int threads, long[] splits) {
-        if (threads == 1) return new long[0];
-        int ranges = splits.length + 1;
-        if (ranges < threads) return TokenSplits.even(threads);
-        long[] out = new long[threads - 1];
-        for (int k = 1; k < threads; k++) out[k - 1] = splits[(int) ((long) k * ranges / threads) - 1];
-        return out;
-    }
-
-    /**
-     * One compactor per slice, each on its own thread; outputs are published only when every slice
-     * prepared successfully, else every staged output is removed. Returns the combined result, with
-     * the CPU time and allocation of the compacting threads.
-     */
-    static Compactor.Result compactSlices(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options base, long[] sliceStarts,
-                                          TableDirectory outDir) throws IOException {
-        int n = sliceStarts.length + 1;
-        Compactor[] compactors = new Compactor[n];
-        long[] cpu = new long[n], alloc = new long[n];
-        Throwable[] failures = new Throwable[n];
-        Thread[] workers = new Thread[n];
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        for (int i = 0; i < n; i++) {
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = base.nowSeconds;
-            o.gcBefore = base.gcBefore;
-            o.splitTokens = base.splitTokens;
-            o.maxSSTableBytes = base.maxSSTableBytes;
-            o.pipelined = base.pipelined;
-            o.version = base.version;
-            o.tokenLo = i == 0 ? Long.MIN_VALUE : sliceStarts[i - 1];
-            o.tokenHi = i == n - 1 ? Long.MAX_VALUE : sliceStarts[i] - 1;
-            compactors[i] = new Compactor(schema, sstables, o);
-            final int slice = i;
-            Runnable work = () -> {
-                long tid = Thread.currentThread().getId();
-                long c0 = mx.getCurrentThreadCpuTime(), a0 = mx.getThreadAllocatedBytes(tid);
-                try {
-                    compactors[slice].prepare(outDir);
-                } catch (Throwable t) {
-                    failures[slice] = t;
-                } finally {
-                    cpu[slice] = mx.getCurrentThreadCpuTime() - c0;
-                    alloc[slice] = mx.getThreadAllocatedBytes(tid) - a0;
-                }
-            };
-            workers[i] = n == 1 ? null : new Thread(work, "flushline-compact-" + i);
-            if (n == 1) work.run();
-            else workers[i].start();
-        }
-        try {
-            for (Thread w : workers) {
-                if (w == null) continue;
-                try {
-                    w.join();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while compacting", e);
-                }
-            }
-            for (Throwable t : failures) {
-                if (t == null) continue;
-                if (t instanceof IOException) throw (IOException) t;
-                if (t instanceof RuntimeException) throw (RuntimeException) t;
-                if (t instanceof Error) throw (Error) t;
-                throw new IOException(t);
-            }
-            Compactor.Result total = null;
-            for (int i = 0; i < n; i++) {
-                Compactor.Result r = compactors[i].publish();
-                r.threadCpuNanos = cpu[i];
-                r.threadAllocatedBytes = alloc[i];
-                total = total == null ? r : Compactor.Result.combine(total, r);
-            }
-            return total;
-        } finally {
-            for (Compactor c : compactors) c.close();
-        }
     }
 
     /** Cassandra's CompactionTask line (a major compaction writes level 0). */
@@ -383,7 +300,7 @@ final class CompactCommand {
             }
         }
         try {
-            TokenSplits.check(out);
+            TokenRanges.checkSplits(out);
         } catch (IllegalArgumentException e) {
             throw new UsageException("--split-tokens " + list + ": " + e.getMessage());
         }

@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.schema.ValueText;
+import dev.flushline.data.PartitionKey;
 import dev.flushline.data.Murmur3;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
@@ -10,13 +12,12 @@ import dev.flushline.sstable.Component;
 import dev.flushline.sstable.CorruptSSTableException;
 import dev.flushline.sstable.DataChunks;
 import dev.flushline.sstable.IncompatibleSSTableException;
-import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.PartitionIndex;
 import dev.flushline.sstable.PartitionOrder;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SerializationHeader;
 import dev.flushline.sstable.StatisticsReader;
-import dev.flushline.sstable.SummaryReader;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -37,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * sstabledump prints it (default pretty JSON, {@code -l} JSON Lines, {@code -t} raw timestamps,
  * {@code -k} point lookups through Summary.db and Index.db).
  */
-final class DumpCommand {
+public final class DumpCommand {
     private DumpCommand() {}
 
     static final String HELP =
@@ -65,7 +66,7 @@ final class DumpCommand {
           + "\n"
           + "Exit status: 0 done, 1 bad usage, refused or corrupt sstable (message on stderr), 2 an I/O failure.\n";
 
-    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         Options o = new Options();
         for (int i = 0; i < argv.length; i++) {
             String a = argv[i];
@@ -199,14 +200,12 @@ final class DumpCommand {
             throw new UsageException("-k " + text + ": the partition key has " + pk.length + " columns; give them joined by ':'");
         }
         byte[][] values = new byte[pk.length][];
-        int size = 0;
-        for (int i = 0; i < pk.length; i++) {
-            values[i] = parseValue(pk[i], parts.get(i));
-            size += 2 + values[i].length + 1;
+        for (int i = 0; i < pk.length; i++) values[i] = parseValue(pk[i], parts.get(i));
+        try {
+            return PartitionKey.compose(values);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("-k " + text + ": " + e.getMessage());
         }
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
-        for (byte[] v : values) b.putShort((short) v.length).put(v).put((byte) 0);
-        return b.array();
     }
 
     private static byte[] parseValue(ColumnMetadata c, String text) throws UsageException {
@@ -333,7 +332,7 @@ final class DumpCommand {
                     for (long position : lookup(keys)) {
                         c.seek(position);
                         if (c.advance() != SSTableCursor.PARTITION_START) {
-                            throw new CorruptSSTableException(files.path(Component.DATA), position, "Index.db points at no partition");
+                            throw new CorruptSSTableException(files.path(Component.DATA), position, "the partition index points at no partition");
                         }
                         partition(c);
                     }
@@ -348,29 +347,17 @@ final class DumpCommand {
             List<byte[]> sorted = new ArrayList<>(keys);
             sorted.sort((a, b) -> PartitionOrder.compare(Murmur3.token(a, 0, a.length), a, 0, a.length,
                     Murmur3.token(b, 0, b.length), b, 0, b.length));
-            if (!files.has(Component.INDEX)) throw new IOException(files.path(Component.INDEX) + ": -k needs Index.db");
-            IndexReader index = IndexReader.open(files, schema.clusteringColumns());
-            SummaryReader summary = files.has(Component.SUMMARY)
-                    ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
+            Path missing = PartitionIndex.missingComponent(files);
+            if (missing != null) throw new IOException(missing + ": -k needs the partition index, and the sstable lists no such file");
             long[] out = new long[sorted.size()];
             int n = 0;
-            byte[] previous = null;
-            for (byte[] key : sorted) {
-                if (previous != null && Arrays.equals(previous, key)) continue;
-                previous = key;
-                long token = Murmur3.token(key, 0, key.length);
-                long start = summary == null ? 0 : summary.scanStart(key, 0, key.length);
-                index.seek(Math.max(0, start));
-                while (index.hasNext()) {
-                    index.next();
-                    byte[] b = index.bytes();
-                    long t = Murmur3.token(b, index.keyOffset(), index.keyLength());
-                    int cmp = PartitionOrder.compare(t, b, index.keyOffset(), index.keyLength(), token, key, 0, key.length);
-                    if (cmp == 0) {
-                        out[n++] = index.dataPosition();
-                        break;
-                    }
-                    if (cmp > 0) break;
+            try (PartitionIndex index = PartitionIndex.open(files, schema)) {
+                byte[] previous = null;
+                for (byte[] key : sorted) {
+                    if (previous != null && Arrays.equals(previous, key)) continue;
+                    previous = key;
+                    long position = index.position(key, 0, key.length);
+                    if (position >= 0) out[n++] = position;
                 }
             }
             return Arrays.copyOf(out, n);
@@ -429,16 +416,11 @@ final class DumpCommand {
             j.startArray();
             ColumnMetadata[] pk = schema.partitionKeyColumns();
             if (pk.length == 1) {
-                j.string(DumpFormat.plain(pk[0].type(), key, 0, key.length));
+                j.string(ValueText.plain(pk[0].type(), key, 0, key.length));
             } else {
-                int p = 0;
-                for (int i = 0; i < pk.length && p < key.length; i++) {
-                    int l = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
-                    p += 2;
-                    j.string(DumpFormat.plain(pk[i].type(), key, p, l));
-                    p += l;
-                    if (key[p++] != 0) break;
-                }
+                int[] parts = new int[2 * pk.length];
+                int n = PartitionKey.decompose(key, pk.length, parts);
+                for (int i = 0; i < n; i++) j.string(ValueText.plain(pk[i].type(), key, parts[2 * i], parts[2 * i + 1]));
             }
             j.endArray();
             j.objectCompact = false;
@@ -472,7 +454,7 @@ final class DumpCommand {
                 }
                 int off = marker ? c.marker().clusteringOffset(i) : c.row().clusteringOffset(i);
                 int len = marker ? c.marker().clusteringLength(i) : c.row().clusteringLength(i);
-                j.raw(len < 0 ? "null" : DumpFormat.json(ck[i].type(), b, off, len));
+                j.raw(len < 0 ? "null" : ValueText.json(ck[i].type(), b, off, len));
             }
             j.endArray();
             j.objectCompact = false;
@@ -512,7 +494,7 @@ final class DumpCommand {
             byte[] b = c.buffer();
             for (int col = 0; col < r.columnCount(); col++) {
                 ColumnMetadata cm = r.column(col);
-                String name = DumpFormat.cqlName(cm.name());
+                String name = ValueText.cqlName(cm.name());
                 if (!r.isComplex(col)) {
                     cell(b, r, r.cell(r.firstCell(col)), cm, name, false);
                     continue;
@@ -560,7 +542,7 @@ final class DumpCommand {
                 j.objectCompact = false;
             } else {
                 j.fieldName("value");
-                j.raw(valueType == null ? "\"\"" : DumpFormat.json(valueType, b, cell.valueOffset(), cell.valueLength()));
+                j.raw(valueType == null ? "\"\"" : ValueText.json(valueType, b, cell.valueOffset(), cell.valueLength()));
             }
             boolean live = r.hasLiveness();
             if (!live || cell.timestamp() != r.livenessTimestamp()) {
@@ -621,20 +603,16 @@ final class DumpCommand {
 
         private String keyText(byte[] key) {
             ColumnMetadata[] pk = schema.partitionKeyColumns();
-            if (pk.length == 1) return DumpFormat.plain(pk[0].type(), key, 0, key.length);
+            if (pk.length == 1) return ValueText.plain(pk[0].type(), key, 0, key.length);
             StringBuilder sb = new StringBuilder();
-            int p = 0;
-            for (int i = 0; i < pk.length && p < key.length; i++) {
+            int[] parts = new int[2 * pk.length];
+            int n = PartitionKey.decompose(key, pk.length, parts);
+            for (int i = 0; i < n; i++) {
                 if (i > 0) sb.append(':');
-                int l = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
-                p += 2;
-                sb.append(DumpFormat.escapeComponent(DumpFormat.plain(pk[i].type(), key, p, l)));
-                p += l;
-                byte eoc = key[p++];
-                if (eoc != 0) {
-                    sb.append(eoc < 0 ? ":_" : ":!");
-                    break;
-                }
+                int off = parts[2 * i], len = parts[2 * i + 1];
+                sb.append(ValueText.escapeComponent(ValueText.plain(pk[i].type(), key, off, len)));
+                byte eoc = off + len < key.length ? key[off + len] : 0;
+                if (eoc != 0) sb.append(eoc < 0 ? ":_" : ":!");
             }
             return sb.toString();
         }
@@ -686,7 +664,7 @@ final class DumpCommand {
                 ColumnMetadata[] ck = schema.clusteringColumns();
                 for (int i = 0; i < r.clusteringSize(); i++) {
                     if (i > 0) sb.append(", ");
-                    sb.append(DumpFormat.cqlLiteral(ck[i].type(), b, r.clusteringOffset(i), r.clusteringLength(i)));
+                    sb.append(ValueText.cqlLiteral(ck[i].type(), b, r.clusteringOffset(i), r.clusteringLength(i)));
                 }
             }
             sb.append(" | ");
@@ -719,7 +697,7 @@ final class DumpCommand {
             CqlType t = cm.type();
             if (t.isCounter() && !cell.isTombstone()) {
                 // a live counter cell prints the total of its context and its timestamp, nothing else
-                sb.append('[').append(cm.name()).append('=').append(counterTotal(b, cell.valueOffset(), cell.valueLength()))
+                sb.append('[').append(cm.name()).append('=').append(ValueText.counterTotal(b, cell.valueOffset(), cell.valueLength()))
                         .append(" ts=").append(cell.timestamp()).append(']');
                 return;
             }
@@ -729,11 +707,11 @@ final class DumpCommand {
                 CqlType valueType = t.cellValueType(b, cell.pathOffset(), cell.pathLength());
                 sb.append('=');
                 if (cell.isTombstone()) sb.append("<tombstone>");
-                else if (valueType != null) sb.append(DumpFormat.plain(valueType, b, cell.valueOffset(), cell.valueLength()));
+                else if (valueType != null) sb.append(ValueText.plain(valueType, b, cell.valueOffset(), cell.valueLength()));
             } else {
                 sb.append('=');
                 if (cell.isTombstone()) sb.append("<tombstone>");
-                else sb.append(DumpFormat.plain(t, b, cell.valueOffset(), cell.valueLength()));
+                else sb.append(ValueText.plain(t, b, cell.valueOffset(), cell.valueLength()));
             }
             sb.append(' ');
             if (cell.isExpiring()) {
@@ -746,14 +724,6 @@ final class DumpCommand {
             sb.append(']');
         }
 
-        /** CounterContext.total: the counts of every shard, after the header (int16 count, then count int16 indexes). */
-        static long counterTotal(byte[] b, int off, int len) {
-            if (len < 2) return 0;
-            int count = Math.abs((short) (((b[off] & 0xFF) << 8) | (b[off + 1] & 0xFF)));
-            long total = 0;
-            for (int p = off + 2 + 2 * count; p + 32 <= off + len; p += 32) total += DumpFormat.getLong(b, p + 24);
-            return total;
-        }
 
         /**
          * A cell path as sstabledump prints it: the element or key in plain form for a collection,
@@ -764,7 +734,7 @@ final class DumpCommand {
                 int i = t.fieldIndexOfPath(b, cell.pathOffset(), cell.pathLength());
                 if (i >= 0) return t.fieldName(i);
             }
-            return DumpFormat.plain(t.cellPathType(), b, cell.pathOffset(), cell.pathLength());
+            return ValueText.plain(t.cellPathType(), b, cell.pathOffset(), cell.pathLength());
         }
 
         private static final String[] KINDS = {"EXCL_END_BOUND", "INCL_START_BOUND", "EXCL_END_INCL_START_BOUNDARY", "STATIC_CLUSTERING",
@@ -777,7 +747,7 @@ final class DumpCommand {
             for (int i = 0; i < m.clusteringSize(); i++) {
                 if (i > 0) sb.append(", ");
                 int len = m.clusteringLength(i);
-                sb.append(len < 0 ? "null" : DumpFormat.plain(ck[i].type(), c.buffer(), m.clusteringOffset(i), len));
+                sb.append(len < 0 ? "null" : ValueText.plain(ck[i].type(), c.buffer(), m.clusteringOffset(i), len));
             }
             sb.append(")@").append(m.deletionTimestamp()).append('/').append(m.deletionLocalTime());
             if (m.isBoundary()) sb.append('-').append(m.startDeletionTimestamp()).append('/').append(m.startDeletionLocalTime());

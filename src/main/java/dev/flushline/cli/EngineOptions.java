@@ -1,11 +1,8 @@
 package dev.flushline.cli;
 
-import dev.flushline.memtable.AllocationMode;
-import dev.flushline.memtable.Memtable;
-import dev.flushline.memtable.ShardedSkipListMemtable;
-import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.SSTableVersion;
+import dev.flushline.table.TableOptions;
 
 import java.util.Set;
 
@@ -15,10 +12,10 @@ import java.util.Set;
  *
  * <p>Thread safety: immutable.
  */
-final class EngineOptions {
-    static final Set<String> OPTIONS = Set.of("memtable", "shards", "allocation", "compression", "ranges", "flush-threads");
+public final class EngineOptions {
+    public static final Set<String> OPTIONS = Set.of("memtable", "shards", "allocation", "compression", "ranges", "flush-threads");
 
-    static final String HELP =
+    public static final String HELP =
             "  --memtable skiplist|sharded   memtable implementation (default skiplist)\n"
           + "  --shards N                    shards of the sharded memtable, 1..1024 (default 4; needs\n"
           + "                                --memtable sharded)\n"
@@ -35,47 +32,48 @@ final class EngineOptions {
           + "                                parallel, one sstable per shard\n";
 
     /** {@code --sstable-version}: taken by the commands that write sstables for a cluster (load, compact). */
-    static final String SSTABLE_VERSION_OPTION = "sstable-version";
-    static final String SSTABLE_VERSION_HELP =
+    public static final String SSTABLE_VERSION_OPTION = "sstable-version";
+    public static final String SSTABLE_VERSION_HELP =
             "  --sstable-version oa|nb       sstable version written (default oa, Cassandra 5.0); nb is for\n"
           + "                                Cassandra 4.x and for 5.0 nodes in storage_compatibility_mode:\n"
           + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
           + "                                2038-01-19T03:14:06Z\n";
 
-    final String memtable;
-    final int shards;
-    final AllocationMode allocation;
+    /** skiplist or sharded. */
+    public final String memtable;
+    public final int shards;
+    /** A memtable_allocation_type name. */
+    public final String allocation;
     /** null = keep the schema's compression. */
-    final TableSchema.Compression compression;
-    final int ranges;
-    final int flushThreads;
+    public final TableSchema.Compression compression;
+    public final int ranges;
+    public final int flushThreads;
 
-    EngineOptions(Args a) throws UsageException {
+    public EngineOptions(Args a) throws UsageException {
         memtable = a.choice("memtable", "skiplist", "skiplist", "sharded");
         shards = a.intValue("shards", 4, 1, 1024);
         if (a.has("shards") && !memtable.equals("sharded")) {
             throw new UsageException("--shards needs --memtable sharded");
         }
-        String alloc = a.choice("allocation", "heap_buffers", "unslabbed_heap", "heap_buffers", "offheap_objects");
-        allocation = AllocationMode.fromCliName(alloc);
+        allocation = a.choice("allocation", "heap_buffers", "unslabbed_heap", "heap_buffers", "offheap_objects");
         compression = a.has("compression") ? compressionChoice(a) : null;
         ranges = a.intValue("ranges", 1, 1, 4096);
         flushThreads = a.intValue("flush-threads", 1, 1, 256);
     }
 
     /** {@code --sstable-version oa|nb}, default oa. */
-    static SSTableVersion sstableVersion(Args a) throws UsageException {
+    public static SSTableVersion sstableVersion(Args a) throws UsageException {
         return SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(), SSTableVersion.NB.id()));
     }
 
     /** {@code --compression CODEC}: a codec's command line name. */
-    static TableSchema.Compression compressionChoice(Args a) throws UsageException {
+    public static TableSchema.Compression compressionChoice(Args a) throws UsageException {
         String[] names = new String[TableSchema.Compression.values().length];
         for (int i = 0; i < names.length; i++) names[i] = TableSchema.Compression.values()[i].cliName();
         return TableSchema.Compression.fromCliName(a.choice("compression", null, names));
     }
 
-    TableSchema apply(TableSchema schema) {
+    public TableSchema apply(TableSchema schema) {
         return withCompression(schema, compression);
     }
 
@@ -83,17 +81,21 @@ final class EngineOptions {
      * {@code schema} compressed with {@code codec}: unchanged if it already uses it (its options
      * kept), else that codec's defaults at the table's chunk length. Null keeps the schema.
      */
-    static TableSchema withCompression(TableSchema schema, TableSchema.Compression codec) {
+    public static TableSchema withCompression(TableSchema schema, TableSchema.Compression codec) {
         if (codec == null || codec == schema.compression()) return schema;
         int chunk = schema.chunkLengthBytes() > 0 ? schema.chunkLengthBytes() : TableSchema.DEFAULT_CHUNK_LENGTH_BYTES;
         return schema.withCompression(codec, chunk);
     }
 
-    Memtable newMemtable(TableSchema schema, AllocationMode mode) {
-        return memtable.equals("sharded") ? new ShardedSkipListMemtable(schema, mode, shards) : new SkipListMemtable(schema, mode);
+    /** A table of {@code schema} with these memtable and flush settings (the rest at their defaults). */
+    TableOptions.Builder tableOptions(TableSchema schema) {
+        TableOptions.Builder b = TableOptions.builder().schema(schema).memtable(memtable).allocation(allocation)
+                .ranges(ranges).flushThreads(flushThreads);
+        if (memtable.equals(TableOptions.MemtableKind.SHARDED.configName())) b.shards(shards);
+        return b;
     }
 
-    static String compressionName(TableSchema schema) {
+    public static String compressionName(TableSchema schema) {
         return schema.compression().cliName();
     }
 }

@@ -1,5 +1,6 @@
 package dev.flushline.cli;
 
+import dev.flushline.schema.ValueText;
 import java.io.IOException;
 import java.io.Writer;
 
@@ -157,39 +158,10 @@ final class JsonOut {
         out.flush();
     }
 
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
-
     private void writeQuoted(String s) throws IOException {
         out.write('"');
-        out.write(escape(s));
+        out.write(ValueText.escape(s));
         out.write('"');
     }
 
-    /** Jackson's escaping: quote, backslash and control characters; everything else as is. */
-    static String escape(String s) {
-        StringBuilder sb = null;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            String rep = null;
-            if (c == '"') rep = "\\\"";
-            else if (c == '\\') rep = "\\\\";
-            else if (c < 0x20) {
-                switch (c) {
-                    case '\b': rep = "\\b"; break;
-                    case '\t': rep = "\\t"; break;
-                    case '\n': rep = "\\n"; break;
-                    case '\f': rep = "\\f"; break;
-                    case '\r': rep = "\\r"; break;
-                    default: rep = "\\u00" + HEX[c >> 4] + HEX[c & 0xF];
-                }
-            }
-            if (rep != null) {
-                if (sb == null) sb = new StringBuilder(s.length() + 8).append(s, 0, i);
-                sb.append(rep);
-            } else if (sb != null) {
-                sb.append(c);
-            }
-        }
-        return sb == null ? s : sb.toString();
-    }
 }

@@ -1,15 +1,12 @@
 package dev.flushline.cli;
 
-import dev.flushline.data.Cell;
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.Mutation;
-import dev.flushline.flush.FlushCompression;
-import dev.flushline.flush.FlushJob;
 import dev.flushline.table.Flusher;
-import dev.flushline.table.DurableTable;
-import dev.flushline.commitlog.CommitLog;
-import dev.flushline.flush.FlushLog;
-import dev.flushline.flush.FlushOutcome;
-import dev.flushline.memtable.Memtable;
+import dev.flushline.table.FlusherFailedException;
+import dev.flushline.table.ProgressReporter;
+import dev.flushline.table.Table;
+import dev.flushline.table.TableOptions;
 import dev.flushline.ops.BadInputException;
 import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
@@ -73,6 +70,7 @@ public final class LoadCommand {
           + "                                the table's compression, as CQLSSTableWriter writes (default); fast = the\n"
           + "                                table's if it is LZ4 (fast), Snappy or Noop, else LZ4 with 16 KiB chunks;\n"
           + "                                none = NoopCompressor with 4 KiB chunks for a compressed table\n"
+          + RingOption.HELP
           + "  --memtable-size-mb N          switch and flush the memtable when the bytes its data takes (on heap, or\n"
           + "                                off heap) pass N MiB (default: a quarter of the max heap, at least 16);\n"
           + "                                writers wait while the memtables being flushed and the current one hold 2N\n"
@@ -156,6 +154,7 @@ public final class LoadCommand {
         s.add("commitlog");
         s.add("sync");
         s.add("flush-compression");
+        s.add(RingOption.OPTION);
         OPTIONS = Set.copyOf(s);
     }
 
@@ -204,10 +203,14 @@ public final class LoadCommand {
             if (!Files.exists(in)) throw new UsageException("--input " + input + ": no such file");
             if (Files.isDirectory(in)) throw new UsageException("--input " + input + ": is a directory, not a file of operations");
         }
-        FlushCompression flushCompression = FlushCompression.fromConfigName(a.choice("flush-compression",
-                FlushCompression.TABLE.configName(), "fast", "table", "none"));
-        FlushJob.Options flushOptions = new FlushJob.Options(outDir, engine.ranges, engine.flushThreads, -1, 0).withVersion(version)
-                .withFlushCompression(flushCompression);
+        dev.flushline.data.TokenRing ring = RingOption.read(a);
+        if (ring != null && a.has("ranges")) throw new UsageException("--ring splits at the ring's ranges; drop --ranges");
+        if (!a.has("commitlog") && (a.has("sync") || a.has("skip-corrupt"))) {
+            throw new UsageException("--sync and --skip-corrupt need --commitlog");
+        }
+        String sync = a.string("sync", "periodic");
+        if (!sync.equals("batch") && !sync.equals("periodic")) throw new UsageException("--sync is batch or periodic, not '" + sync + "'");
+        boolean durable = a.has("commitlog");
 
         long start = System.nanoTime();
         long applied = 0, badLines = 0, durablePrinted = 0, durablePrintedNanos = 0;
@@ -215,49 +218,33 @@ public final class LoadCommand {
         BadInputException stop = null;
         // The current memtable is switched and flushed at --memtable-size-mb; writers keep applying
         // into a fresh one meanwhile, and block only if a second memtable fills before the flush ends.
-        Flusher.Limits limits = new Flusher.Limits(2 * memtableLimitBytes, 2 * memtableLimitBytes, 0.5);
-        java.util.function.Consumer<dev.flushline.flush.FlushOutcome> onFlushed = o -> {
-            out.println(o.logLine());
-            sstables.incrementAndGet();
-            dataBytes.addAndGet(o.result.dataFileBytes);
-        };
-        java.util.function.Supplier<dev.flushline.memtable.Memtable> memtables = () -> engine.newMemtable(schema, engine.allocation);
-        DurableTable durable = null;
-        Flusher flusher;
-        if (a.has("commitlog")) {
-            CommitLog.SyncMode mode;
-            try {
-                mode = CommitLog.SyncMode.parse(a.string("sync", "periodic"));
-            } catch (IllegalArgumentException e) {
-                throw new UsageException("--sync is batch or periodic, not '" + a.string("sync", "") + "'");
-            }
-            CommitLog.Options clo = new CommitLog.Options(Path.of(a.required("commitlog")),
-                    CommitLog.Options.DEFAULT_SEGMENT_SIZE_BYTES, mode, CommitLog.Options.DEFAULT_PERIODIC_SYNC_MILLIS,
-                    a.has("skip-corrupt"));
-            try {
-                // Replays (and flushes) what an interrupted run logged but had not flushed.
-                durable = DurableTable.open(schema, new DurableTable.Options(clo, memtables, flushOptions, limits, onFlushed, out::println));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while replaying the commit log", e);
-            }
-            flusher = durable.flusher();
-        } else {
-            if (a.has("sync") || a.has("skip-corrupt")) throw new UsageException("--sync and --skip-corrupt need --commitlog");
-            flusher = new Flusher(memtables, flushOptions, limits, onFlushed, null, Flusher.FailurePolicy.DEFAULT, err::println);
+        TableOptions.Builder options = engine.tableOptions(schema)
+                .memtableSizeBytes(memtableLimitBytes)
+                .sstableVersion(version)
+                .flushCompression(a.choice("flush-compression", "table", "fast", "table", "none"))
+                .onFlushed(o -> {
+                    out.println(o.logLine());
+                    sstables.incrementAndGet();
+                    dataBytes.addAndGet(o.result.dataFileBytes);
+                })
+                // A commit-logged load says what the replay did and what it left alone on standard output.
+                .info(out::println)
+                .log(durable ? out::println : line -> err.println("flushline load: " + line));
+        // With a ring, flushes publish under the staging root, split at the ring's ranges; the end of the load places them.
+        if (ring == null) options.dataDir(outDir);
+        else options.dataDir(dev.flushline.sstable.ReplicaPlacement.stagingRoot(outDir)).splitTokens(ring.splitTokens());
+        if (durable) options.commitLog(Path.of(a.required("commitlog")), sync, a.has("skip-corrupt"));
+        Table table;
+        try {
+            // With a commit log: replays (and flushes) what an interrupted run logged but had not flushed.
+            table = Table.open(options.build());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while replaying the commit log", e);
         }
-        if (durable == null) {
-            // DurableTable.open did this (and said so) for a commit-logged load.
-            java.util.List<Path> removed = flusher.openTableDirectory();
-            if (!removed.isEmpty()) out.println("Removed leftovers of an interrupted flush: " + removed);
-            for (Path p : flusher.incompleteInTableDirectory()) err.println("flushline load: " + dev.flushline.sstable.Leftovers.describe(p));
-        }
+        Flusher flusher = table.flusher();
         ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
         progress.start();
-        // The input line at which each memtable took its first operation: memtables publish in
-        // write order, so after a failure the oldest unpublished one says where the published
-        // prefix of the input ends.
-        java.util.IdentityHashMap<Memtable, Long> firstLineOf = new java.util.IdentityHashMap<>();
         ReadAhead opened = null;
         OperationDecoder decoder = new OperationDecoder(schema, now, version.maxLocalDeletionTime(),
                 version.maxLocalDeletionTimeText() + " for " + version + " sstables");
@@ -277,8 +264,7 @@ public final class LoadCommand {
                 // With a commit log, operations go in groups: the group is appended, one fsync
                 // covers it (batch mode), then it reaches the memtable. One wait per group instead
                 // of per operation is what lets batch mode keep up (group commit).
-                List<PartitionUpdate> group = durable == null ? null : new ArrayList<>(COMMIT_GROUP_OPERATIONS);
-                Memtable lastTook = null;
+                List<PartitionUpdate> group = durable ? new ArrayList<>(COMMIT_GROUP_OPERATIONS) : null;
                 while (true) {
                     Mutation m;
                     try {
@@ -293,22 +279,21 @@ public final class LoadCommand {
                         continue;
                     }
                     if (m == null) break;
-                    if (durable == null) {
-                        Memtable took = flusher.apply(m.update());
-                        if (took != lastTook) {
-                            firstLineOf.putIfAbsent(took, reader.lineNumber());
-                            lastTook = took;
-                        }
+                    if (!durable) {
+                        // The input line goes with it: after a failure the table says where the
+                        // published prefix of the input ends.
+                        table.apply(m.update(), reader.lineNumber());
                         applied++;
                         continue;
                     }
                     group.add(m.update());
                     if (group.size() == COMMIT_GROUP_OPERATIONS) {
-                        applied += commitGroup(durable, group);
+                        applied += table.applyGroup(group);
+                        group.clear();
                         long t = System.nanoTime();
                         // Each time the first N operations are durable; at most every 100 ms, so a
                         // large load does not print a line per group.
-                        long d = durable.durableUpTo();
+                        long d = table.durableUpTo();
                         if (d > durablePrinted && t - durablePrintedNanos >= 100_000_000L) {
                             out.println("durable: " + d);
                             durablePrinted = d;
@@ -316,7 +301,7 @@ public final class LoadCommand {
                         }
                     }
                 }
-                if (group != null) applied += commitGroup(durable, group); // also before a bad line
+                if (group != null) applied += table.applyGroup(group); // also before a bad line (the group is not used again)
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while loading", e);
@@ -326,8 +311,7 @@ public final class LoadCommand {
                 reader.stop();
                 // Drain: everything applied (also before a bad line) is flushed; a failed flush throws.
                 try {
-                    if (durable != null) durable.close();
-                    else flusher.close();
+                    table.close();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted while flushing", e);
@@ -335,15 +319,16 @@ public final class LoadCommand {
                     progress.stop();
                 }
             }
-            if (durable != null && applied > durablePrinted) out.println("durable: " + applied);
+            if (durable && applied > durablePrinted) out.println("durable: " + applied);
             long ms = (System.nanoTime() - start) / 1_000_000;
-            String where = FlushJob.tableDir(outDir, schema).toString();
+            String where = table.directory().toString();
             out.println("Loaded " + applied + " operations from " + reader.source() + " ("
                     + reader.lineNumber() + " lines read, " + (badLines - (stop == null ? 0 : 1)) + " bad lines skipped, "
                     + reader.noOps() + " no-ops) in " + flusher.flushCount() + " flushes into " + sstables.get() + " sstables ("
-                    + FlushLog.mib(dataBytes.get()) + " Data.db) under " + where + " in " + ms + " ms"
+                    + ValueText.mib(dataBytes.get()) + " Data.db) under " + where + " in " + ms + " ms"
                     + (flusher.writerBlockedNanos() > 0 ? ", writers waited " + flusher.writerBlockedNanos() / 1_000_000
                     + " ms for flushes" : ""));
+            if (ring != null) RingOption.place(table.directory(), ring, outDir, out);
             if (stop != null) {
                 err.println("flushline load: stopped at " + stop.source() + ":" + stop.lineNumber()
                         + (maxErrors > 0 ? " (more than --max-errors " + maxErrors + " bad lines)" : "")
@@ -355,8 +340,8 @@ public final class LoadCommand {
         } catch (IOException e) {
             // A flush that failed for good, or (with --commitlog) the commit log's disk: say what
             // is safe and how to resume. Anything else (reading the input) is reported as it is.
-            if (!(e instanceof dev.flushline.table.FlusherFailedException) && durable == null) throw e;
-            reportStop(e, flusher, durable, firstLineOf, opened, input, outDir, schema, sstables.get(), dataBytes.get(),
+            if (!(e instanceof FlusherFailedException) && !durable) throw e;
+            reportStop(e, table, opened, input, sstables.get(), dataBytes.get(),
                     repeatListPaths, err);
             return 2;
         }
@@ -367,31 +352,25 @@ public final class LoadCommand {
      * is published, what is not, and how to resume. Published sstables are complete; the
      * transactional publish leaves nothing partial.
      */
-    private static void reportStop(IOException e, Flusher flusher, DurableTable durable,
-                                           java.util.IdentityHashMap<Memtable, Long> firstLineOf, ReadAhead reader,
-                                           String input, Path outDir, TableSchema schema, long sstables, long dataBytes,
-                                           String repeatListPaths, PrintStream err) {
-        String where = FlushJob.tableDir(outDir, schema).toString();
-        err.println("flushline load: " + (e instanceof dev.flushline.table.FlusherFailedException ? "flush failed" : "I/O error")
+    private static void reportStop(IOException e, Table table, ReadAhead reader, String input, long sstables, long dataBytes,
+                                   String repeatListPaths, PrintStream err) {
+        String where = table.directory().toString();
+        err.println("flushline load: " + (e instanceof FlusherFailedException ? "flush failed" : "I/O error")
                 + " and the load stopped: " + dev.flushline.io.IoErrors.message(e));
-        err.println("flushline load: published: " + sstables + " complete sstables (" + FlushLog.mib(dataBytes)
+        err.println("flushline load: published: " + sstables + " complete sstables (" + ValueText.mib(dataBytes)
                 + " Data.db) under " + where + "; nothing partial is visible, and the next load removes any leftovers");
-        if (durable != null) {
+        if (table.isDurable()) {
             err.println("flushline load: not published: the operations still in memtables; the commit log holds every operation"
-                    + " reported durable (the first " + durable.durableUpTo() + ")");
+                    + " reported durable (the first " + table.durableUpTo() + ")");
             err.println("flushline load: to resume: fix the cause (for example free disk space), then rerun the same command"
                     + (repeatListPaths.isEmpty() ? "" : " with" + repeatListPaths + " (so that list appends read again keep their ids)")
                     + ": it replays the commit log and flushes what was not published");
             return;
         }
-        long resumeLine = Long.MAX_VALUE;
-        for (Memtable m : flusher.unflushedMemtables()) {
-            Long first = firstLineOf.get(m);
-            if (first != null && first < resumeLine) resumeLine = first;
-        }
+        long resumeLine = table.firstUnpublishedPosition();
         // The line of the last operation the load took (not how far the read-ahead got): none after it was applied.
         long lastTaken = reader == null ? 0 : reader.lineNumber();
-        if (resumeLine == Long.MAX_VALUE) resumeLine = lastTaken + 1;
+        if (resumeLine < 0) resumeLine = lastTaken + 1;
         err.println("flushline load: not published: the operations of input lines " + resumeLine + " to " + lastTaken
                 + " (every line before " + resumeLine + " is in the published sstables; some later ones may be too)");
         String source = input.equals("-") ? "the input" : input;
@@ -404,12 +383,6 @@ public final class LoadCommand {
     /** Operations per commit-log group: one fsync wait each (see the load loop). */
     static final int COMMIT_GROUP_OPERATIONS = 256;
 
-    private static int commitGroup(DurableTable durable, List<PartitionUpdate> group) throws IOException, InterruptedException {
-        int n = group.size();
-        durable.applyGroup(group);
-        group.clear();
-        return n;
-    }
 
     private static boolean hasMultiCellList(TableSchema schema) {
         for (ColumnMetadata[] cols : new ColumnMetadata[][] {schema.staticColumns(), schema.regularColumns()}) {

@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** {@code flushline verify}: checks sstables against themselves and prints one line per sstable. */
-final class VerifyCommand {
+public final class VerifyCommand {
     private VerifyCommand() {}
 
     static final String HELP =
@@ -49,7 +49,7 @@ final class VerifyCommand {
           + "\n"
           + "Exit status: 0 all OK, 1 some sstable is corrupt, refused or incomplete (or bad usage), 2 an I/O failure.\n";
 
-    static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         String schemaFile = null, table = null;
         boolean extended = false;
         List<String> paths = new ArrayList<>();

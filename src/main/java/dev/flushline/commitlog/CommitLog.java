@@ -132,6 +132,8 @@ public final class CommitLog implements AutoCloseable {
     }
 
     private final Options options;
+    /** Where segment files come from (see {@link SegmentChannels}). */
+    private final SegmentChannels channels;
     private final ReentrantLock appendLock = new ReentrantLock();
     private final ReentrantLock syncLock = new ReentrantLock();
     /** Signalled when a group-commit fsync finishes. */
@@ -159,8 +161,10 @@ public final class CommitLog implements AutoCloseable {
     private final ScheduledExecutorService periodicSyncer;
     private volatile boolean closed;
 
-    private CommitLog(Options options, CommitLogPosition flushedUpTo, List<Long> replaySegments, CommitLogSegment active) {
+    private CommitLog(Options options, CommitLogPosition flushedUpTo, List<Long> replaySegments, CommitLogSegment active,
+                      SegmentChannels channels) {
         this.options = options;
+        this.channels = channels;
         this.flushedUpTo = flushedUpTo;
         this.replaySegments = replaySegments;
         this.active = active;
@@ -184,6 +188,11 @@ public final class CommitLog implements AutoCloseable {
      * rest for {@link #replay}, and starts a new segment with a larger id for writes.
      */
     public static CommitLog open(Options options) throws IOException {
+        return open(options, SegmentChannels.CREATE_NEW);
+    }
+
+    /** As {@link #open(Options)}, opening segment files through {@code channels}. */
+    static CommitLog open(Options options, SegmentChannels channels) throws IOException {
         Path dir = options.dir;
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(FlushedMarker.TEMP_NAME));
@@ -206,8 +215,8 @@ public final class CommitLog implements AutoCloseable {
                 replay.add(id);
             }
         }
-        CommitLogSegment active = CommitLogSegment.create(dir, maxId + 1, options.segmentSizeBytes);
-        return new CommitLog(options, marker, replay, active);
+        CommitLogSegment active = CommitLogSegment.create(dir, maxId + 1, options.segmentSizeBytes, channels);
+        return new CommitLog(options, marker, replay, active, channels);
     }
 
     public Options options() { return options; }
@@ -298,7 +307,7 @@ public final class CommitLog implements AutoCloseable {
         CommitLogSegment old = active;
         old.retire();
         inactiveSegments.add(old.id());
-        CommitLogSegment next = CommitLogSegment.create(options.dir, old.id() + 1, options.segmentSizeBytes);
+        CommitLogSegment next = CommitLogSegment.create(options.dir, old.id() + 1, options.segmentSizeBytes, channels);
         active = next;
         return next;
     }
@@ -511,15 +520,5 @@ public final class CommitLog implements AutoCloseable {
             appendLock.unlock();
         }
         if (syncFailure != null) throw syncFailure;
-    }
-
-    /** For fault-injection tests in this package. */
-    CommitLogSegment activeSegmentForTesting() {
-        appendLock.lock();
-        try {
-            return active;
-        } finally {
-            appendLock.unlock();
-        }
     }
 }

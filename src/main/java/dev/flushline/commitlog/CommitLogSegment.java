@@ -44,9 +44,9 @@ final class CommitLogSegment {
      * directory entry durable before any entry goes in: a segment that replay cannot find or
      * identify must never hold an acknowledged write.
      */
-    static CommitLogSegment create(Path dir, long id, int capacityBytes) throws IOException {
+    static CommitLogSegment create(Path dir, long id, int capacityBytes, SegmentChannels channels) throws IOException {
         Path path = dir.resolve(SegmentLayout.fileName(id));
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.READ);
+        FileChannel ch = channels.open(path);
         try {
             ByteBuffer h = ByteBuffer.wrap(SegmentLayout.header(id));
             while (h.hasRemaining()) ch.write(h);
@@ -126,7 +126,4 @@ final class CommitLogSegment {
             // Already failing or shutting down; the file is replayed from what reached the kernel.
         }
     }
-
-    /** For fault-injection tests: the channel, so a test can close it underneath the log. */
-    FileChannel channelForTesting() { return channel; }
 }

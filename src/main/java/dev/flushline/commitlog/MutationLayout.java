@@ -1,6 +1,5 @@
 package dev.flushline.commitlog;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -278,17 +277,8 @@ public final class MutationLayout {
     }
 
     private long sizeOfCell(Cell c, boolean withPath) {
-        // ArrayCell first: mutations are built from parsed operations or replay, so it is the usual class.
-        final long ts, ldt;
-        final int ttl, valueLength, pathLength;
-        if (c instanceof ArrayCell) {
-            ArrayCell a = (ArrayCell) c;
-            ts = a.timestamp(); ttl = a.ttl(); ldt = a.localDeletionTime();
-            valueLength = a.valueLength(); pathLength = a.pathLength();
-        } else {
-            ts = c.timestamp(); ttl = c.ttl(); ldt = c.localDeletionTime();
-            valueLength = c.valueLength(); pathLength = c.pathLength();
-        }
+        final long ts = c.timestamp(), ldt = c.localDeletionTime();
+        final int ttl = c.ttl(), valueLength = c.valueLength(), pathLength = c.pathLength();
         long size = BYTE + sizeOfTimestamp(ts);
         if (ttl != Cell.NO_TTL) size += VInt.sizeOfUnsigned(ttl & UNSIGNED_INT_MASK);
         if (ldt != Cell.NO_DELETION_TIME) size += VInt.sizeOfUnsigned(ldt);
@@ -404,37 +394,13 @@ public final class MutationLayout {
     }
 
     private void writeCell(Cell c, boolean withPath, FixedBuffer out) {
-        if (c instanceof ArrayCell) {
-            ArrayCell a = (ArrayCell) c;
-            writeCellHeader(a.timestamp(), a.ttl(), a.localDeletionTime(), a.valueLength(), out);
-            byte[] v = a.value();
-            if (v.length > 0) {
-                out.putUnsignedVInt(v.length);
-                out.putBytes(v, 0, v.length);
-            }
-            if (withPath) writeBytes(a.path(), out);
-            return;
+        writeCellHeader(c.timestamp(), c.ttl(), c.localDeletionTime(), c.valueLength(), out);
+        byte[] v = c.value();
+        if (v.length > 0) {
+            out.putUnsignedVInt(v.length);
+            out.putBytes(v, 0, v.length);
         }
-        writeOtherCell(c, withPath, out);
-    }
-
-    /** Slow path for memtable cell classes: copies straight from the cell into the output array. */
-    private void writeOtherCell(Cell c, boolean withPath, FixedBuffer out) {
-        int valueLength = c.valueLength();
-        writeCellHeader(c.timestamp(), c.ttl(), c.localDeletionTime(), valueLength, out);
-        if (valueLength > 0) {
-            out.putUnsignedVInt(valueLength);
-            out.ensureRemaining(valueLength);
-            c.copyValueTo(out.array(), out.position());
-            out.position(out.position() + valueLength);
-        }
-        if (withPath) {
-            int pathLength = c.pathLength();
-            out.putUnsignedVInt(pathLength);
-            out.ensureRemaining(pathLength);
-            c.copyPathTo(out.array(), out.position());
-            out.position(out.position() + pathLength);
-        }
+        if (withPath) writeBytes(c.path(), out);
     }
 
     private void writeCellHeader(long ts, int ttl, long ldt, int valueLength, FixedBuffer out) {
@@ -448,7 +414,7 @@ public final class MutationLayout {
     // ---- read ----------------------------------------------------------------------------------
 
     /**
-     * Rebuilds the mutation in {@code src[offset, offset + length)} with {@link ArrayCell}s.
+     * Rebuilds the mutation in {@code src[offset, offset + length)} with {@link Cell}s.
      * {@code table} must be the table whose id the bytes carry and must have the same column
      * counts; anything that does not parse exactly to {@code length} bytes throws
      * {@link MalformedMutationException}.
@@ -571,14 +537,14 @@ public final class MutationLayout {
             return new Row(isStatic, clustering, lts, lttl, lexp, deletion, cells, complex);
         }
 
-        private ArrayCell readCell(boolean withPath) {
+        private Cell readCell(boolean withPath) {
             int flags = readByte();
             long ts = readTimestamp();
             int ttl = (flags & CELL_EXPIRING) != 0 ? (int) readUnsigned() : Cell.NO_TTL;
             long ldt = (flags & CELL_HAS_LDT) != 0 ? readUnsigned() : Cell.NO_DELETION_TIME;
             byte[] value = (flags & CELL_HAS_VALUE) != 0 ? readBytes() : null;
             byte[] path = withPath ? readBytes() : null;
-            return new ArrayCell(ts, ttl, ldt, value, path);
+            return new Cell(ts, ttl, ldt, value, path);
         }
 
         private ClusteringBound readBound(int clusteringCount) {

@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.schema.ValueText;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.UUID;
@@ -29,13 +30,9 @@ public final class CompactionLog {
         return String.format(Locale.ROOT, "Compacted (%s) %d sstables to [%s] to level=%d. %s to %s (~%d%% of original) in %,dms. "
                         + "Read Throughput = %s, Write Throughput = %s, Row Throughput = ~%,d/s. %,d total partitions merged to %,d. "
                         + "Partition merge counts were {%s}. Time spent writing keys = %,dms",
-                UUID.randomUUID(), r.inputs.size(), paths, level, mib(r.inputDataBytes), mib(r.outputDataBytes), percent, ms,
+                UUID.randomUUID(), r.inputs.size(), paths, level, ValueText.mib(r.inputDataBytes), ValueText.mib(r.outputDataBytes), percent, ms,
                 perSecond(r.inputDataBytes, seconds), perSecond(r.outputDataBytes, seconds), rowsPerSecond,
                 r.inputPartitions, r.outputPartitions, merges, r.mergeNanos / 1_000_000);
-    }
-
-    private static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%.3fMiB", bytes / (1024.0 * 1024.0));
     }
 
     private static String perSecond(long bytes, double seconds) {

@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -84,7 +85,7 @@ public final class CompactionPick {
     /** The strategy that chose this, e.g. {@code LeveledCompactionStrategy} or {@code RangeAware(SizeTieredCompactionStrategy)}. */
     public String strategy() { return strategy; }
 
-    /** The range whose strategy instance chose this, or {@link CompactionRanges#SPANNING} (whole ring, or the shared bucket). */
+    /** The range whose strategy instance chose this, or {@link TokenRanges#SPANNING} (whole ring, or the shared bucket). */
     public int range() { return range; }
 
     public long boundFirstToken() { return boundFirstToken; }
@@ -179,7 +180,7 @@ public final class CompactionPick {
     /** The one-line description for the compaction log line: strategy, range, levels, inputs, output rule, reason. */
     public String describe() {
         StringBuilder sb = new StringBuilder(strategy);
-        if (range != CompactionRanges.SPANNING) sb.append(" range ").append(range);
+        if (range != TokenRanges.SPANNING) sb.append(" range ").append(range);
         sb.append(" L").append(sourceLevel).append("->L").append(outputLevel).append(": ").append(inputs.size())
                 .append(" sstables, ").append(SSTableInfo.formatBytes(inputBytes())).append(" [");
         for (int i = 0; i < inputs.size(); i++) {

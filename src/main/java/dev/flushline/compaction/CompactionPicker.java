@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import java.util.Set;
 
 /**
@@ -45,7 +46,7 @@ public interface CompactionPicker {
     }
 
     /** The picker for {@code options}: size-tiered, leveled, or either one range-aware over {@code ranges}. */
-    static CompactionPicker create(CompactionStrategyOptions options, CompactionRanges ranges) {
+    static CompactionPicker create(CompactionStrategyOptions options, TokenRanges ranges) {
         if (options.rangeAware()) return new RangeAwarePicker(options, ranges);
         return options.kind() == CompactionStrategyOptions.Kind.LEVELED ? new LeveledPicker(options) : new SizeTieredPicker(options);
     }

@@ -1,19 +1,20 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.Reconcile;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.RowBuffer;
-import dev.flushline.data.TokenSplits;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.DataChunks;
 import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.IncompatibleSSTableException;
-import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.PartitionIndex;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableOutput;
@@ -61,16 +62,20 @@ import java.util.List;
  */
 public final class Compactor {
     /** What to compact with. */
+    /**
+     * Immutable settings of one compaction, made by {@link #builder} and derived with
+     * {@link #toBuilder}: a copy made there carries every setting, including one added later.
+     */
     public static final class Options {
         /** The clock for TTL expiry, in seconds. */
-        public long nowSeconds;
+        public final long nowSeconds;
         /**
          * Tombstones with a local deletion time before this are purged: {@code now - gc_grace_seconds}, where
          * gc_grace_seconds is the table's ({@link TableSchema#gcGraceSeconds}) unless the caller was told otherwise.
          */
-        public long gcBefore;
+        public final long gcBefore;
         /** Output ranges start at each of these tokens (strictly increasing); empty = one range. */
-        public long[] splitTokens = new long[0];
+        private final long[] splitTokens;
         /**
          * Null, or one flag per output range ({@code splitTokens.length + 1}): the partitions of
          * every flagged range go to one pooled output shared by all of them, which may span range
@@ -78,32 +83,153 @@ public final class Compactor {
          * strategy flags the ranges whose share of the output is too small for an sstable of its
          * own.
          */
-        public boolean[] pooledRanges;
+        private final boolean[] pooledRanges;
         /** Start a new sstable at the next partition once one holds this many uncompressed bytes; 0 = no limit. */
-        public long maxSSTableBytes;
+        public final long maxSSTableBytes;
         /** Serialize on the compaction thread while an I/O thread compresses and writes. */
-        public boolean pipelined = true;
+        public final boolean pipelined;
         /**
          * Only partitions with tokens in [tokenLo, tokenHi] (both inclusive): one slice of the ring,
          * so that compactors of disjoint slices can run on parallel threads over the same inputs.
          */
-        public long tokenLo = Long.MIN_VALUE, tokenHi = Long.MAX_VALUE;
+        public final long tokenLo, tokenHi;
         /**
          * The version of every output. An input whose Statistics.db records a local deletion time
          * this version cannot store is refused before anything is written.
          */
-        public SSTableVersion version = SSTableVersion.OA;
+        public final SSTableVersion version;
         /**
          * A tombstone is purged only if its timestamp is below this as well as past gc grace. A
          * major compaction (every sstable, no memtable holding data) leaves it at Long.MAX_VALUE;
          * a minor one passes the smallest timestamp of the overlapping sstables it leaves out and
          * of the live memtables, since a tombstone at or above that may still shadow their data.
          */
-        public long maxPurgeableTimestamp = Long.MAX_VALUE;
+        public final long maxPurgeableTimestamp;
         /** The level recorded in every output's Statistics.db (the leveled strategy's level; 0 otherwise). */
-        public int outputLevel;
+        public final int outputLevel;
         /** Paces the bytes the outputs take (shared by the compactions of a node); null = unthrottled. */
-        public CompactionThrottle throttle;
+        public final CompactionThrottle throttle;
+
+        private Options(Builder b) {
+            this.nowSeconds = b.nowSeconds;
+            this.gcBefore = b.gcBefore;
+            this.splitTokens = b.splitTokens;
+            this.pooledRanges = b.pooledRanges;
+            this.maxSSTableBytes = b.maxSSTableBytes;
+            this.pipelined = b.pipelined;
+            this.tokenLo = b.tokenLo;
+            this.tokenHi = b.tokenHi;
+            this.version = b.version;
+            this.maxPurgeableTimestamp = b.maxPurgeableTimestamp;
+            this.outputLevel = b.outputLevel;
+            this.throttle = b.throttle;
+        }
+
+        /**
+         * A major compaction at {@code nowSeconds} purging tombstones deleted before {@code gcBefore}:
+         * one output range, no size limit, pipelined, the whole ring, oa, level 0, unthrottled.
+         */
+        public static Builder builder(long nowSeconds, long gcBefore) {
+            return new Builder(nowSeconds, gcBefore);
+        }
+
+        /** A builder holding every one of these settings. */
+        public Builder toBuilder() {
+            Builder b = new Builder(nowSeconds, gcBefore);
+            b.splitTokens = splitTokens;
+            b.pooledRanges = pooledRanges;
+            b.maxSSTableBytes = maxSSTableBytes;
+            b.pipelined = pipelined;
+            b.tokenLo = tokenLo;
+            b.tokenHi = tokenHi;
+            b.version = version;
+            b.maxPurgeableTimestamp = maxPurgeableTimestamp;
+            b.outputLevel = outputLevel;
+            b.throttle = throttle;
+            return b;
+        }
+
+        /** The output ranges' start tokens (a copy). */
+        public long[] splitTokens() {
+            return splitTokens.clone();
+        }
+
+        /** Not thread-safe; each setting is checked as it is given. */
+        public static final class Builder {
+            private final long nowSeconds;
+            private final long gcBefore;
+            private long[] splitTokens = new long[0];
+            private boolean[] pooledRanges;
+            private long maxSSTableBytes;
+            private boolean pipelined = true;
+            private long tokenLo = Long.MIN_VALUE, tokenHi = Long.MAX_VALUE;
+            private SSTableVersion version = SSTableVersion.OA;
+            private long maxPurgeableTimestamp = Long.MAX_VALUE;
+            private int outputLevel;
+            private CompactionThrottle throttle;
+
+            private Builder(long nowSeconds, long gcBefore) {
+                this.nowSeconds = nowSeconds;
+                this.gcBefore = gcBefore;
+            }
+
+            /** Output ranges starting at these tokens (copied; strictly increasing, checked when the compactor is made). */
+            public Builder splitTokens(long[] starts) {
+                this.splitTokens = starts.clone();
+                return this;
+            }
+
+            /** One flag per output range, or null: see {@link Options#pooledRanges}. */
+            public Builder pooledRanges(boolean[] pooled) {
+                this.pooledRanges = pooled == null ? null : pooled.clone();
+                return this;
+            }
+
+            public Builder maxSSTableBytes(long bytes) {
+                if (bytes < 0) throw new IllegalArgumentException("max sstable size must be 0 (none) or more: " + bytes);
+                this.maxSSTableBytes = bytes;
+                return this;
+            }
+
+            public Builder pipelined(boolean pipelined) {
+                this.pipelined = pipelined;
+                return this;
+            }
+
+            /** Only partitions with tokens in [lo, hi], both inclusive. */
+            public Builder tokenRange(long lo, long hi) {
+                if (lo > hi) throw new IllegalArgumentException("empty token range [" + lo + ", " + hi + "]");
+                this.tokenLo = lo;
+                this.tokenHi = hi;
+                return this;
+            }
+
+            public Builder version(SSTableVersion version) {
+                this.version = java.util.Objects.requireNonNull(version, "sstable version");
+                return this;
+            }
+
+            public Builder maxPurgeableTimestamp(long timestamp) {
+                this.maxPurgeableTimestamp = timestamp;
+                return this;
+            }
+
+            public Builder outputLevel(int level) {
+                if (level < 0) throw new IllegalArgumentException("level must be 0 or more: " + level);
+                this.outputLevel = level;
+                return this;
+            }
+
+            /** Shared pacing of output bytes, or null for none. */
+            public Builder throttle(CompactionThrottle throttle) {
+                this.throttle = throttle;
+                return this;
+            }
+
+            public Options build() {
+                return new Options(this);
+            }
+        }
     }
 
     /** What a compaction did. */
@@ -166,7 +292,7 @@ public final class Compactor {
         this.schema = schema;
         this.files = List.copyOf(inputs);
         this.options = options;
-        TokenSplits.check(options.splitTokens);
+        TokenRanges.checkSplits(options.splitTokens);
         if (options.pooledRanges != null && options.pooledRanges.length != options.splitTokens.length + 1) {
             throw new IllegalArgumentException("pooled range flags: " + options.pooledRanges.length + " for "
                     + (options.splitTokens.length + 1) + " output ranges");
@@ -253,14 +379,12 @@ public final class Compactor {
         }
     }
 
-    /** Data.db position of the first partition whose token is at least {@code token} (from Index.db), or the data length. */
+    /** Data.db position of the first partition whose token is at least {@code token} (from its partition index), or the data length. */
     private long firstPositionAtOrAfter(SSTableFiles f, long token, long dataLength) throws IOException {
-        IndexReader r = IndexReader.open(f, schema.clusteringColumns());
-        while (r.hasNext()) {
-            r.next();
-            if (Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength()) >= token) return r.dataPosition();
+        try (PartitionIndex index = PartitionIndex.open(f, schema)) {
+            long position = index.firstPositionAtOrAfter(token);
+            return position < 0 ? dataLength : position;
         }
-        return dataLength;
     }
 
     private boolean inSlice(long token) {
@@ -283,17 +407,28 @@ public final class Compactor {
         return sum;
     }
 
-    /** Distinct keys per output range, from a merge of the inputs' Index.db: sizes the bloom filters. */
+    /**
+     * Distinct keys per output range, from a merge of the inputs' partition indexes (their keys in
+     * partition order, one call per key): sizes the bloom filters.
+     */
     long[] distinctKeysPerRange() throws IOException {
         int k = files.size();
-        IndexReader[] idx = new IndexReader[k];
+        PartitionIndex[] idx = new PartitionIndex[k];
+        try {
+            for (int i = 0; i < k; i++) idx[i] = PartitionIndex.open(files.get(i), schema);
+            return distinctKeysPerRange(idx);
+        } finally {
+            for (PartitionIndex index : idx) {
+                if (index != null) index.close();
+            }
+        }
+    }
+
+    private long[] distinctKeysPerRange(PartitionIndex[] idx) {
+        int k = idx.length;
         long[] tokens = new long[k];
         boolean[] has = new boolean[k];
-        for (int i = 0; i < k; i++) {
-            SSTableFiles f = files.get(i);
-            idx[i] = IndexReader.open(f, schema.clusteringColumns());
-            has[i] = nextKey(idx[i], tokens, i);
-        }
+        for (int i = 0; i < k; i++) has[i] = nextKey(idx[i], tokens, i);
         long[] splits = options.splitTokens;
         long[] counts = new long[splits.length + 1];
         int range = 0;
@@ -315,19 +450,18 @@ public final class Compactor {
         return counts;
     }
 
-    private static boolean nextKey(IndexReader r, long[] tokens, int i) {
-        if (!r.hasNext()) return false;
-        r.next();
-        tokens[i] = Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength());
+    private static boolean nextKey(PartitionIndex r, long[] tokens, int i) {
+        if (!r.next()) return false;
+        tokens[i] = Murmur3.token(r.keyArray(), r.keyOffset(), r.keyLength());
         return true;
     }
 
-    private static int compareIndexKeys(IndexReader[] idx, long[] tokens, int a, int b) {
+    private static int compareIndexKeys(PartitionIndex[] idx, long[] tokens, int a, int b) {
         int c = Long.compare(tokens[a], tokens[b]);
         if (c != 0) return c;
-        IndexReader x = idx[a], y = idx[b];
-        return Arrays.compareUnsigned(x.bytes(), x.keyOffset(), x.keyOffset() + x.keyLength(),
-                y.bytes(), y.keyOffset(), y.keyOffset() + y.keyLength());
+        PartitionIndex x = idx[a], y = idx[b];
+        return Arrays.compareUnsigned(x.keyArray(), x.keyOffset(), x.keyOffset() + x.keyLength(),
+                y.keyArray(), y.keyOffset(), y.keyOffset() + y.keyLength());
     }
 
     // ---- the run -------------------------------------------------------------------------------
@@ -517,7 +651,7 @@ public final class Compactor {
         long dts = RowMerger.LIVE_TS, dldt = RowMerger.LIVE_LDT;
         for (int a = 0; a < n; a++) {
             SSTableCursor.Partition p = active[a].cursor.partition();
-            if (RowMerger.supersedes(p.deletionTimestamp(), p.deletionLocalTime(), dts, dldt)) {
+            if (Reconcile.deletionSupersedes(p.deletionTimestamp(), p.deletionLocalTime(), dts, dldt)) {
                 dts = p.deletionTimestamp();
                 dldt = p.deletionLocalTime();
             }
@@ -583,11 +717,11 @@ public final class Compactor {
                 }
                 int biggest = -1;
                 for (int a = 0; a < n; a++) {
-                    if (slotOpen[a] && (biggest < 0 || RowMerger.supersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
+                    if (slotOpen[a] && (biggest < 0 || Reconcile.deletionSupersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
                         biggest = a;
                     }
                 }
-                if (biggest >= 0 && RowMerger.supersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
+                if (biggest >= 0 && Reconcile.deletionSupersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
                     openTs = slotOpenTs[biggest];
                     openLdt = slotOpenLdt[biggest];
                 } else {

@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -110,7 +111,7 @@ public final class LeveledPicker implements CompactionPicker {
      * level n below the last, the last token of the newest sstable of level n + 1 (newest by
      * generation here, by creation time in Cassandra), so the first round through level n begins
      * after where the latest compaction out of it ended. {@code range} names whose pointers they
-     * are ({@link CompactionRanges#SPANNING} for a picker over the whole ring).
+     * are ({@link TokenRanges#SPANNING} for a picker over the whole ring).
      */
     public static VersionEdit startupPointers(List<SSTableInfo> sstables, int range) {
         SSTableInfo[] newest = new SSTableInfo[SSTableInfo.MAX_LEVEL + 1];
@@ -128,12 +129,12 @@ public final class LeveledPicker implements CompactionPicker {
     /** {@link #startupPointers} over the whole ring. */
     @Override
     public VersionEdit startupEdit(Version version) {
-        return startupPointers(version.sstables(), CompactionRanges.SPANNING);
+        return startupPointers(version.sstables(), TokenRanges.SPANNING);
     }
 
     @Override
     public CompactionPick pick(Version version, Set<Integer> compacting) {
-        return pickFrom(version.sstables(), compacting, version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
+        return pickFrom(version.sstables(), compacting, version, NAME, TokenRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
                 VersionEdit.KEEP_CURSOR);
     }
 

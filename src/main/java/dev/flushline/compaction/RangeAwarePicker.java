@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -54,12 +55,12 @@ import java.util.Set;
  */
 public final class RangeAwarePicker implements CompactionPicker {
     private final CompactionStrategyOptions options;
-    private final CompactionRanges ranges;
+    private final TokenRanges ranges;
     private final SizeTieredPicker sizeTiered;
     private final LeveledPicker leveled;
     private final String name;
 
-    public RangeAwarePicker(CompactionStrategyOptions options, CompactionRanges ranges) {
+    public RangeAwarePicker(CompactionStrategyOptions options, TokenRanges ranges) {
         if (ranges == null) throw new IllegalArgumentException("range-aware compaction needs the token ranges");
         this.options = options;
         this.ranges = ranges;
@@ -69,13 +70,13 @@ public final class RangeAwarePicker implements CompactionPicker {
         this.name = "RangeAware(" + options.kind().className + ")";
     }
 
-    public CompactionRanges ranges() { return ranges; }
+    public TokenRanges ranges() { return ranges; }
 
     public CompactionStrategyOptions options() { return options; }
 
-    /** The range {@code sstable} belongs to, or {@link CompactionRanges#SPANNING} for the shared bucket. */
+    /** The range {@code sstable} belongs to, or {@link TokenRanges#SPANNING} for the shared bucket. */
     public int bucketOf(SSTableInfo sstable) {
-        return ranges.rangeOf(sstable);
+        return ranges.rangeOf(sstable.firstToken(), sstable.lastToken());
     }
 
     @Override
@@ -135,7 +136,7 @@ public final class RangeAwarePicker implements CompactionPicker {
                     + (own < shares.length ? ", the other ranges pooled into one output in the shared bucket" : "");
         }
         String reason = "shared bucket of spanning sstables first; " + SizeTieredPicker.reason(tier, tiers, options) + rule;
-        return new CompactionPick(name, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE, tier, 0, Long.MAX_VALUE, splits, pooled,
+        return new CompactionPick(name, TokenRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE, tier, 0, Long.MAX_VALUE, splits, pooled,
                 version.maxPurgeableTimestamp(tier), false, VersionEdit.KEEP_CURSOR, reason);
     }
 
@@ -211,8 +212,8 @@ public final class RangeAwarePicker implements CompactionPicker {
         List<SSTableInfo> all = version.sstables();
         for (int i = 0; i < all.size(); i++) {
             SSTableInfo s = all.get(i);
-            int r = ranges.rangeOf(s);
-            if (r != CompactionRanges.SPANNING) perRange.get(r).add(s);
+            int r = ranges.rangeOf(s.firstToken(), s.lastToken());
+            if (r != TokenRanges.SPANNING) perRange.get(r).add(s);
             else if (!compacting.contains(s.generation())) shared.add(s);
         }
         return perRange;

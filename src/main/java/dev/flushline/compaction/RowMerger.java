@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.Reconcile;
 import dev.flushline.data.Cell;
 import dev.flushline.data.RowBuffer;
 import dev.flushline.data.Rows;
@@ -39,7 +40,6 @@ import dev.flushline.sstable.SSTableCursor;
  */
 final class RowMerger {
     static final long LIVE_TS = Long.MIN_VALUE, LIVE_LDT = Long.MAX_VALUE;
-    private static final int EXPIRED_LIVENESS_TTL = Integer.MAX_VALUE;
 
     private final long nowSeconds;
     private final long gcBefore;
@@ -86,19 +86,6 @@ final class RowMerger {
         return localDeletionTime < gcBefore && timestamp < maxPurgeableTimestamp;
     }
 
-    static boolean supersedes(long ts1, long ldt1, long ts2, long ldt2) {
-        return ts1 > ts2 || (ts1 == ts2 && ldt1 > ldt2);
-    }
-
-    static boolean livenessSupersedes(long ts1, int ttl1, long exp1, long ts2, int ttl2, long exp2) {
-        if (ts1 != ts2) return ts1 > ts2;
-        boolean x1 = ttl1 == EXPIRED_LIVENESS_TTL, x2 = ttl2 == EXPIRED_LIVENESS_TTL;
-        if (x1 != x2) return x1;
-        boolean e1 = ttl1 != Cell.NO_TTL, e2 = ttl2 != Cell.NO_TTL;
-        if (e1 == e2) return exp1 > exp2 || (exp1 == exp2 && ttl1 < ttl2);
-        return e1;
-    }
-
     /**
      * Merges the current rows of {@code sources[0..n)} into {@code out} and purges it.
      * {@code activeTs/activeLdt}: the covering deletion (partition or open range tombstone).
@@ -115,18 +102,18 @@ final class RowMerger {
         long dts = LIVE_TS, dldt = LIVE_LDT;
         for (int s = 0; s < n; s++) {
             SSTableCursor.Row r = sources[s].cursor.row();
-            if (r.hasLiveness() && livenessSupersedes(r.livenessTimestamp(), r.livenessTtl(), r.livenessExpirationTime(), lts, lttl, lexp)) {
+            if (r.hasLiveness() && Reconcile.livenessSupersedes(r.livenessTimestamp(), r.livenessTtl(), r.livenessExpirationTime(), lts, lttl, lexp)) {
                 lts = r.livenessTimestamp();
                 lttl = r.livenessTtl();
                 lexp = r.livenessExpirationTime();
             }
-            if (supersedes(r.deletionTimestamp(), r.deletionLocalTime(), dts, dldt)) {
+            if (Reconcile.deletionSupersedes(r.deletionTimestamp(), r.deletionLocalTime(), dts, dldt)) {
                 dts = r.deletionTimestamp();
                 dldt = r.deletionLocalTime();
             }
         }
         if (!single) {
-            if (supersedes(dts, dldt, activeTs, activeLdt)) {
+            if (Reconcile.deletionSupersedes(dts, dldt, activeTs, activeLdt)) {
                 activeTs = dts;
                 activeLdt = dldt;
             } else {
@@ -217,7 +204,7 @@ final class RowMerger {
             if (!inColumn[s]) continue;
             SSTableCursor.Row r = sources[s].cursor.row();
             int j = col[s];
-            if (supersedes(r.complexDeletionTimestamp(j), r.complexDeletionLocalTime(j), cts, cldt)) {
+            if (Reconcile.deletionSupersedes(r.complexDeletionTimestamp(j), r.complexDeletionLocalTime(j), cts, cldt)) {
                 cts = r.complexDeletionTimestamp(j);
                 cldt = r.complexDeletionLocalTime(j);
             }
@@ -227,7 +214,7 @@ final class RowMerger {
         long cellActiveTs;
         if (single) {
             cellActiveTs = LIVE_TS;
-        } else if (supersedes(cts, cldt, activeTs, activeLdt)) {
+        } else if (Reconcile.deletionSupersedes(cts, cldt, activeTs, activeLdt)) {
             cellActiveTs = cts;
         } else {
             cellActiveTs = activeTs;
@@ -283,24 +270,14 @@ final class RowMerger {
         return type.compare(a.buffer(), aOff, aLen, b.buffer(), cb.pathOffset(), cb.pathLength());
     }
 
-    /** Cells.reconcile(first, second) == first: the later timestamp, then tombstones, then expiry, then value bytes. */
+    /** Cells.reconcile(first, second) == first, on the cursors' bytes ({@link Reconcile#cellFirstWins}). */
     private static boolean firstWins(SSTableCursor a, int ka, SSTableCursor b, int kb) {
         SSTableCursor.Cell ca = a.row().cell(ka);
         long ts1 = ca.timestamp(), ldt1 = ca.localDeletionTime();
         int ttl1 = ca.ttl(), off1 = ca.valueOffset(), len1 = ca.valueLength();
         SSTableCursor.Cell cb = b.row().cell(kb);
-        long ts2 = cb.timestamp(), ldt2 = cb.localDeletionTime();
-        int ttl2 = cb.ttl();
-        if (ts1 != ts2) return ts1 > ts2;
-        boolean dead1 = ldt1 != Cell.NO_DELETION_TIME, dead2 = ldt2 != Cell.NO_DELETION_TIME;
-        if (dead1 | dead2) {
-            if (dead1 != dead2) return dead1;
-            boolean tomb1 = ttl1 == Cell.NO_TTL, tomb2 = ttl2 == Cell.NO_TTL;
-            if (tomb1 != tomb2) return tomb1;
-            if (ldt1 != ldt2) return ldt1 > ldt2;
-            if (!tomb1 && ttl1 != ttl2) return ttl1 < ttl2;
-        }
-        return java.util.Arrays.compareUnsigned(a.buffer(), off1, off1 + len1, b.buffer(), cb.valueOffset(), cb.valueOffset() + cb.valueLength()) >= 0;
+        return Reconcile.cellFirstWins(ts1, ttl1, ldt1, a.buffer(), off1, len1,
+                cb.timestamp(), cb.ttl(), cb.localDeletionTime(), b.buffer(), cb.valueOffset(), cb.valueLength());
     }
 
     /** Adds the winning cell to the open column, purged: kept, turned into a tombstone, or dropped. */

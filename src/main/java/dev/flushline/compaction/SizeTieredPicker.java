@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -44,7 +45,7 @@ public final class SizeTieredPicker implements CompactionPicker {
 
     @Override
     public CompactionPick pick(Version version, Set<Integer> compacting) {
-        return pickFrom(idle(version.sstables(), compacting), version, NAME, CompactionRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
+        return pickFrom(idle(version.sstables(), compacting), version, NAME, TokenRanges.SPANNING, Long.MIN_VALUE, Long.MAX_VALUE,
                 VersionEdit.KEEP_CURSOR);
     }
 

@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class VersionEdit {
 
     public int pointerCount() { return pointerLevels.length; }
 
-    /** The range (or {@link CompactionRanges#SPANNING} for the whole ring) of pointer update {@code i}. */
+    /** The range (or {@link TokenRanges#SPANNING} for the whole ring) of pointer update {@code i}. */
     public int pointerRange(int i) { return pointerRanges[i]; }
 
     public int pointerLevel(int i) { return pointerLevels[i]; }
@@ -79,7 +80,7 @@ public final class VersionEdit {
         sb.append(']');
         for (int i = 0; i < pointerLevels.length; i++) {
             sb.append(", pointer ");
-            if (pointerRanges[i] != CompactionRanges.SPANNING) sb.append("range ").append(pointerRanges[i]).append(' ');
+            if (pointerRanges[i] != TokenRanges.SPANNING) sb.append("range ").append(pointerRanges[i]).append(' ');
             sb.append('L').append(pointerLevels[i]).append(" -> ").append(pointerTokens[i]);
         }
         if (nextRangeCursor != KEEP_CURSOR) sb.append(", next range ").append(nextRangeCursor);

@@ -1,26 +1,22 @@
 package dev.flushline.data;
 
 /**
- * A cell: one simple column's value in a row, or one element of a non-frozen collection.
- *
- * <p>There are exactly three implementations, all {@code final}: {@link ArrayCell} (byte[]; every
- * deserialized or parsed cell, and the cells of an {@code unslabbed_heap} memtable),
- * {@link BufferCell} (a ByteBuffer slice) and {@link NativeCell} (a peer of an off-heap record). The
- * slab memtables ({@code heap_buffers}, {@code offheap_objects}) hold no cell objects at all: each
- * row is one {@link RowRecord}. BufferCell and NativeCell remain for rows whose values already live
- * in buffers or native memory, and the serializer's Row path still takes all three. Hot loops must not call the abstract accessors here on a site that sees more
- * than one class: test {@code instanceof NativeCell}, then {@code ArrayCell}, and only then fall back
- * to these abstract calls. A call site that sees one or two receiver classes is inlined by the JIT;
- * one that sees all three becomes a virtual call per cell, which the flush loop cannot afford.
+ * A cell: one simple column's value in a row, or one element of a non-frozen collection, with its
+ * value and path in on-heap byte arrays. Parsed operations, commit log replay, the Java writer's
+ * bound rows and the {@code unslabbed_heap} memtable make these; the slab memtables
+ * ({@code heap_buffers}, {@code offheap_objects}) hold no cell objects at all, each row being one
+ * {@link RowRecord}, and compaction reads cells through flyweights. One final class, so every call
+ * on a cell is static to the JIT; the flush's polymorphic site is the row source, split once per row.
  *
  * <p>Time fields follow Cassandra 5.0: {@link #timestamp()} in microseconds by convention;
  * {@link #localDeletionTime()} is an unsigned 32-bit second count held in a long, or
  * {@link #NO_DELETION_TIME} for a live, non-expiring cell; {@link #ttl()} is seconds, 0 when not
- * expiring. A tombstone has a local deletion time and ttl 0; an expiring cell has both.
+ * expiring. A tombstone has a local deletion time and ttl 0; an expiring cell has both. These
+ * constants are the one set of time sentinels of the project.
  *
- * <p>Thread safety: immutable once published.
+ * <p>Thread safety: immutable. The arrays are owned by the cell; callers must not modify them.
  */
-public abstract class Cell {
+public final class Cell {
     public static final long NO_TIMESTAMP = Long.MIN_VALUE;
     public static final int NO_TTL = 0;
     public static final long NO_DELETION_TIME = Long.MAX_VALUE;
@@ -31,82 +27,95 @@ public abstract class Cell {
     /** Cassandra's limit on a TTL: 20 years in seconds. */
     public static final int MAX_TTL = 20 * 365 * 24 * 60 * 60;
 
-    /** Package-private: the three final subclasses are the whole family. */
-    Cell() {}
+    private static final byte[] EMPTY = new byte[0];
 
-    public abstract long timestamp();
+    private final long timestamp;
+    private final long localDeletionTime;
+    private final int ttl;
+    private final byte[] value;
+    private final byte[] path;
 
-    public abstract int ttl();
+    /** {@code path} is null or empty for a simple column. Takes ownership of both arrays. */
+    public Cell(long timestamp, int ttl, long localDeletionTime, byte[] value, byte[] path) {
+        this.timestamp = timestamp;
+        this.ttl = ttl;
+        this.localDeletionTime = localDeletionTime;
+        this.value = value == null ? EMPTY : value;
+        this.path = path == null ? EMPTY : path;
+    }
 
-    public abstract long localDeletionTime();
+    public static Cell live(long timestamp, byte[] value, byte[] path) {
+        return new Cell(timestamp, NO_TTL, NO_DELETION_TIME, value, path);
+    }
 
-    public abstract int valueLength();
+    public static Cell expiring(long timestamp, int ttl, long localExpirationTime, byte[] value, byte[] path) {
+        return new Cell(timestamp, ttl, localExpirationTime, value, path);
+    }
+
+    public static Cell tombstone(long timestamp, long localDeletionTime, byte[] path) {
+        return new Cell(timestamp, NO_TTL, localDeletionTime, EMPTY, path);
+    }
+
+    public long timestamp() { return timestamp; }
+
+    public int ttl() { return ttl; }
+
+    public long localDeletionTime() { return localDeletionTime; }
+
+    public int valueLength() { return value.length; }
 
     /** Length of the cell path (collection element key), 0 for a simple column's cell. */
-    public abstract int pathLength();
+    public int pathLength() { return path.length; }
+
+    /** The value array itself, not a copy. Do not modify. */
+    public byte[] value() { return value; }
+
+    /** The path array itself (empty for a simple cell), not a copy. Do not modify. */
+    public byte[] path() { return path; }
 
     /** REQUIRES: {@code dst} has room for {@link #valueLength()} bytes at {@code dstOffset}. */
-    public abstract void copyValueTo(byte[] dst, int dstOffset);
+    public void copyValueTo(byte[] dst, int dstOffset) {
+        System.arraycopy(value, 0, dst, dstOffset, value.length);
+    }
 
     /** REQUIRES: {@code dst} has room for {@link #pathLength()} bytes at {@code dstOffset}. */
-    public abstract void copyPathTo(byte[] dst, int dstOffset);
+    public void copyPathTo(byte[] dst, int dstOffset) {
+        System.arraycopy(path, 0, dst, dstOffset, path.length);
+    }
 
     /** A fresh copy of the value. Allocates: for tests, write-path merges and slow paths only. */
-    public final byte[] valueBytes() {
-        byte[] b = new byte[valueLength()];
-        copyValueTo(b, 0);
-        return b;
+    public byte[] valueBytes() {
+        return value.clone();
     }
 
     /** A fresh copy of the path. Allocates: for tests, write-path merges and slow paths only. */
-    public final byte[] pathBytes() {
-        byte[] b = new byte[pathLength()];
-        copyPathTo(b, 0);
-        return b;
+    public byte[] pathBytes() {
+        return path.clone();
     }
 
-    public final boolean isTombstone() {
+    public boolean isTombstone() {
         return ttl() == NO_TTL && localDeletionTime() != NO_DELETION_TIME;
     }
 
-    public final boolean isExpiring() {
+    public boolean isExpiring() {
         return ttl() != NO_TTL;
     }
 
     /**
-     * Cassandra 5.0's reconciliation of two versions of the same cell (Cells.resolveRegular): the
-     * higher timestamp wins; on a tie a tombstone or expiring cell beats a live one, a tombstone
-     * beats an expiring cell, the later local deletion time wins, then the lower TTL, and last the
-     * larger value (unsigned bytes). Returns the winner, {@code left} on a complete tie.
+     * Cassandra 5.0's reconciliation of two versions of the same cell ({@link Reconcile#cellFirstWins}).
+     * Returns the winner, {@code left} on a complete tie.
      */
     public static Cell reconcile(Cell left, Cell right) {
         long lts = left.timestamp(), rts = right.timestamp();
-        if (lts != rts) {
-            return lts > rts ? left : right;
-        }
-        long lldt = left.localDeletionTime(), rldt = right.localDeletionTime();
-        boolean lDead = lldt != NO_DELETION_TIME, rDead = rldt != NO_DELETION_TIME;
-        if (lDead | rDead) {
-            if (lDead != rDead) {
-                return lDead ? left : right;
-            }
-            boolean lTomb = !left.isExpiring(), rTomb = !right.isExpiring();
-            if (lTomb != rTomb) {
-                return lTomb ? left : right;
-            }
-            if (lldt != rldt) {
-                return lldt > rldt ? left : right;
-            }
-            if (!lTomb && left.ttl() != right.ttl()) {
-                return left.ttl() < right.ttl() ? left : right;
-            }
-        }
-        return java.util.Arrays.compareUnsigned(left.valueBytes(), right.valueBytes()) >= 0 ? left : right;
+        if (lts != rts) return lts > rts ? left : right;
+        byte[] lv = left.value, rv = right.value;
+        return Reconcile.cellFirstWins(lts, left.ttl, left.localDeletionTime, lv, 0, lv.length,
+                rts, right.ttl, right.localDeletionTime, rv, 0, rv.length) ? left : right;
     }
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder(getClass().getSimpleName()).append("{ts=").append(timestamp());
+        StringBuilder sb = new StringBuilder("Cell{ts=").append(timestamp());
         if (ttl() != NO_TTL) sb.append(", ttl=").append(ttl());
         if (localDeletionTime() != NO_DELETION_TIME) sb.append(", ldt=").append(localDeletionTime());
         if (pathLength() > 0) sb.append(", path=").append(Hex.of(pathBytes()));

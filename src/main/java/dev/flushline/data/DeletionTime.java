@@ -34,10 +34,9 @@ public final class DeletionTime {
         return markedForDeleteAt == Long.MIN_VALUE && localDeletionTime == Long.MAX_VALUE;
     }
 
-    /** Cassandra's order: the later mark wins, then the later local deletion time. */
+    /** Cassandra's order ({@link Reconcile#deletionSupersedes}): the later mark wins, then the later local deletion time. */
     public boolean supersedes(DeletionTime other) {
-        return markedForDeleteAt > other.markedForDeleteAt
-                || (markedForDeleteAt == other.markedForDeleteAt && localDeletionTime > other.localDeletionTime);
+        return Reconcile.deletionSupersedes(markedForDeleteAt, localDeletionTime, other.markedForDeleteAt, other.localDeletionTime);
     }
 
     /** Whether data written at {@code timestamp} is shadowed by this deletion. */

@@ -58,6 +58,29 @@ public final class PartitionKey implements Comparable<PartitionKey> {
         return offset + COMPONENT_OVERHEAD_BYTES + length;
     }
 
+    /**
+     * The components of a composite key, the inverse of {@link #compose}: for component i,
+     * {@code out[2i]} is its offset in {@code key} and {@code out[2i + 1]} its length; its
+     * end-of-component byte, where the key holds one, is {@code key[out[2i] + out[2i + 1]]}. Reads
+     * at most {@code componentCount} components, stops after one whose end-of-component byte is
+     * not 0 (a bound rather than a key) and before one the key cuts short; returns how many it read.
+     * REQUIRES: {@code out.length >= 2 * componentCount}.
+     */
+    public static int decompose(byte[] key, int componentCount, int[] out) {
+        int p = 0, n = 0;
+        while (n < componentCount && p + 2 <= key.length) {
+            int length = ((key[p] & 0xFF) << 8) | (key[p + 1] & 0xFF);
+            p += 2;
+            if (p + length > key.length) break;
+            out[2 * n] = p;
+            out[2 * n + 1] = length;
+            n++;
+            p += length;
+            if (p >= key.length || key[p++] != 0) break;
+        }
+        return n;
+    }
+
     private static int checkedLength(int length, int component) {
         if (length > MAX_COMPONENT_BYTES) {
             throw new IllegalArgumentException("partition key component " + (component >= 0 ? component + " " : "") + "is " + length

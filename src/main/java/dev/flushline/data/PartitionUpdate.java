@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Everything one mutation does to one partition: a partition deletion (or LIVE), range
- * tombstones, an optional static row and rows. Cells are {@link ArrayCell}s: updates come from
+ * tombstones, an optional static row and rows. Cells are {@link Cell}s: updates come from
  * parsed operations or commit log replay, and the memtable copies them into its own allocation.
  *
  * <p>Thread safety: immutable once built.

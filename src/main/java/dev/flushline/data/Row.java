@@ -60,28 +60,8 @@ public final class Row {
             if (c == null) continue;
             columns++;
             cellTotal++;
-            // Split by concrete class, as every per-cell site: the three accessors stay monomorphic.
-            long ts, ldt;
-            int ttl, length;
-            if (c instanceof NativeCell) {
-                NativeCell n = (NativeCell) c;
-                ts = n.timestamp();
-                ttl = n.ttl();
-                ldt = n.localDeletionTime();
-                length = n.valueLength();
-            } else if (c instanceof ArrayCell) {
-                ArrayCell a = (ArrayCell) c;
-                ts = a.timestamp();
-                ttl = a.ttl();
-                ldt = a.localDeletionTime();
-                length = a.valueLength();
-            } else {
-                BufferCell b = (BufferCell) c; // the third and last subclass of Cell
-                ts = b.timestamp();
-                ttl = b.ttl();
-                ldt = b.localDeletionTime();
-                length = b.valueLength();
-            }
+            long ts = c.timestamp(), ldt = c.localDeletionTime();
+            int ttl = c.ttl(), length = c.valueLength();
             if (share) share = sharesLiveness(ts, ttl, ldt, livenessTimestamp, livenessTtl, livenessExpirationTime);
             valueBytes += length;
             if (length > 0) valueLengthBytes += VInt.sizeOfUnsigned(length);

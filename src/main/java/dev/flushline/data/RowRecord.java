@@ -106,7 +106,7 @@ public final class RowRecord {
         if (row.simpleCellsShareLiveness()) size += 2 * Integer.BYTES;
         for (int i = 0; i < cells.length; i++) {
             if (cells[i] == null) continue;
-            size += Short.BYTES + cellSize((ArrayCell) cells[i], rowTs, false);
+            size += Short.BYTES + cellSize(cells[i], rowTs, false);
         }
         for (int i = 0; i < complex.length; i++) {
             ComplexColumn cx = complex[i];
@@ -114,7 +114,7 @@ public final class RowRecord {
             size += Short.BYTES + 1 + Integer.BYTES;
             if (!cx.complexDeletion().isLive()) size += 2 * Long.BYTES;
             Cell[] cc = cx.cells();
-            for (int j = 0; j < cc.length; j++) size += cellSize((ArrayCell) cc[j], rowTs, true);
+            for (int j = 0; j < cc.length; j++) size += cellSize(cc[j], rowTs, true);
         }
         if (size > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("row of " + size + " bytes is larger than a memtable record can be");
@@ -122,7 +122,7 @@ public final class RowRecord {
         return (int) size;
     }
 
-    private static int cellSize(ArrayCell c, long rowTs, boolean withPath) {
+    private static int cellSize(Cell c, long rowTs, boolean withPath) {
         int size = 1;
         if (rowTs == Cell.NO_TIMESTAMP || c.timestamp() != rowTs) size += Long.BYTES;
         if (c.ttl() != Cell.NO_TTL) size += Integer.BYTES;
@@ -181,7 +181,7 @@ public final class RowRecord {
         for (int i = 0; i < cells.length; i++) {
             if (cells[i] == null) continue;
             SHORT.set(dst, p, (short) i); p += Short.BYTES;
-            p = writeCell(dst, p, (ArrayCell) cells[i], rowTs, false);
+            p = writeCell(dst, p, cells[i], rowTs, false);
         }
         for (int i = 0; i < complex.length; i++) {
             ComplexColumn cx = complex[i];
@@ -195,14 +195,14 @@ public final class RowRecord {
             }
             Cell[] cc = cx.cells();
             INT.set(dst, p, cc.length); p += Integer.BYTES;
-            for (int j = 0; j < cc.length; j++) p = writeCell(dst, p, (ArrayCell) cc[j], rowTs, true);
+            for (int j = 0; j < cc.length; j++) p = writeCell(dst, p, cc[j], rowTs, true);
         }
         if (p - offset != size) {
             throw new IllegalStateException("memtable row record: sized " + size + " bytes, wrote " + (p - offset));
         }
     }
 
-    private static int writeCell(byte[] dst, int p, ArrayCell c, long rowTs, boolean withPath) {
+    private static int writeCell(byte[] dst, int p, Cell c, long rowTs, boolean withPath) {
         long ts = c.timestamp(), ldt = c.localDeletionTime();
         int ttl = c.ttl();
         byte[] path = c.path(), value = c.value();
@@ -501,11 +501,11 @@ public final class RowRecord {
                 DeletionTime.of(r.deletionTimestamp(), r.deletionLocalTime()), cells, complex);
     }
 
-    private ArrayCell arrayCell() {
+    private Cell arrayCell() {
         byte[] value = new byte[cellValueLength];
         System.arraycopy(src, cellValueOffset, value, 0, value.length);
         byte[] path = new byte[cellPathLength];
         System.arraycopy(src, cellPathOffset, path, 0, path.length);
-        return new ArrayCell(cellTimestamp, cellTtl, cellLdt, value, path);
+        return new Cell(cellTimestamp, cellTtl, cellLdt, value, path);
     }
 }

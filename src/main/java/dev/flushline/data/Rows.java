@@ -4,24 +4,14 @@ import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
 
 /**
- * Reconciliation of rows, following Cassandra 5.0's rules (Rows.merge, LivenessInfo.supersedes,
- * Cells.reconcile): the newer liveness and the newer deletion win, each column keeps the
+ * Reconciliation of rows in the memtable, following Cassandra 5.0's Rows.merge with the rules of
+ * {@link Reconcile}: the superseding liveness and the newer deletion win, each column keeps the
  * reconciled cell, and whatever the resulting row or complex deletion shadows is dropped.
  *
  * <p>Runs on the write path only (under a partition's lock), so it may allocate.
  */
 public final class Rows {
     private Rows() {}
-
-    /** Cassandra's LivenessInfo.supersedes for plain and expiring liveness. */
-    public static boolean livenessSupersedes(long ts1, int ttl1, long exp1, long ts2, int ttl2, long exp2) {
-        if (ts1 != ts2) return ts1 > ts2;
-        boolean e1 = ttl1 != Cell.NO_TTL, e2 = ttl2 != Cell.NO_TTL;
-        if (e1 == e2) {
-            return exp1 > exp2 || (exp1 == exp2 && ttl1 < ttl2);
-        }
-        return e1;
-    }
 
     /**
      * Merges two versions of the same row (either may be null) and applies {@code active}, the
@@ -43,7 +33,7 @@ public final class Rows {
             lexp = base.livenessExpirationTime();
             del = base.deletion();
         } else {
-            if (livenessSupersedes(a.livenessTimestamp(), a.livenessTtl(), a.livenessExpirationTime(),
+            if (Reconcile.livenessSupersedes(a.livenessTimestamp(), a.livenessTtl(), a.livenessExpirationTime(),
                     b.livenessTimestamp(), b.livenessTtl(), b.livenessExpirationTime())) {
                 lts = a.livenessTimestamp(); lttl = a.livenessTtl(); lexp = a.livenessExpirationTime();
             } else {

@@ -1,10 +1,9 @@
 package dev.flushline.flush;
 
+import dev.flushline.data.TokenRanges;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
-import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
-import dev.flushline.sstable.Descriptor;
 import dev.flushline.sstable.Leftovers;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.TableDirectory;
@@ -16,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,31 +37,22 @@ public final class FlushJob {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    /** Immutable settings of one flush. */
+    /**
+     * Immutable settings of one flush, made by {@link #builder} (or {@link #simple} for one range on
+     * one thread). A setting not named keeps its default, so a setting added later reaches every
+     * caller with its default instead of shifting positional arguments.
+     */
     public static final class Options {
         public final Path outDir;
+        /** Equal token ranges the flush splits into (one sstable or more each); ignored with {@link #splitTokens}. */
         public final int ranges;
         public final int flushThreads;
-        public final long commitLogSegmentId;
-        public final int commitLogPosition;
         /** Overlap serialization with compression and writes on a second thread (default). */
         public final boolean pipelined;
         /** Explicit range starts (overrides {@link #ranges}), or null for equal ranges. */
-        public final long[] splitTokens;
+        private final long[] splitTokens;
         /** A range estimated below this many bytes merges into its neighbour; 0 = never merge. */
         public final long minSSTableBytes;
-        /** The sstable version every flush with these options writes. */
-        public final SSTableVersion version;
-
-        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition) {
-            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, true);
-        }
-
-        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
-                       boolean pipelined) {
-            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, null, 0);
-        }
-
         /**
          * An sstable whose Data.db (uncompressed) reaches this many bytes is finished after the
          * partition that crossed it, and the range goes on in a new sstable; 0 = no limit. So a
@@ -69,69 +60,117 @@ public final class FlushJob {
          * its last partition.
          */
         public final long maxSSTableBytes;
-
-        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
-                       boolean pipelined, long[] splitTokens, long minSSTableBytes) {
-            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens, minSSTableBytes, 0,
-                    SSTableVersion.OA);
-        }
-
+        /** The sstable version every flush with these options writes. */
+        public final SSTableVersion version;
         /** How the flush compresses (see {@link FlushCompression}); {@link FlushCompression#TABLE} unless set. */
         public final FlushCompression flushCompression;
 
-        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
-                       boolean pipelined, long[] splitTokens, long minSSTableBytes, long maxSSTableBytes, SSTableVersion version) {
-            this(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens, minSSTableBytes,
-                    maxSSTableBytes, version, FlushCompression.TABLE);
+        private Options(Builder b) {
+            this.outDir = b.outDir;
+            this.ranges = b.ranges;
+            this.flushThreads = b.flushThreads;
+            this.pipelined = b.pipelined;
+            this.splitTokens = b.splitTokens;
+            this.minSSTableBytes = b.minSSTableBytes;
+            this.maxSSTableBytes = b.maxSSTableBytes;
+            this.version = b.version;
+            this.flushCompression = b.flushCompression;
         }
 
-        public Options(Path outDir, int ranges, int flushThreads, long commitLogSegmentId, int commitLogPosition,
-                       boolean pipelined, long[] splitTokens, long minSSTableBytes, long maxSSTableBytes, SSTableVersion version,
-                       FlushCompression flushCompression) {
-            if (version == null) throw new IllegalArgumentException("no sstable version");
-            if (flushCompression == null) throw new IllegalArgumentException("no flush compression");
-            this.flushCompression = flushCompression;
-            if (maxSSTableBytes < 0) throw new IllegalArgumentException("max sstable size must be 0 (none) or more: " + maxSSTableBytes);
-            this.maxSSTableBytes = maxSSTableBytes;
-            if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
-            if (flushThreads < 1) throw new IllegalArgumentException("flush threads must be at least 1: " + flushThreads);
-            this.outDir = outDir;
-            this.ranges = ranges;
-            this.flushThreads = flushThreads;
-            this.commitLogSegmentId = commitLogSegmentId;
-            this.commitLogPosition = commitLogPosition;
-            this.pipelined = pipelined;
-            this.splitTokens = splitTokens == null ? null : splitTokens.clone();
-            this.minSSTableBytes = minSSTableBytes;
-            this.version = version;
+        /** Settings writing into {@code outDir}: one range, one thread, pipelined, oa, the table's compression. */
+        public static Builder builder(Path outDir) {
+            return new Builder(outDir);
         }
 
-        /** These options, writing {@code v} sstables. */
-        public Options withVersion(SSTableVersion v) {
-            return new Options(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens,
-                    minSSTableBytes, maxSSTableBytes, v, flushCompression);
+        public static Options simple(Path outDir) {
+            return builder(outDir).build();
         }
 
-        /** These options, compressing as {@code f} says. */
-        public Options withFlushCompression(FlushCompression f) {
-            return new Options(outDir, ranges, flushThreads, commitLogSegmentId, commitLogPosition, pipelined, splitTokens,
-                    minSSTableBytes, maxSSTableBytes, version, f);
+        /** A builder holding these settings, to derive others from them. */
+        public Builder toBuilder() {
+            Builder b = new Builder(outDir).ranges(ranges).flushThreads(flushThreads).pipelined(pipelined)
+                    .minSSTableBytes(minSSTableBytes).maxSSTableBytes(maxSSTableBytes).version(version).flushCompression(flushCompression);
+            b.splitTokens = splitTokens;
+            return b;
+        }
+
+        /** The explicit range starts, or null for {@link #ranges} equal ranges. */
+        public long[] splitTokens() {
+            return splitTokens == null ? null : splitTokens.clone();
         }
 
         TokenRanges tokenRanges() {
             return splitTokens != null ? TokenRanges.fromSplits(splitTokens) : TokenRanges.even(ranges);
         }
 
-        public static Options simple(Path outDir) {
-            return new Options(outDir, 1, 1, -1, 0);
+        /** Checks each setting as it is given. Not thread-safe. */
+        public static final class Builder {
+            private final Path outDir;
+            private int ranges = 1;
+            private int flushThreads = 1;
+            private boolean pipelined = true;
+            private long[] splitTokens;
+            private long minSSTableBytes;
+            private long maxSSTableBytes;
+            private SSTableVersion version = SSTableVersion.OA;
+            private FlushCompression flushCompression = FlushCompression.TABLE;
+
+            private Builder(Path outDir) {
+                this.outDir = Objects.requireNonNull(outDir, "output directory");
+            }
+
+            public Builder ranges(int ranges) {
+                if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
+                this.ranges = ranges;
+                return this;
+            }
+
+            public Builder flushThreads(int threads) {
+                if (threads < 1) throw new IllegalArgumentException("flush threads must be at least 1: " + threads);
+                this.flushThreads = threads;
+                return this;
+            }
+
+            public Builder pipelined(boolean pipelined) {
+                this.pipelined = pipelined;
+                return this;
+            }
+
+            /** Range starts to split at instead of equal ranges (copied); null for equal ranges. */
+            public Builder splitTokens(long[] starts) {
+                this.splitTokens = starts == null ? null : starts.clone();
+                return this;
+            }
+
+            public Builder minSSTableBytes(long bytes) {
+                if (bytes < 0) throw new IllegalArgumentException("min sstable size must be 0 (none) or more: " + bytes);
+                this.minSSTableBytes = bytes;
+                return this;
+            }
+
+            public Builder maxSSTableBytes(long bytes) {
+                if (bytes < 0) throw new IllegalArgumentException("max sstable size must be 0 (none) or more: " + bytes);
+                this.maxSSTableBytes = bytes;
+                return this;
+            }
+
+            public Builder version(SSTableVersion version) {
+                this.version = Objects.requireNonNull(version, "sstable version");
+                return this;
+            }
+
+            public Builder flushCompression(FlushCompression mode) {
+                this.flushCompression = Objects.requireNonNull(mode, "flush compression");
+                return this;
+            }
+
+            public Options build() {
+                return new Options(this);
+            }
         }
     }
 
     private FlushJob() {}
-
-    public static Path tableDir(Path outDir, TableSchema schema) {
-        return Descriptor.tableDir(outDir, schema.keyspace(), schema.name(), schema.idHex());
-    }
 
     public static List<FlushOutcome> run(Memtable memtable, Options options) throws IOException {
         return run(memtable, options, null);
@@ -155,7 +194,7 @@ public final class FlushJob {
                                          FlushProgress progress) throws IOException {
         if (!memtable.isSealed()) throw new IllegalStateException("flushing a memtable that still takes writes");
         Start start = new Start(ThreadMeter.MXBEAN); // the directory listing is part of this flush's cost
-        TableDirectory dir = TableDirectory.open(tableDir(options.outDir, memtable.schema()));
+        TableDirectory dir = TableDirectory.open(memtable.schema().directoryUnder(options.outDir));
         if (removedLeftovers != null) removedLeftovers.addAll(dir.removedLeftovers());
         return run(memtable, options, dir, progress, start);
     }
@@ -221,20 +260,19 @@ public final class FlushJob {
         final FlushWriter writer = new FlushWriter(memtable, options.version, options.flushCompression);
         final TableDirectory tableDir = dir;
         TokenRanges ranges = options.tokenRanges();
-        if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1
-                && memtable instanceof dev.flushline.memtable.ShardedSkipListMemtable) {
+        if (options.splitTokens == null && options.ranges == 1 && options.flushThreads > 1 && memtable.shardCount() > 1) {
             // A sharded memtable flushes its shards in parallel: one range (and sstable) per shard.
-            ranges = TokenRanges.even(((dev.flushline.memtable.ShardedSkipListMemtable) memtable).shardCount());
+            ranges = TokenRanges.even(memtable.shardCount());
         }
         // One range holds every partition: the memtable's own count sizes its bloom filter as the walk
         // would have (a sealed memtable's count is exact), and no range is small enough to merge.
-        long[] counts = ranges.size() == 1 ? new long[] {memtable.partitionCount()} : ranges.partitionCounts(memtable);
+        long[] counts = ranges.size() == 1 ? new long[] {memtable.partitionCount()} : partitionCounts(ranges, memtable);
         long total = 0;
         for (long c : counts) total += c;
-        TokenRanges merged = ranges.mergeSmall(counts, total, memtable.onHeapBytes() + memtable.offHeapBytes(),
+        TokenRanges merged = mergeSmall(ranges, counts, total, memtable.onHeapBytes() + memtable.offHeapBytes(),
                 options.minSSTableBytes);
         final TokenRanges rs = merged;
-        final long[] keys = merged == ranges ? counts : merged.partitionCounts(memtable);
+        final long[] keys = merged == ranges ? counts : partitionCounts(merged, memtable);
         final int n = rs.size();
         if (progress != null) progress.start(total);
         List<FlushOutcome> outcomes = new ArrayList<>();
@@ -309,6 +347,53 @@ public final class FlushJob {
      * the partitions of the range not yet written (the count is exact for the last piece, an upper
      * bound for the others).
      */
+    /** Number of partitions of {@code m} in each range of {@code ranges} (one pass over the keys). */
+    static long[] partitionCounts(TokenRanges ranges, Memtable m) {
+        long[] counts = new long[ranges.size()];
+        for (int i = 0; i < counts.length; i++) {
+            for (Iterator<MemtablePartition> it = m.partitionIterator(ranges.lo(i), ranges.hi(i)); it.hasNext(); it.next()) {
+                counts[i]++;
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * Merges each range whose estimated sstable would be smaller than {@code minBytes} into its
+     * neighbour (the next one; the last merges backwards), so a flush does not write tiny files.
+     * The estimate spreads the memtable's owned bytes over ranges by partition count.
+     */
+    static TokenRanges mergeSmall(TokenRanges ranges, long[] partitionCounts, long totalPartitions, long memtableBytes,
+                                  long minBytes) {
+        int n = ranges.size();
+        if (minBytes <= 0 || n == 1 || totalPartitions == 0) return ranges;
+        double bytesPerPartition = (double) memtableBytes / totalPartitions;
+        List<long[]> merged = new ArrayList<>();
+        long curLo = ranges.lo(0), curCount = 0;
+        for (int i = 0; i < n; i++) {
+            curCount += partitionCounts[i];
+            boolean last = i == n - 1;
+            if (curCount * bytesPerPartition >= minBytes || last) {
+                merged.add(new long[] {curLo, ranges.hi(i), curCount});
+                if (!last) curLo = ranges.lo(i + 1);
+                curCount = 0;
+            }
+        }
+        // A small tail merges into the range before it.
+        if (merged.size() > 1) {
+            long[] tail = merged.get(merged.size() - 1);
+            if (tail[2] * bytesPerPartition < minBytes) {
+                long[] prev = merged.get(merged.size() - 2);
+                merged.set(merged.size() - 2, new long[] {prev[0], tail[1], prev[2] + tail[2]});
+                merged.remove(merged.size() - 1);
+            }
+        }
+        // Merged ranges stay contiguous: each starts where the one before it ended.
+        long[] splits = new long[merged.size() - 1];
+        for (int i = 1; i < merged.size(); i++) splits[i - 1] = merged.get(i)[0];
+        return TokenRanges.fromSplits(splits);
+    }
+
     private static List<FlushOutcome> writeRange(Memtable memtable, FlushWriter writer, TableDirectory tableDir, TokenRanges ranges,
                                                  int i, long expectedKeys, Options options, FlushProgress progress,
                                                  ThreadMeter meter) throws IOException {
@@ -342,9 +427,8 @@ public final class FlushJob {
         alloc += r.ioAllocatedBytes;
         long bytes = componentBytes(r.dataPath);
         dev.flushline.data.CommitLogPosition upper = memtable.commitLogUpperBound();
-        long segment = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogSegmentId : upper.segmentId();
-        int position = upper.equals(dev.flushline.data.CommitLogPosition.NONE) ? options.commitLogPosition : upper.position();
-        return new FlushOutcome(r, wall, cpu, alloc, bytes, segment, position);
+        // Without a commit log the bound is CommitLogPosition.NONE, which the log line prints as Cassandra does.
+        return new FlushOutcome(r, wall, cpu, alloc, bytes, upper.segmentId(), upper.position());
     }
 
     private static long componentBytes(Path dataPath) throws IOException {

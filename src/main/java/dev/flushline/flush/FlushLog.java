@@ -1,6 +1,6 @@
 package dev.flushline.flush;
 
-import java.util.Locale;
+import dev.flushline.schema.ValueText;
 
 /**
  * The {@code Completed flushing ...} line, in the format of Cassandra's flush log that storage
@@ -19,23 +19,19 @@ import java.util.Locale;
 public final class FlushLog {
     private FlushLog() {}
 
-    public static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%.3fMiB", bytes / (1024.0 * 1024.0));
-    }
-
     private static long perSecond(long count, long nanos) {
         return nanos <= 0 ? count : (long) (count * 1e9 / nanos);
     }
 
     public static String line(FlushOutcome o) {
         FlushResult r = o.result;
-        return "Completed flushing " + r.dataPath + " (" + mib(r.dataFileBytes) + ") for commitlog position "
+        return "Completed flushing " + r.dataPath + " (" + ValueText.mib(r.dataFileBytes) + ") for commitlog position "
                 + "CommitLogPosition(segmentId=" + o.commitLogSegmentId + ", position=" + o.commitLogPosition + ")"
                 + ", time spent: " + o.wallNanos / 1_000_000 + " ms"
                 + ", bytes flushed: " + o.bytesFlushed + "/(" + perSecond(o.bytesFlushed, o.wallNanos) + " per sec)"
                 + ", partitions flushed: " + r.partitions + "/(" + perSecond(r.partitions, o.wallNanos) + " per sec)"
                 + ", rows: " + r.rows + "/(" + perSecond(r.rows, o.wallNanos) + " per sec)"
                 + ", cpu time: " + o.cpuNanos / 1_000_000 + " ms"
-                + ", allocated: " + mib(o.allocatedBytes);
+                + ", allocated: " + ValueText.mib(o.allocatedBytes);
     }
 }

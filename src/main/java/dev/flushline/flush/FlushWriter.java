@@ -1,35 +1,20 @@
 package dev.flushline.flush;
 
-import dev.flushline.sstable.RowSerializer;
-import dev.flushline.sstable.StatsCollector;
-
-import dev.flushline.data.ClusteringBound;
-import dev.flushline.data.ClusteringComparator;
-import dev.flushline.data.CommitLogPosition;
-import dev.flushline.data.ComplexColumn;
-import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Cell;
+import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.RangeTombstoneList;
-import dev.flushline.data.Row;
-import dev.flushline.data.RowRecord;
-import dev.flushline.io.FixedBuffer;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
 import dev.flushline.memtable.MemtableRowReader;
 import dev.flushline.memtable.RowList;
 import dev.flushline.schema.CompressionParams;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.DataLayout;
-import dev.flushline.sstable.Component;
-import dev.flushline.sstable.Descriptor;
-import dev.flushline.sstable.SSTableWriteException;
-import dev.flushline.sstable.TableDirectory;
 import dev.flushline.sstable.EncodingStats;
-import dev.flushline.sstable.RowIndexBuilder;
-import dev.flushline.sstable.SSTableWriter;
-import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.SSTableOutput;
+import dev.flushline.sstable.SSTableWriteException;
 import dev.flushline.sstable.SSTableVersion;
-import dev.flushline.sstable.StatisticsWriter;
+import dev.flushline.sstable.SerializationHeader;
+import dev.flushline.sstable.TableDirectory;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -37,9 +22,13 @@ import java.util.Iterator;
 
 /**
  * Writes the partitions of a sealed memtable (all of them, or one token range) into one oa
- * sstable: for each partition its header, static row, rows and range-tombstone markers merged in
- * clustering order, and the end-of-partition byte; then Index.db, Summary.db, Filter.db and
- * Statistics.db; then publishes atomically.
+ * sstable through the one partition writer, {@link SSTableOutput}: for each partition its header
+ * and static row, its rows and range-tombstone markers merged in clustering order, and the end of
+ * the partition; then the index, filter and statistics components; then publishes atomically.
+ * What is memtable-specific stays here: the walk over the memtable's partitions, the merge of
+ * its row list with its range tombstone markers, and the per-row split by row source (a record
+ * in the slab modes, a {@code Row} object in unslabbed_heap), each branch calling the writer's
+ * method for that class.
  *
  * <p>Conservation (after RocksDB's flush checks): the partitions, rows, cells and markers the
  * memtable holds for the flushed partitions are counted independently of what the serializer
@@ -52,7 +41,6 @@ public final class FlushWriter {
     private final TableSchema schema;
     private final SerializationHeader header;
     private final ClusteringComparator comparator;
-    private final Row emptyStaticRow;
     private final SSTableVersion version;
     /** The schema the sstable writer gets: the table's, with the compression {@link FlushCompression} picks. */
     private final TableSchema writeSchema;
@@ -88,8 +76,6 @@ public final class FlushWriter {
         this.writeSchema = compression.equals(schema.compressionParams()) ? schema : schema.withCompression(compression);
         this.comparator = memtable.comparator();
         this.header = headerFor(memtable);
-        this.emptyStaticRow = new Row(true, null, Cell.NO_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                new Cell[schema.staticComplexStart()], new ComplexColumn[schema.staticColumns().length - schema.staticComplexStart()]);
     }
 
     /** The header a flush of this memtable uses: the columns written to it and bases that fit its values. */
@@ -109,84 +95,42 @@ public final class FlushWriter {
 
     /**
      * Writes the partitions of {@code partitions} (in token order) to a new sstable in
-     * {@code tableDir}. Returns null, and publishes nothing, if they are all empty.
+     * {@code tableDir}; returns null, and publishes nothing, if they are all empty.
      * {@code expectedKeys} sizes the bloom filter, as a node uses its memtable's partition count.
-     */
-    /**
-     * Opens {@code tableDir} for this one sstable (a listing of the directory) and writes into it:
-     * for tests and one-off writers. Repeated flushes open a {@link TableDirectory} once.
-     */
-    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, Path tableDir) throws IOException {
-        return write(partitions, expectedKeys, TableDirectory.open(tableDir), true);
-    }
-
-    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir) throws IOException {
-        return write(partitions, expectedKeys, tableDir, true);
-    }
-
-    /** {@code pipelined}: serialize on this thread while an I/O thread compresses and writes. */
-    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir, boolean pipelined)
-            throws IOException {
-        return write(partitions, expectedKeys, tableDir, pipelined, null);
-    }
-
-    /**
-     * As above, reporting progress to {@code progress} (may be null) every few thousand partitions.
-     * An I/O failure comes out as an {@link SSTableWriteException} naming the sstable and the phase;
-     * nothing of that sstable is left visible.
-     */
-    public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir, boolean pipelined,
-                             FlushProgress progress) throws IOException {
-        return write(partitions, expectedKeys, tableDir, pipelined, progress, 0);
-    }
-
-    /**
-     * As above, but with {@code maxDataBytes > 0} the sstable is finished after the first partition
-     * that brings Data.db (uncompressed) to that size; the partitions after it stay in
-     * {@code partitions} for the next sstable. With 0 every partition is written, as above.
+     * {@code pipelined}: serialize on this thread while an I/O thread compresses and writes.
+     * {@code progress} (may be null) hears every few thousand partitions. With
+     * {@code maxDataBytes > 0} the sstable is finished after the first partition that brings
+     * Data.db (uncompressed) to that size, and the partitions after it stay in {@code partitions}
+     * for the next sstable; with 0 every partition is written.
+     *
+     * <p>An I/O failure comes out as an {@link SSTableWriteException} naming the sstable and the
+     * phase; nothing of that sstable is left visible.
      */
     public FlushResult write(Iterator<MemtablePartition> partitions, long expectedKeys, TableDirectory tableDir, boolean pipelined,
                              FlushProgress progress, long maxDataBytes) throws IOException {
-        Descriptor descriptor;
+        SSTableOutput out = new SSTableOutput(writeSchema, header, tableDir, expectedKeys, pipelined, version, 0);
         try {
-            descriptor = tableDir.reserveNext(version);
+            return write(partitions, out, progress, maxDataBytes);
         } catch (IOException e) {
-            throw new SSTableWriteException(tableDir.path(), SSTableWriteException.Phase.RESERVE, e);
-        }
-        SSTableWriter sst;
-        try {
-            sst = new SSTableWriter(writeSchema, descriptor, expectedKeys, pipelined);
-        } catch (IOException e) {
-            throw new SSTableWriteException(descriptor.path(Component.DATA), SSTableWriteException.Phase.CREATE, e);
-        }
-        try {
-            return write(partitions, sst, descriptor, progress, maxDataBytes);
-        } catch (SSTableWriteException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new SSTableWriteException(descriptor.path(Component.DATA), sst.phase(), e);
+            throw out.wrap(e);
         } finally {
-            sst.close(); // aborts (removes the staging directory) unless published
+            out.close(); // aborts (removes the staging directory) unless published
         }
     }
 
-    private FlushResult write(Iterator<MemtablePartition> partitions, SSTableWriter sst, Descriptor descriptor,
-                              FlushProgress progress, long maxDataBytes) throws IOException {
-        StatsCollector collector = new StatsCollector(comparator);
-        RowSerializer rs = new RowSerializer(header, collector, version);
-        MemtableRowReader records = new MemtableRowReader();
-        RowIndexBuilder rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES, version);
-        final boolean hasStatics = header.hasStatics();
+    private FlushResult write(Iterator<MemtablePartition> partitions, SSTableOutput out, FlushProgress progress,
+                              long maxDataBytes) throws IOException {
+        final ClusteringComparator comparator = this.comparator;
+        final MemtableRowReader records = new MemtableRowReader();
 
         long expectPartitions = 0, expectRows = 0, expectCells = 0, expectMarkers = 0;
-        long wrotePartitions = 0, wroteRows = 0, wroteMarkers = 0;
         long reportedBytes = 0, visited = 0;
 
         while (partitions.hasNext()) {
             MemtablePartition p = partitions.next();
             visited++;
             if (progress != null && (visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1)) == 0) {
-                long position = sst.dataPosition();
+                long position = out.dataPosition();
                 progress.add(FlushProgress.UPDATE_EVERY_PARTITIONS, position - reportedBytes);
                 reportedBytes = position;
             }
@@ -199,99 +143,44 @@ public final class FlushWriter {
             expectMarkers += markerCount;
 
             final byte[] key = p.key().key();
-            final DeletionTime pd = p.partitionDeletion();
-            final long partitionStart = sst.dataPosition();
-
-            int size = rs.partitionHeaderSize(key, pd);
-            rs.writePartitionHeader(sst.reserve(size), key, pd, size);
-            if (hasStatics) {
-                Row st = p.staticRow() != null ? p.staticRow() : emptyStaticRow;
-                size = rs.rowSize(st, 0);
-                rs.writeRow(sst.reserve(size), st, 0, size);
-            }
-            final long headerLength = sst.dataPosition() - partitionStart;
-
-            rowIndex.reset();
-            long previousStart = 0;
-            DeletionTime open = DeletionTime.LIVE;
-            RowList.Node firstRow = null, lastRow = null;
+            out.beginPartition(key, p.partitionDeletion(), p.staticRow());
             RowList.Node node = p.rows().first();
             int mi = 0;
             while (node != null || mi < markerCount) {
-                long start = sst.dataPosition() - partitionStart;
-                long prevSize = start - previousStart;
                 if (node == null || (mi < markerCount && comparator.compare(node.clustering(), rts.markerBound(mi)) > 0)) {
-                    ClusteringBound bound = rts.markerBound(mi);
-                    DeletionTime endDel = rts.markerEndDeletion(mi), startDel = rts.markerStartDeletion(mi);
-                    size = rs.markerSize(bound, endDel, startDel, prevSize);
-                    rs.writeMarker(sst.reserve(size), bound, endDel, startDel, prevSize, size);
-                    open = bound.isEnd() ? DeletionTime.LIVE : startDel;
-                    rowIndex.added(bound.kind(), bound.values(), start, start + size, open);
-                    wroteMarkers++;
+                    out.marker(rts.markerBound(mi), rts.markerEndDeletion(mi), rts.markerStartDeletion(mi));
                     mi++;
                 } else {
                     // One branch per row, the same way for every row of a memtable: a record
                     // (the slab modes) or a Row object (unslabbed_heap).
                     if (node.isRecord()) {
-                        RowRecord row = records.read(node);
-                        size = rs.rowSize(row, prevSize);
-                        rs.writeRow(sst.reserve(size), row, prevSize, size);
+                        out.row(records.read(node));
                     } else {
-                        Row row = node.row();
-                        size = rs.rowSize(row, prevSize);
-                        rs.writeRow(sst.reserve(size), row, prevSize, size);
+                        out.row(node.row());
                     }
-                    if (firstRow == null) firstRow = node;
-                    lastRow = node;
-                    rowIndex.added(ClusteringBound.CLUSTERING, node.clustering(), start, start + size, open);
-                    wroteRows++;
                     node = node.next();
                 }
-                previousStart = start;
             }
-            // Rows come in clustering order: the first and last bound the covered slice.
-            if (firstRow != null) {
-                collector.rowClustering(firstRow.clustering());
-                if (lastRow != firstRow) collector.rowClustering(lastRow.clustering());
-            }
-            FixedBuffer out = sst.reserve(1);
-            out.putByte(DataLayout.END_OF_PARTITION);
-            long partitionBytes = sst.dataPosition() - partitionStart;
-            rowIndex.finish(partitionBytes);
-            collector.partitionEnd(key, partitionBytes);
-            sst.partitionWritten(key, partitionStart, headerLength, pd, rowIndex);
-            wrotePartitions++;
-            if (maxDataBytes > 0 && sst.dataPosition() >= maxDataBytes) break; // the rest goes to the next sstable
+            out.endPartition(key);
+            if (out.isFull(maxDataBytes)) break; // the rest goes to the next sstable
         }
         if (progress != null) {
-            progress.add(visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1), sst.dataPosition() - reportedBytes);
+            progress.add(visited & (FlushProgress.UPDATE_EVERY_PARTITIONS - 1), out.dataPosition() - reportedBytes);
         }
-        long wroteCells = collector.cellsWritten();
+        long wrotePartitions = out.partitions(), wroteRows = out.rows(), wroteCells = out.cellsWritten(), wroteMarkers = out.markers();
         if (wrotePartitions != expectPartitions || wroteRows != expectRows || wroteCells != expectCells
                 || wroteMarkers != expectMarkers) {
-            throw new FlushConservationException("flush of " + schema + " into " + descriptor + " wrote partitions/rows/cells/markers "
+            throw new FlushConservationException("flush of " + schema + " into " + out.descriptor() + " wrote partitions/rows/cells/markers "
                     + wrotePartitions + "/" + wroteRows + "/" + wroteCells + "/" + wroteMarkers + " but the memtable holds "
                     + expectPartitions + "/" + expectRows + "/" + expectCells + "/" + expectMarkers);
         }
         if (wrotePartitions == 0) {
-            return null; // nothing to publish; closing the writer removes the staging directory
+            return null; // nothing to publish; closing the output removes the staging directory
         }
-        long uncompressed = sst.dataPosition();
-        sst.finishData();
-        StatisticsWriter.Stats s = sst.statistics(collector);
-        CommitLogPosition lower = memtable.commitLogLowerBound(), upper = memtable.commitLogUpperBound();
-        if (!upper.equals(CommitLogPosition.NONE)) {
-            // The commit log interval this sstable covers, as Cassandra's flush records it.
-            s.commitLogLowerSegmentId = lower.segmentId();
-            s.commitLogLowerPosition = lower.position();
-            s.commitLogUpperSegmentId = upper.segmentId();
-            s.commitLogUpperPosition = upper.position();
-            s.commitLogIntervals = new long[] {lower.segmentId(), lower.position(), upper.segmentId(), upper.position()};
-        }
-        long fileBytes = sst.dataFileBytes();
-        Path published = sst.finish(StatisticsWriter.serialize(s, header, version));
-        return new FlushResult(published, uncompressed, fileBytes, wrotePartitions, wroteRows, wroteCells, wroteMarkers,
-                sst.ioCpuNanos(), sst.ioAllocatedBytes());
+        out.coversCommitLog(memtable.commitLogLowerBound(), memtable.commitLogUpperBound());
+        Path published = out.finish();
+        return new FlushResult(published, out.uncompressedBytes(), out.fileBytes(), wrotePartitions, wroteRows, wroteCells,
+                wroteMarkers, out.ioCpuNanos(), out.ioAllocatedBytes());
     }
 
     public Memtable memtable() {

@@ -40,7 +40,7 @@ public abstract sealed class DataSink implements AutoCloseable, BlockSink permit
     /** Appends {@code src[offset, offset+length)} to the logical stream. Allocates nothing. */
     public abstract void write(byte[] src, int offset, int length) throws IOException;
 
-    /** Logical bytes accepted so far: the position Index.db and Summary.db record. */
+    /** Logical bytes accepted so far: the position a partition index records. */
     public abstract long uncompressedPosition();
 
     /**

@@ -2,7 +2,6 @@ package dev.flushline.io;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
@@ -16,7 +15,7 @@ import java.nio.ByteOrder;
  * FixedBuffer.checkWritten("Row", expected, buf.position() - start);}
  *
  * <p>Multi-byte values are big-endian (Java {@code DataOutput}) unless the method name ends in
- * {@code LE}. Summary.db is the only little-endian user.
+ * {@code LE}. The BIG format's index summary is the only little-endian user.
  *
  * <p>Thread safety: none; one writer thread owns a buffer. The backing array is exposed via
  * {@link #array()} so the bytes can go to a sink without another copy.
@@ -231,38 +230,6 @@ public final class FixedBuffer {
         for (; i < length; i++) {
             dst[dstOffset + i] = src[srcOffset + i];
         }
-    }
-
-    /**
-     * Copies {@code length} bytes from native memory at {@code address}.
-     * REQUIRES: the region is allocated through {@link NativeMemory} and published to this thread.
-     */
-    public void putNative(long address, int length) {
-        ensureRemaining(length);
-        NativeMemory.copyToArray(address, array, position, length);
-        position += length;
-    }
-
-    /**
-     * Copies {@code src[srcPosition, srcPosition + length)} using absolute access: {@code src}'s
-     * position, limit and mark are unchanged. Works for heap, direct and read-only buffers without
-     * allocating a view. REQUIRES: {@code srcPosition + length <= src.limit()} (the JDK checks the
-     * range against the limit, not the capacity).
-     */
-    public void putBuffer(ByteBuffer src, int srcPosition, int length) {
-        ensureRemaining(length);
-        if (src.hasArray()) {
-            // Heap slab slices: copy from the backing array directly (no ByteBuffer bounds and
-            // state checks per value). hasArray() is false for read-only buffers, which take the
-            // general path below.
-            if (srcPosition < 0 || length > src.limit() - srcPosition) {
-                throw new IndexOutOfBoundsException("buffer limit " + src.limit() + " position " + srcPosition + " length " + length);
-            }
-            copySmallOrBulk(src.array(), src.arrayOffset() + srcPosition, array, position, length);
-        } else {
-            src.get(srcPosition, array, position, length);
-        }
-        position += length;
     }
 
     /** Bytes {@link #putUtf} writes for {@code s}: the 2-byte length plus modified UTF-8. */

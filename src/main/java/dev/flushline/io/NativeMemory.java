@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Raw off-heap memory: allocation, release, and big-endian-agnostic primitive access by address.
  *
  * <p>This is the only class that touches {@code sun.misc.Unsafe}. Everything off heap (native
- * slabs of row records, the flush's copies out of them, {@code NativeCell} peers) goes through it, so that one counter,
+ * slabs of row records and the flush's copies out of them) goes through it, so that one counter,
  * {@link #allocatedBytes()}, tells how much native memory Flushline holds. Tests use that counter to
  * prove that discarding memtables gives every byte back.
  *

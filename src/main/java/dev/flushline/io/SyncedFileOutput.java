@@ -133,6 +133,27 @@ public final class SyncedFileOutput implements AutoCloseable {
         }
     }
 
+    /**
+     * This file as an OutputStream (for a DataOutputStream over a component written field by
+     * field), without an intermediate array; closing the stream does not close the file.
+     */
+    public java.io.OutputStream asOutputStream() {
+        return new java.io.OutputStream() {
+            private final byte[] one = new byte[1];
+
+            @Override
+            public void write(int b) throws IOException {
+                one[0] = (byte) b;
+                SyncedFileOutput.this.write(one, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                SyncedFileOutput.this.write(b, off, len);
+            }
+        };
+    }
+
     /** Closes without flushing and deletes the file; never throws (cleanup path). */
     public void abort() {
         closed = true;

@@ -1,7 +1,7 @@
 package dev.flushline.memtable;
 
 import dev.flushline.data.RowRecord;
-import dev.flushline.data.ArrayCell;
+import dev.flushline.data.Cell;
 import dev.flushline.data.Row;
 
 /**
@@ -11,7 +11,7 @@ import dev.flushline.data.Row;
  * and the flush reads the record through a reused flyweight ({@link MemtableRowReader}).
  */
 public enum AllocationMode {
-    /** The parsed {@link Row}s and their {@link ArrayCell}s themselves, on heap. */
+    /** The parsed {@link Row}s and their {@link Cell}s themselves, on heap. */
     UNSLABBED_HEAP("unslabbed_heap"),
     /** Row records in 1 MiB heap slabs. */
     HEAP_BUFFERS("heap_buffers"),

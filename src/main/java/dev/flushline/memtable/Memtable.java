@@ -1,7 +1,6 @@
 package dev.flushline.memtable;
 
 import dev.flushline.data.RowRecord;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.CommitLogPosition;
@@ -132,7 +131,7 @@ public abstract class Memtable {
     public abstract int partitionCount();
 
     /**
-     * Applies an update whose cells are {@link ArrayCell}s. Returns false, and changes nothing, if
+     * Applies an update whose cells are {@link Cell}s. Returns false, and changes nothing, if
      * the memtable is sealed: the caller must retry on the memtable that replaced it.
      *
      * <p>The update's rows are stored as they are ({@code unslabbed_heap}: the update owns its
@@ -481,5 +480,14 @@ public abstract class Memtable {
 
     private static long arrayCellHeapBytes(Cell c) {
         return 40 + 16 + c.valueLength() + (c.pathLength() > 0 ? 16 + c.pathLength() : 0);
+    }
+
+    /**
+     * How many independent shards this memtable keeps, each a contiguous token range of equal
+     * width: 1 unless the implementation shards. A flush on several threads may write one sstable
+     * per shard without walking the others.
+     */
+    public int shardCount() {
+        return 1;
     }
 }

@@ -61,7 +61,7 @@ public final class MemtablePartition {
     }
 
     /**
-     * Merges an update (ArrayCell rows, as parsed) and stores the results in {@code memtable}'s
+     * Merges an update (Cell rows, as parsed) and stores the results in {@code memtable}'s
      * allocation mode. Returns the change in row count in the high 32 bits and in cell count in the
      * low 32 bits. REQUIRES: the caller holds this partition's monitor.
      */

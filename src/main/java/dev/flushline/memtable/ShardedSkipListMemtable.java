@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.data.TokenRanges;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.schema.TableSchema;
 
@@ -27,6 +28,7 @@ public final class ShardedSkipListMemtable extends Memtable {
         for (int i = 0; i < shardCount; i++) shards[i] = new ConcurrentSkipListMap<>();
     }
 
+    @Override
     public int shardCount() {
         return shards.length;
     }
@@ -39,7 +41,7 @@ public final class ShardedSkipListMemtable extends Memtable {
 
     /** The smallest token of shard {@code i} (i in 0..N; i == N gives Long.MAX_VALUE + 1 wrapped). */
     public static long shardStartToken(int i, int shardCount) {
-        return dev.flushline.data.TokenSplits.startToken(i, shardCount);
+        return dev.flushline.data.TokenRanges.startToken(i, shardCount);
     }
 
     @Override

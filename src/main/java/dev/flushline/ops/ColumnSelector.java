@@ -1,5 +1,6 @@
 package dev.flushline.ops;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
 import dev.flushline.schema.TableSchema;
@@ -172,7 +173,7 @@ final class ColumnSelector {
                         expect(':');
                         Object v = value(t.valueType(), depth + 1);
                         // map keys are strings in the value model: a native key's literal text, any other key as JSON text
-                        out.put(t.elementType().isNative() ? String.valueOf(k) : OpsText.toJson(k), v);
+                        out.put(t.elementType().isNative() ? String.valueOf(k) : ValueText.json(k), v);
                         space();
                         if (peek() == ',') {
                             pos++;
@@ -286,7 +287,7 @@ final class ColumnSelector {
             try {
                 return new BigDecimal(w);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + OpsText.cut(w) + "' is not a CQL literal (quote text as 'text')");
+                throw new IllegalArgumentException("'" + ValueText.cut(w) + "' is not a CQL literal (quote text as 'text')");
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.flushline.ops;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.schema.ValueCodec;
 
 import java.math.BigDecimal;
@@ -88,7 +89,7 @@ public final class JsonParser {
             skipWhitespace();
             Object v = value();
             if (m.containsKey(key)) {
-                throw new JsonSyntaxException(keyColumn, "duplicate key " + OpsText.display(key));
+                throw new JsonSyntaxException(keyColumn, "duplicate key " + ValueText.display(key));
             }
             m.put(key, v);
             skipWhitespace();
@@ -258,7 +259,7 @@ public final class JsonParser {
             return d;
         } catch (NumberFormatException | ArithmeticException e) {
             // only an exponent beyond int range gets here
-            throw new JsonSyntaxException(start + 1, "number out of range: " + OpsText.cut(s.substring(start, pos)));
+            throw new JsonSyntaxException(start + 1, "number out of range: " + ValueText.cut(s.substring(start, pos)));
         }
     }
 

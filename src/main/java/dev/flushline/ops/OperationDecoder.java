@@ -1,6 +1,6 @@
 package dev.flushline.ops;
 
-import dev.flushline.data.ArrayCell;
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -197,10 +197,10 @@ public final class OperationDecoder {
                 java.util.List<Cell> cells = new java.util.ArrayList<>(e.getValue());
                 if (existing != null) cells.addAll(java.util.Arrays.asList(existing.cells()));
                 CqlType pathType = c.type().cellPathType();
-                cells.sort((x, y) -> pathType.compare(((ArrayCell) x).path(), ((ArrayCell) y).path()));
+                cells.sort((x, y) -> pathType.compare(x.path(), y.path()));
                 for (int i = 1; i < cells.size(); i++) {
-                    byte[] path = ((ArrayCell) cells.get(i)).path();
-                    if (pathType.compare(((ArrayCell) cells.get(i - 1)).path(), path) == 0) {
+                    byte[] path = cells.get(i).path();
+                    if (pathType.compare(cells.get(i - 1).path(), path) == 0) {
                         throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): " + elementName(c, path)
                                 + " is written twice in one operation");
                     }
@@ -212,8 +212,8 @@ public final class OperationDecoder {
         }
 
         Cell cell(byte[] value, byte[] path) {
-            return ttl == Cell.NO_TTL ? ArrayCell.live(timestamp, value, path)
-                    : ArrayCell.expiring(timestamp, ttl, expiration, value, path);
+            return ttl == Cell.NO_TTL ? Cell.live(timestamp, value, path)
+                    : Cell.expiring(timestamp, ttl, expiration, value, path);
         }
 
         Row staticRow() {
@@ -238,7 +238,7 @@ public final class OperationDecoder {
      */
     public Mutation decode(Object parsed) throws BadOperation {
         if (!(parsed instanceof Map)) {
-            throw new BadOperation("an operation must be a JSON object, not " + OpsText.display(parsed));
+            throw new BadOperation("an operation must be a JSON object, not " + ValueText.display(parsed));
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> op = (Map<String, Object>) parsed;
@@ -254,7 +254,7 @@ public final class OperationDecoder {
         } else if ("delete".equals(opName)) {
             m = delete(op);
         } else {
-            throw new BadOperation("unknown op " + OpsText.display(opName) + " (expected insert, update or delete)");
+            throw new BadOperation("unknown op " + ValueText.display(opName) + " (expected insert, update or delete)");
         }
         return m;
     }
@@ -352,7 +352,7 @@ public final class OperationDecoder {
     private Mutation delete(Map<String, Object> op) throws BadOperation {
         checkFields(op, "delete", "op", "timestamp", "key", "range", "columns");
         if (op.containsKey("ttl")) {
-            throw new BadOperation("\"ttl\" is not allowed on a delete (ttl " + OpsText.display(op.get("ttl")) + ")");
+            throw new BadOperation("\"ttl\" is not allowed on a delete (ttl " + ValueText.display(op.get("ttl")) + ")");
         }
         long ts = timestamp(op);
         Op o = new Op(ts, Cell.NO_TTL);
@@ -390,13 +390,13 @@ public final class OperationDecoder {
 
     private Mutation deleteColumns(Op o, Key k, Object columns, DeletionTime deletion) throws BadOperation {
         if (!(columns instanceof List) || ((List<?>) columns).isEmpty()) {
-            throw new BadOperation("\"columns\" must be a non-empty array of column names, not " + OpsText.display(columns));
+            throw new BadOperation("\"columns\" must be a non-empty array of column names, not " + ValueText.display(columns));
         }
         List<?> names = (List<?>) columns;
         for (int i = 0; i < names.size(); i++) {
             Object n = names.get(i);
             if (!(n instanceof String)) {
-                throw new BadOperation("\"columns\" must hold column names (strings), not " + OpsText.display(n));
+                throw new BadOperation("\"columns\" must hold column names (strings), not " + ValueText.display(n));
             }
             ColumnSelector sel = selector((String) n, null, "columns");
             ColumnMetadata c = sel.column;
@@ -415,7 +415,7 @@ public final class OperationDecoder {
             } else {
                 Cell[] cells = o.cells(c);
                 if (cells[c.position()] != null) throw twice(c);
-                cells[c.position()] = ArrayCell.tombstone(o.timestamp, nowSeconds, null);
+                cells[c.position()] = Cell.tombstone(o.timestamp, nowSeconds, null);
             }
             o.noteColumn(c);
         }
@@ -442,7 +442,7 @@ public final class OperationDecoder {
     private RangeTombstone range(Key k, Object rangeValue, DeletionTime deletion) throws BadOperation {
         if (!(rangeValue instanceof Map) || ((Map<?, ?>) rangeValue).size() != 1) {
             throw new BadOperation("\"range\" must be an object with one clustering column, as {\"ck\": {\">\": 2, \"<=\": 5}}, not "
-                    + OpsText.display(rangeValue));
+                    + ValueText.display(rangeValue));
         }
         if (k.clusteringGiven == clustering.length) {
             throw new BadOperation(clustering.length == 0 ? "\"range\" needs a table with clustering columns"
@@ -453,12 +453,12 @@ public final class OperationDecoder {
         ColumnMetadata c = schema.column(name);
         ColumnMetadata expected = clustering[k.clusteringGiven];
         if (c != expected) {
-            throw new BadOperation("\"range\" column '" + OpsText.cut(name) + "' must be the next clustering column after the key, '"
+            throw new BadOperation("\"range\" column '" + ValueText.cut(name) + "' must be the next clustering column after the key, '"
                     + expected.name() + "' (" + expected.type() + ")");
         }
         if (!(e.getValue() instanceof Map) || ((Map<?, ?>) e.getValue()).isEmpty()) {
             throw new BadOperation("\"range\" of '" + name + "' needs one or two bounds (>, >=, <, <=), not "
-                    + OpsText.display(e.getValue()));
+                    + ValueText.display(e.getValue()));
         }
         byte[] low = null, high = null;
         boolean lowInclusive = false, highInclusive = false;
@@ -467,7 +467,7 @@ public final class OperationDecoder {
             boolean lower = operator.equals(">") || operator.equals(">=");
             boolean upper = operator.equals("<") || operator.equals("<=");
             if (!lower && !upper) {
-                throw new BadOperation("\"range\" of '" + name + "': unknown operator " + OpsText.display(operator)
+                throw new BadOperation("\"range\" of '" + name + "': unknown operator " + ValueText.display(operator)
                         + " (expected >, >=, < or <=)");
             }
             if ((lower && low != null) || (upper && high != null)) {
@@ -489,7 +489,7 @@ public final class OperationDecoder {
         if (startValue != null && endValue != null) {
             int cmp = c.compareClustering(startValue, endValue);
             if (cmp > 0 || (cmp == 0 && !(startInclusive && endInclusive))) {
-                throw new BadOperation("\"range\" of '" + name + "' " + OpsText.display(e.getValue())
+                throw new BadOperation("\"range\" of '" + name + "' " + ValueText.display(e.getValue())
                         + " selects nothing");
             }
         }
@@ -514,7 +514,7 @@ public final class OperationDecoder {
     private void setColumn(Op o, ColumnMetadata c, Object v) throws BadOperation {
         o.noteColumn(c);
         if (!c.isComplex()) {
-            Cell cell = v == null ? ArrayCell.tombstone(o.timestamp, nowSeconds, null) : o.cell(encode(c, v), null);
+            Cell cell = v == null ? Cell.tombstone(o.timestamp, nowSeconds, null) : o.cell(encode(c, v), null);
             o.cells(c)[c.position()] = cell;
             return;
         }
@@ -529,7 +529,7 @@ public final class OperationDecoder {
     private void addToColumn(Op o, ColumnMetadata c, Object v) throws BadOperation {
         if (!c.isComplex() || !c.type().isCollection()) {
             throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): \"add\" needs a non-frozen list, set or map column, "
-                    + "cannot add " + OpsText.display(v));
+                    + "cannot add " + ValueText.display(v));
         }
         if (v == null) {
             throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): cannot add null");
@@ -550,7 +550,7 @@ public final class OperationDecoder {
         try {
             sel = ColumnSelector.parse(schema, name);
         } catch (IllegalArgumentException e) {
-            throw new BadOperation("\"" + field + "\": " + OpsText.display(name) + " is not a column of table " + schema
+            throw new BadOperation("\"" + field + "\": " + ValueText.display(name) + " is not a column of table " + schema
                     + ", nor a column.field or column[element] (" + e.getMessage() + ")");
         }
         if (sel == null) {
@@ -570,7 +570,7 @@ public final class OperationDecoder {
         ColumnMetadata c = sel.column;
         CqlType t = c.type();
         if (t.kind() != CqlType.Kind.UDT) {
-            throw new BadOperation("column '" + c.name() + "' (" + t + ") has no fields: " + OpsText.display(c.name() + "." + sel.field)
+            throw new BadOperation("column '" + c.name() + "' (" + t + ") has no fields: " + ValueText.display(c.name() + "." + sel.field)
                     + " names a field of a user-defined type");
         }
         if (!t.isMultiCell()) {
@@ -580,12 +580,12 @@ public final class OperationDecoder {
         int i = t.fieldIndex(sel.field);
         if (i < 0) {
             throw new BadOperation("column '" + c.name() + "' (" + t + "): type " + t.typeName() + " has no field '"
-                    + OpsText.cut(sel.field) + "'");
+                    + ValueText.cut(sel.field) + "'");
         }
         o.noteColumn(c);
         byte[] path = CqlType.fieldPath(i);
         if (delete || v == null) {
-            o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+            o.addElementCell(c, Cell.tombstone(o.timestamp, nowSeconds, path));
             return;
         }
         try {
@@ -608,27 +608,27 @@ public final class OperationDecoder {
         String what = c.name() + "[" + sel.literal + "]";
         if (t.kind() == CqlType.Kind.LIST) {
             throw new BadOperation("column '" + c.name() + "' (" + t + "): " + (delete ? "deleting" : "setting") + " a list element by index ("
-                    + OpsText.cut(what) + ") needs a read before the write; refused, as CQLSSTableWriter refuses it");
+                    + ValueText.cut(what) + ") needs a read before the write; refused, as CQLSSTableWriter refuses it");
         }
         if (!t.isMultiCell() || !(t.kind() == CqlType.Kind.MAP || t.kind() == CqlType.Kind.SET)) {
-            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + OpsText.cut(what) + " names an element, which only a "
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + ValueText.cut(what) + " names an element, which only a "
                     + "non-frozen map or set has");
         }
         if (t.kind() == CqlType.Kind.SET && !delete) {
-            throw new BadOperation("column '" + c.name() + "' (" + t + "): a set element cannot be set (" + OpsText.cut(what)
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): a set element cannot be set (" + ValueText.cut(what)
                     + "); add it with \"add\"");
         }
         byte[] path;
         try {
             path = ValueCodec.encode(t.elementType(), ColumnSelector.literalValue(sel.literal, t.elementType()));
         } catch (ValueException | IllegalArgumentException e) {
-            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + OpsText.display(sel.literal) + " is not a "
+            throw new BadOperation("column '" + c.name() + "' (" + t + "): " + ValueText.display(sel.literal) + " is not a "
                     + (t.kind() == CqlType.Kind.MAP ? "key" : "element") + " of it: " + e.getMessage());
         }
         checkPathLength(c, path, sel.literal);
         o.noteColumn(c);
         if (delete || v == null) {
-            o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+            o.addElementCell(c, Cell.tombstone(o.timestamp, nowSeconds, path));
             return;
         }
         try {
@@ -650,7 +650,7 @@ public final class OperationDecoder {
         }
         if (!t.isMultiCell() || !(t.kind() == CqlType.Kind.SET || t.kind() == CqlType.Kind.MAP)) {
             throw new BadOperation("column '" + c.name() + "' (" + t + "): \"remove\" needs a non-frozen set or map column, "
-                    + "cannot remove " + OpsText.display(v));
+                    + "cannot remove " + ValueText.display(v));
         }
         if (v == null) {
             // s = s - null removes nothing, as in Cassandra; noted so that the key rules see the column
@@ -659,7 +659,7 @@ public final class OperationDecoder {
         }
         if (!(v instanceof List)) {
             throw new BadOperation("column '" + c.name() + "' (" + t + "): \"remove\" takes an array of "
-                    + (t.kind() == CqlType.Kind.SET ? "elements" : "keys") + ", not " + OpsText.display(v));
+                    + (t.kind() == CqlType.Kind.SET ? "elements" : "keys") + ", not " + ValueText.display(v));
         }
         o.noteColumn(c);
         try {
@@ -667,7 +667,7 @@ public final class OperationDecoder {
             CqlType asSet = CqlType.set(t.elementType(), true);
             for (byte[] path : ValueCodec.encodeSetElements(asSet, v)) {
                 checkPathLength(c, path, v);
-                o.addElementCell(c, ArrayCell.tombstone(o.timestamp, nowSeconds, path));
+                o.addElementCell(c, Cell.tombstone(o.timestamp, nowSeconds, path));
             }
         } catch (ValueException e) {
             throw new BadOperation("column '" + c.name() + "' (" + t + "): " + e.getMessage());
@@ -681,7 +681,7 @@ public final class OperationDecoder {
             int i = t.fieldIndexOfPath(path, 0, path.length);
             return "field '" + (i < 0 ? "?" : t.fieldName(i)) + "'";
         }
-        return (t.kind() == CqlType.Kind.MAP ? "key " : "element ") + ValueCodec.toDisplayString(t.cellPathType(), path);
+        return (t.kind() == CqlType.Kind.MAP ? "key " : "element ") + ValueText.display(t.cellPathType(), path);
     }
 
     /** One cell per element, sorted by path: list paths are fresh time-UUIDs, set paths the elements, map paths the keys. */
@@ -691,7 +691,7 @@ public final class OperationDecoder {
             switch (t.kind()) {
                 case LIST: {
                     if (!(v instanceof List)) {
-                        throw new ValueException(OpsText.display(v) + " is not a " + t + " (expected a JSON array)");
+                        throw new ValueException(ValueText.display(v) + " is not a " + t + " (expected a JSON array)");
                     }
                     List<?> list = (List<?>) v;
                     Cell[] out = new Cell[list.size()];
@@ -741,7 +741,7 @@ public final class OperationDecoder {
 
     private static void checkPathLength(ColumnMetadata c, byte[] path, Object v) throws BadOperation {
         if (path.length > MAX_KEY_BYTES) {
-            throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): " + OpsText.display(v) + " has a "
+            throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): " + ValueText.display(v) + " has a "
                     + (c.type().kind() == CqlType.Kind.SET ? "set element" : "map key") + " of " + path.length
                     + " bytes, longer than the maximum of " + MAX_KEY_BYTES);
         }
@@ -762,7 +762,7 @@ public final class OperationDecoder {
         }
         byte[] b = encode(c, v);
         if (b.length > MAX_KEY_BYTES) {
-            throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): " + OpsText.display(v) + " is " + b.length
+            throw new BadOperation("column '" + c.name() + "' (" + c.type() + "): " + ValueText.display(v) + " is " + b.length
                     + " bytes, longer than the maximum of " + MAX_KEY_BYTES + " for a "
                     + (c.role() == ColumnMetadata.Role.CLUSTERING ? "clustering value" : "partition key"));
         }
@@ -772,7 +772,7 @@ public final class OperationDecoder {
     private ColumnMetadata column(String name, Object v, String field) throws BadOperation {
         ColumnMetadata c = schema.column(name);
         if (c == null) {
-            throw new BadOperation("unknown column '" + OpsText.cut(name) + "' in \"" + field + "\" (value " + OpsText.display(v)
+            throw new BadOperation("unknown column '" + ValueText.cut(name) + "' in \"" + field + "\" (value " + ValueText.display(v)
                     + "); table " + schema + " has no such column");
         }
         return c;
@@ -781,8 +781,8 @@ public final class OperationDecoder {
     private ColumnMetadata nonKeyColumn(String name, Object v, String field) throws BadOperation {
         ColumnMetadata c = schema.column(name);
         if (c == null) {
-            throw new BadOperation("unknown column '" + OpsText.cut(name) + "' in \"" + field + "\""
-                    + (field.equals("columns") ? "" : " (value " + OpsText.display(v) + ")")
+            throw new BadOperation("unknown column '" + ValueText.cut(name) + "' in \"" + field + "\""
+                    + (field.equals("columns") ? "" : " (value " + ValueText.display(v) + ")")
                     + "; table " + schema + " has no such column");
         }
         if (c.role() == ColumnMetadata.Role.PARTITION_KEY || c.role() == ColumnMetadata.Role.CLUSTERING) {
@@ -828,7 +828,7 @@ public final class OperationDecoder {
                 }
             } else {
                 throw new BadOperation("column '" + c.name() + "' (" + c.type() + ") in \"key\" is not a primary key column (value "
-                        + OpsText.display(e.getValue()) + ")");
+                        + ValueText.display(e.getValue()) + ")");
             }
         }
         k.partitionKey = partitionKeyBytes(pkValues, "key");
@@ -853,7 +853,7 @@ public final class OperationDecoder {
         if (k.clusteringGiven > 0) {
             throw new BadOperation("column '" + k.firstClustering.name() + "' (" + k.firstClustering.type() + "): a " + what
                     + " of static columns only takes the partition key; clustering value "
-                    + OpsText.display(k.firstClusteringValue) + " is not allowed (CQL refuses it too)");
+                    + ValueText.display(k.firstClusteringValue) + " is not allowed (CQL refuses it too)");
         }
     }
 
@@ -900,8 +900,8 @@ public final class OperationDecoder {
                 }
             }
             if (!ok && !(opName.equals("delete") && f.equals("ttl"))) {
-                throw new BadOperation("unknown field " + OpsText.display(f) + " for " + opName + " (value "
-                        + OpsText.display(op.get(f)) + "); expected " + String.join(", ", allowed));
+                throw new BadOperation("unknown field " + ValueText.display(f) + " for " + opName + " (value "
+                        + ValueText.display(op.get(f)) + "); expected " + String.join(", ", allowed));
             }
         }
     }
@@ -914,7 +914,7 @@ public final class OperationDecoder {
         long ts = integer(v, "timestamp", Long.MIN_VALUE, Long.MAX_VALUE);
         // Long.MIN_VALUE marks "no timestamp" (and MIN + 1 - 1 would be it for a collection overwrite).
         if (ts <= Long.MIN_VALUE + 1) {
-            throw new BadOperation("\"timestamp\": " + OpsText.display(v) + " is reserved; use a larger one");
+            throw new BadOperation("\"timestamp\": " + ValueText.display(v) + " is reserved; use a larger one");
         }
         return ts;
     }
@@ -926,7 +926,7 @@ public final class OperationDecoder {
         if (op.containsKey("ttl")) {
             ttl = (int) integer(v, "ttl", Integer.MIN_VALUE, Integer.MAX_VALUE);
             if (ttl < 0 || ttl > Cell.MAX_TTL) {
-                throw new BadOperation("\"ttl\": " + OpsText.display(v) + " is out of range (0.." + Cell.MAX_TTL + " seconds)");
+                throw new BadOperation("\"ttl\": " + ValueText.display(v) + " is out of range (0.." + Cell.MAX_TTL + " seconds)");
             }
         } else {
             ttl = schema.defaultTimeToLiveSeconds();
@@ -940,17 +940,17 @@ public final class OperationDecoder {
 
     private static long integer(Object v, String field, long min, long max) throws BadOperation {
         if (!(v instanceof BigDecimal)) {
-            throw new BadOperation("\"" + field + "\": " + OpsText.display(v) + " is not an integer");
+            throw new BadOperation("\"" + field + "\": " + ValueText.display(v) + " is not an integer");
         }
         long x;
         try {
             x = ((BigDecimal) v).longValueExact();
         } catch (ArithmeticException e) {
-            throw new BadOperation("\"" + field + "\": " + OpsText.display(v) + " is not an integer in "
+            throw new BadOperation("\"" + field + "\": " + ValueText.display(v) + " is not an integer in "
                     + min + ".." + max);
         }
         if (x < min || x > max) {
-            throw new BadOperation("\"" + field + "\": " + OpsText.display(v) + " is out of range (" + min + ".." + max + ")");
+            throw new BadOperation("\"" + field + "\": " + ValueText.display(v) + " is out of range (" + min + ".." + max + ")");
         }
         return x;
     }
@@ -963,7 +963,7 @@ public final class OperationDecoder {
             throw new BadOperation(op.containsKey(field) ? "\"" + field + "\" must be an object, not null" : "missing \"" + field + "\"");
         }
         if (!(v instanceof Map)) {
-            throw new BadOperation("\"" + field + "\" must be an object, not " + OpsText.display(v));
+            throw new BadOperation("\"" + field + "\" must be an object, not " + ValueText.display(v));
         }
         return (Map<String, Object>) v;
     }

@@ -1,5 +1,6 @@
 package dev.flushline.ops;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.Mutation;
 import dev.flushline.schema.TableSchema;
 
@@ -232,7 +233,7 @@ public final class OperationReader implements Closeable {
                     String key = parser.getCurrentName();
                     if (surrogateEscapes && !pairedSurrogates(key)) throw new Refused("lone surrogate");
                     Object v = value(parser, parser.nextToken(), depth + 1);
-                    if (m.containsKey(key)) throw new Refused("duplicate key " + OpsText.display(key));
+                    if (m.containsKey(key)) throw new Refused("duplicate key " + ValueText.display(key));
                     m.put(key, v);
                 }
                 if (n != JsonToken.END_OBJECT) throw new Refused("unexpected " + n + " in an object");
@@ -318,7 +319,7 @@ public final class OperationReader implements Closeable {
         if (location != null && location.getByteOffset() >= 0) {
             column = 1 + charsIn(lineBytes, start, (int) Math.min(end, start + location.getByteOffset()));
         }
-        return new BadInputException(source, lineNumber, "malformed JSON at column " + column + ": " + OpsText.cut(reason));
+        return new BadInputException(source, lineNumber, "malformed JSON at column " + column + ": " + ValueText.cut(reason));
     }
 
     /** UTF-16 chars in the valid UTF-8 bytes b[from, to): one per lead byte, two for a 4-byte sequence. */

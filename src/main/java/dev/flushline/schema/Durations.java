@@ -109,7 +109,7 @@ public final class Durations {
     }
 
     private static ValueException bad(String literal, String why) {
-        return new ValueException(ValueCodec.display(literal) + " is not a duration (" + why + ")");
+        return new ValueException(ValueText.display(literal) + " is not a duration (" + why + ")");
     }
 
     /** A duration literal (see the class comment). REQUIRES: not empty. @throws ValueException if it is not one. */

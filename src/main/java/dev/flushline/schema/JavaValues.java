@@ -36,6 +36,16 @@ import java.util.UUID;
  * type its UdtValue (fields matched by name), vector its CqlVector (see {@link DriverValues}: the
  * driver is reached by reflection, never needed on the class path).
  *
+ * <p>Any type also takes a {@link ValueCodec.Serialized}: the value as Cassandra serializes it,
+ * taken once {@link ValueValidator} finds it a valid value of the type, as a node takes a bound
+ * value's bytes. It may stand wherever a value of the type goes: a column, an element, a map key
+ * (of any key type), a field. As a node does with a bound value, a set or map given so as a whole
+ * column value is put in its type's order (duplicates dropped: the first set element, the last
+ * map entry stays), while one inside another value is kept as given; a non-frozen collection or
+ * UDT column's value is split into its elements, entries or fields, each then written as a cell.
+ * This is the form for callers that serialize values themselves (the Spark writer's structs,
+ * tuples and vectors).
+ *
  * <p>Thread safety: stateless.
  */
 public final class JavaValues {
@@ -46,6 +56,7 @@ public final class JavaValues {
      * @throws ValueException naming the value, its Java class and the classes the type takes
      */
     public static Object toCodecInput(CqlType type, Object value) {
+        if (value instanceof ValueCodec.Serialized) return serialized(type, (ValueCodec.Serialized) value);
         switch (type.kind()) {
             case LIST:
             case SET: {
@@ -60,14 +71,16 @@ public final class JavaValues {
             }
             case MAP: {
                 if (!(value instanceof Map)) throw wrongClass(type, value, "a java.util.Map");
-                if (!type.elementType().isNative()) throw notYet(type.elementType());
                 Map<?, ?> m = (Map<?, ?>) value;
-                Map<String, Object> out = new LinkedHashMap<>();
+                Map<Object, Object> out = new LinkedHashMap<>();
                 for (Map.Entry<?, ?> e : m.entrySet()) {
-                    if (e.getKey() == null) throw new ValueException("null is not allowed as a key of a " + type);
+                    Object k = e.getKey();
+                    if (k == null) throw new ValueException("null is not allowed as a key of a " + type);
                     if (e.getValue() == null) throw new ValueException("null is not allowed as a value of a " + type);
-                    // Distinct Java keys have distinct literals for every key type, so no entry is lost here.
-                    out.put(literal(type.elementType(), e.getKey()), element(type.valueType(), e.getValue()));
+                    if (!(k instanceof ValueCodec.Serialized) && !type.elementType().isNative()) throw notYet(type.elementType());
+                    // Distinct Java keys have distinct literals for every key type, so no entry is lost here;
+                    // a serialized key stays one (ValueCodec checks it; Serialized keys are distinct objects).
+                    out.put(k instanceof ValueCodec.Serialized ? k : literal(type.elementType(), k), element(type.valueType(), e.getValue()));
                 }
                 return out;
             }
@@ -94,7 +107,68 @@ public final class JavaValues {
 
     /** An element, key or value inside a collection or vector: a native value, or a nested one. */
     static Object elementValue(CqlType t, Object v) {
+        if (v instanceof ValueCodec.Serialized) return v; // checked against t where ValueCodec encodes it
         return t.isNative() ? nativeValue(t, v) : toCodecInput(t, v);
+    }
+
+    /**
+     * A serialized value given for a whole column: as it is (ValueCodec checks it when it encodes
+     * it); or, for a set, a map, or a non-frozen collection or UDT, once checked whole, its parts in
+     * the input model that ValueCodec sorts (sets, maps) and RowBinder splits into cells: the
+     * elements of a list or set, a map's entries (serialized keys), a UDT's fields by their quoted
+     * names (a field the bytes leave out, or hold null, is null).
+     */
+    private static Object serialized(CqlType type, ValueCodec.Serialized value) {
+        boolean sorted = type.kind() == CqlType.Kind.SET || type.kind() == CqlType.Kind.MAP;
+        if (!type.isMultiCell() && !sorted) return value;
+        byte[] b = value.checked(type);
+        if (b.length == 0) {
+            // Cassandra splits an empty UDT value into null fields, and refuses an empty collection value
+            if (type.kind() == CqlType.Kind.UDT) return new LinkedHashMap<String, Object>();
+            throw new ValueException("an empty serialized value is not a " + type + " (it has no element count)");
+        }
+        switch (type.kind()) {
+            case LIST:
+            case SET: {
+                int n = CqlTypes.readInt(b, 0);
+                List<Object> out = new ArrayList<>(n);
+                int p = 4;
+                for (int i = 0; i < n; i++) {
+                    int length = CqlTypes.readInt(b, p);
+                    out.add(new ValueCodec.Serialized(java.util.Arrays.copyOfRange(b, p + 4, p + 4 + length)));
+                    p += 4 + length;
+                }
+                return out;
+            }
+            case MAP: {
+                int n = CqlTypes.readInt(b, 0);
+                Map<Object, Object> out = new LinkedHashMap<>();
+                int p = 4;
+                for (int i = 0; i < n; i++) {
+                    int keyLength = CqlTypes.readInt(b, p);
+                    ValueCodec.Serialized k = new ValueCodec.Serialized(java.util.Arrays.copyOfRange(b, p + 4, p + 4 + keyLength));
+                    p += 4 + keyLength;
+                    int valueLength = CqlTypes.readInt(b, p);
+                    out.put(k, new ValueCodec.Serialized(java.util.Arrays.copyOfRange(b, p + 4, p + 4 + valueLength)));
+                    p += 4 + valueLength;
+                }
+                return out;
+            }
+            case UDT: {
+                Map<String, Object> out = new LinkedHashMap<>();
+                int p = 0;
+                for (int i = 0; i < type.size() && p < b.length; i++) {
+                    int length = CqlTypes.readInt(b, p);
+                    p += 4;
+                    if (length < 0) continue; // null field
+                    out.put('"' + type.fieldName(i) + '"', new ValueCodec.Serialized(java.util.Arrays.copyOfRange(b, p, p + length)));
+                    p += length;
+                }
+                return out;
+            }
+            default:
+                throw new AssertionError(type);
+        }
     }
 
     private static Object element(CqlType t, Object v) {
@@ -367,7 +441,7 @@ public final class JavaValues {
     public static String describe(Object v) {
         if (v == null) return "null";
         String s = v instanceof ByteBuffer ? "ByteBuffer of " + ((ByteBuffer) v).remaining() + " bytes" : String.valueOf(v);
-        if (s.length() > ValueCodec.MAX_DISPLAY_CHARS) s = s.substring(0, ValueCodec.MAX_DISPLAY_CHARS) + "...";
+        if (s.length() > ValueText.MAX_DISPLAY_CHARS) s = s.substring(0, ValueText.MAX_DISPLAY_CHARS) + "...";
         if (v instanceof String) s = "\"" + s + "\"";
         return s + " (" + v.getClass().getName() + ")";
     }

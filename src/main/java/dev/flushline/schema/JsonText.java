@@ -88,7 +88,7 @@ final class JsonText {
             Object v = value();
             if (m.containsKey(k)) {
                 pos = at;
-                throw error("duplicate key " + ValueCodec.display(k));
+                throw error("duplicate key " + ValueText.display(k));
             }
             m.put(k, v);
             space();
@@ -232,6 +232,6 @@ final class JsonText {
     }
 
     private ValueException error(String why) {
-        return new ValueException(ValueCodec.display(s) + " is not JSON (" + why + " at column " + (Math.min(pos, s.length()) + 1) + ")");
+        return new ValueException(ValueText.display(s) + " is not JSON (" + why + " at column " + (Math.min(pos, s.length()) + 1) + ")");
     }
 }

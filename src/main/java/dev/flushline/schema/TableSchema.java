@@ -101,7 +101,7 @@ public final class TableSchema {
 
     /**
      * As above, with the table options that change what a flush writes: the bloom filter's
-     * false-positive chance (Filter.db), the index summary's sampling interval (Summary.db) and
+     * false-positive chance (Filter.db), the sampling interval of the BIG format's index summary and
      * the TTL applied to writes that carry none.
      */
     public TableSchema(String keyspace, String name, UUID id,
@@ -184,6 +184,16 @@ public final class TableSchema {
         return id.toString().replace("-", "");
     }
 
+    /** The table's folder under a data root, as a node lays it out: {@code <root>/<keyspace>/<table>-<id>}. */
+    public java.nio.file.Path directoryUnder(java.nio.file.Path root) {
+        return directory(root, keyspace, name, idHex());
+    }
+
+    /** The one home of the folder rule: {@code <root>/<keyspace>/<table>-<id hex>}. */
+    public static java.nio.file.Path directory(java.nio.file.Path root, String keyspace, String table, String idHex) {
+        return root.resolve(keyspace).resolve(table + "-" + idHex);
+    }
+
     /** Declaration order. Do not modify the returned array. */
     public ColumnMetadata[] partitionKeyColumns() { return partitionKey; }
 
@@ -216,7 +226,7 @@ public final class TableSchema {
     /** Table option bloom_filter_fp_chance (its default depends on the compaction strategy). */
     public double bloomFilterFpChance() { return bloomFilterFpChance; }
 
-    /** Table option min_index_interval: one Summary.db entry per this many partitions. */
+    /** Table option min_index_interval: the BIG format's index summary samples one partition in this many. */
     public int minIndexInterval() { return minIndexInterval; }
 
     /** Table option max_index_interval; it does not change what is written (see the field). */

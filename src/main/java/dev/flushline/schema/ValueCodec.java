@@ -4,8 +4,6 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.DateTimeException;
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -158,7 +156,7 @@ public final class ValueCodec {
      */
     public static byte[][] udtFields(CqlType udt, Object jsonValue) {
         if (!(jsonValue instanceof Map)) {
-            throw new ValueException(display(jsonValue) + " is not a " + udt + " (expected a JSON object of its fields)");
+            throw new ValueException(ValueText.display(jsonValue) + " is not a " + udt + " (expected a JSON object of its fields)");
         }
         Map<String, Object> m = resolveFieldNames(udt, (Map<?, ?>) jsonValue);
         byte[][] out = new byte[udt.size()][];
@@ -166,7 +164,7 @@ public final class ValueCodec {
             String name = e.getKey();
             int i = udt.fieldIndex(name);
             if (i < 0) {
-                throw new ValueException("unknown field " + display(name) + " in " + display(jsonValue) + " for user-defined type "
+                throw new ValueException("unknown field " + ValueText.display(name) + " in " + ValueText.display(jsonValue) + " for user-defined type "
                         + udt.typeName());
             }
             Object v = e.getValue();
@@ -192,7 +190,7 @@ public final class ValueCodec {
         for (Map.Entry<?, ?> e : json.entrySet()) m.put(String.valueOf(e.getKey()), e.getValue());
         for (String key : new ArrayList<>(m.keySet())) {
             if (key.startsWith("\"") && key.endsWith("\"")) {
-                if (key.length() < 2) throw new ValueException("field name " + display(key) + " of " + udt.typeName() + " is a lone quote");
+                if (key.length() < 2) throw new ValueException("field name " + ValueText.display(key) + " of " + udt.typeName() + " is a lone quote");
                 m.put(key.substring(1, key.length() - 1), m.remove(key));
                 continue;
             }
@@ -205,7 +203,7 @@ public final class ValueCodec {
     private static byte[] tuple(CqlType t, Object jsonValue) {
         List<?> l = asList(t, jsonValue);
         if (l.size() != t.size()) {
-            throw new ValueException(display(jsonValue) + " is not a " + t + " (" + (l.size() > t.size() ? "more" : "fewer")
+            throw new ValueException(ValueText.display(jsonValue) + " is not a " + t + " (" + (l.size() > t.size() ? "more" : "fewer")
                     + " than its " + t.size() + " components)");
         }
         byte[][] out = new byte[t.size()][];
@@ -242,7 +240,7 @@ public final class ValueCodec {
         List<?> l = asList(t, jsonValue);
         int n = t.dimension();
         if (l.size() != n) {
-            throw new ValueException(display(jsonValue) + " is not a " + t + " (" + l.size() + " elements, not " + n + ")");
+            throw new ValueException(ValueText.display(jsonValue) + " is not a " + t + " (" + l.size() + " elements, not " + n + ")");
         }
         CqlType e = t.elementType();
         int fixed = e.fixedLength();
@@ -259,7 +257,7 @@ public final class ValueCodec {
                 throw new ValueException("element " + i + " of a " + t + ": " + x.getMessage());
             }
             if (b.length == 0 && !emptyAllowed) {
-                throw new ValueException("element " + i + " of a " + t + " is empty (" + display(v) + "); a vector element may not be");
+                throw new ValueException("element " + i + " of a " + t + " is empty (" + ValueText.display(v) + "); a vector element may not be");
             }
             if (fixedOut != null) {
                 System.arraycopy(b, 0, fixedOut, i * fixed, fixed);
@@ -302,16 +300,21 @@ public final class ValueCodec {
      */
     public static byte[][] encodeMapEntries(CqlType mapType, Object jsonValue) {
         if (!(jsonValue instanceof Map)) {
-            throw new ValueException(display(jsonValue) + " is not a " + mapType + " (expected a JSON object)");
+            throw new ValueException(ValueText.display(jsonValue) + " is not a " + mapType + " (expected a JSON object)");
         }
         Map<?, ?> map = (Map<?, ?>) jsonValue;
         List<byte[][]> entries = new ArrayList<>(map.size());
         for (Map.Entry<?, ?> en : map.entrySet()) {
             Object k = en.getKey();
-            if (!(k instanceof String)) {
-                throw new ValueException(display(k) + " is not a key of a " + mapType);
+            byte[] key;
+            if (k instanceof Serialized) {
+                key = ((Serialized) k).checked(mapType.elementType()); // from JavaValues: a key serialized by its caller
+            } else if (k instanceof String) {
+                key = encodeMapKey(mapType, (String) k);
+            } else {
+                throw new ValueException(ValueText.display(k) + " is not a key of a " + mapType);
             }
-            entries.add(new byte[][] {encodeMapKey(mapType, (String) k), encodeMapValue(mapType, en.getValue())});
+            entries.add(new byte[][] {key, encodeMapValue(mapType, en.getValue())});
         }
         CqlType kt = mapType.elementType();
         Comparator<byte[][]> byKey = (x, y) -> kt.compare(x[0], y[0]);
@@ -335,7 +338,7 @@ public final class ValueCodec {
 
     private static List<?> asList(CqlType type, Object jsonValue) {
         if (!(jsonValue instanceof List)) {
-            throw new ValueException(display(jsonValue) + " is not a " + type + " (expected a JSON array)");
+            throw new ValueException(ValueText.display(jsonValue) + " is not a " + type + " (expected a JSON array)");
         }
         return (List<?>) jsonValue;
     }
@@ -401,7 +404,7 @@ public final class ValueCodec {
         String name = t.toString();
         // "an int", "an inet", "an ascii", but "a uuid"
         String article = "aeio".indexOf(name.charAt(0)) >= 0 ? "an " : "a ";
-        return new ValueException(display(v) + " is not " + article + name + (why == null ? "" : " (" + why + ")"));
+        return new ValueException(ValueText.display(v) + " is not " + article + name + (why == null ? "" : " (" + why + ")"));
     }
 
     private static boolean isEmptyString(Object v) {
@@ -549,8 +552,9 @@ public final class ValueCodec {
 
     /**
      * A value that arrives already serialized (the components of a Java driver's UdtValue or
-     * TupleValue, see {@link JavaValues}): taken as it is once {@link ValueValidator} finds it a
-     * valid value of the type it is given for.
+     * TupleValue, or a value its caller serialized, see {@link JavaValues}): taken as it is once
+     * {@link ValueValidator} finds it a valid value of the type it is given for, as a value, an
+     * element, a map key or a field.
      */
     public static final class Serialized {
         private final byte[] bytes;
@@ -567,7 +571,7 @@ public final class ValueCodec {
 
         @Override
         public String toString() {
-            return "0x" + hex(bytes, 0, bytes.length);
+            return "0x" + ValueText.hex(bytes, 0, bytes.length);
         }
     }
 
@@ -929,236 +933,18 @@ public final class ValueCodec {
         return out;
     }
 
-    private static byte[] int32(int x) {
+    /** The serialized form of a CQL int: four bytes, big-endian. */
+    public static byte[] int32(int x) {
         return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
     }
 
-    private static byte[] int64(long x) {
+    /** The serialized form of a CQL bigint: eight bytes, big-endian. */
+    public static byte[] int64(long x) {
         byte[] b = new byte[8];
         for (int i = 7; i >= 0; i--) {
             b[i] = (byte) x;
             x >>= 8;
         }
         return b;
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Display
-
-    /**
-     * Longest rendering of a value in a message, in chars, before it is cut with "...": a value
-     * of 60 KB (a long string, a number of thousands of digits) must not flood the terminal.
-     */
-    static final int MAX_DISPLAY_CHARS = 80;
-
-    /** A JSON-ish rendering of a parsed JSON value, for messages, cut to {@link #MAX_DISPLAY_CHARS}. */
-    static String display(Object v) {
-        StringBuilder sb = new StringBuilder();
-        appendDisplay(sb, v);
-        if (sb.length() <= MAX_DISPLAY_CHARS) return sb.toString();
-        return sb.substring(0, MAX_DISPLAY_CHARS) + "... (" + sb.length() + " chars)";
-    }
-
-    private static void appendDisplay(StringBuilder sb, Object v) {
-        if (v == null) {
-            sb.append("null");
-        } else if (v instanceof String) {
-            sb.append(quote((String) v));
-        } else if (v instanceof BigDecimal) {
-            sb.append(((BigDecimal) v).toString());
-        } else if (v instanceof List) {
-            sb.append('[');
-            boolean first = true;
-            for (Object e : (List<?>) v) {
-                if (!first) sb.append(',');
-                first = false;
-                appendDisplay(sb, e);
-            }
-            sb.append(']');
-        } else if (v instanceof Map) {
-            sb.append('{');
-            boolean first = true;
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                if (!first) sb.append(',');
-                first = false;
-                appendDisplay(sb, e.getKey());
-                sb.append(':');
-                appendDisplay(sb, e.getValue());
-            }
-            sb.append('}');
-        } else {
-            sb.append(v);
-        }
-    }
-
-    private static String quote(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') sb.append('\\').append(c);
-            else if (c < 0x20) sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-            else sb.append(c);
-        }
-        return sb.append('"').toString();
-    }
-
-    private static final DateTimeFormatter DISPLAY_TIMESTAMP =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSX").withZone(ZoneOffset.UTC);
-
-    /**
-     * A readable rendering of a serialized value, for messages and test diffs: strings quoted,
-     * blobs as 0x hex, timestamps in UTC, collections as [..] and {k: v}. Never throws: a value
-     * whose length does not fit the type is shown as hex with a note.
-     */
-    public static String toDisplayString(CqlType type, byte[] value) {
-        try {
-            return display(type, value, 0, value.length);
-        } catch (RuntimeException e) {
-            return "0x" + hex(value, 0, value.length) + " (malformed " + type + ")";
-        }
-    }
-
-    private static String display(CqlType t, byte[] b, int off, int len) {
-        if (len == 0) return "<empty>";
-        if (off < 0 || len < 0 || off + len > b.length) throw new IllegalArgumentException("truncated");
-        int fixed = t.fixedLength();
-        if (fixed > 0 && len != fixed) throw new IllegalArgumentException("length " + len);
-        switch (t.kind()) {
-            case ASCII:
-            case TEXT: return quote(new String(b, off, len, StandardCharsets.UTF_8));
-            case BLOB: return "0x" + hex(b, off, len);
-            case BOOLEAN: return b[off] == 0 ? "false" : "true";
-            case TINYINT: return Byte.toString(b[off]);
-            case SMALLINT: return Short.toString((short) ((b[off] << 8) | (b[off + 1] & 0xFF)));
-            case INT: return Integer.toString(CqlTypes.readInt(b, off));
-            case BIGINT: return Long.toString(CqlTypes.readLong(b, off));
-            case VARINT: return new BigInteger(b, off, len).toString();
-            case DECIMAL: return new BigDecimal(new BigInteger(b, off + 4, len - 4), CqlTypes.readInt(b, off)).toString();
-            case FLOAT: return Float.toString(Float.intBitsToFloat(CqlTypes.readInt(b, off)));
-            case DOUBLE: return Double.toString(Double.longBitsToDouble(CqlTypes.readLong(b, off)));
-            case TIMESTAMP: {
-                long ms = CqlTypes.readLong(b, off);
-                try {
-                    return DISPLAY_TIMESTAMP.format(Instant.ofEpochMilli(ms));
-                } catch (DateTimeException e) {
-                    return ms + "ms";
-                }
-            }
-            case DATE: {
-                if (len != 4) throw new IllegalArgumentException("length " + len);
-                long days = (CqlTypes.readInt(b, off) & 0xFFFF_FFFFL) + Integer.MIN_VALUE;
-                try {
-                    return LocalDate.ofEpochDay(days).toString();
-                } catch (DateTimeException e) {
-                    return days + " days";
-                }
-            }
-            case TIME: {
-                if (len != 8) throw new IllegalArgumentException("length " + len);
-                long n = CqlTypes.readLong(b, off);
-                return String.format(Locale.ROOT, "%02d:%02d:%02d.%09d",
-                        n / 3_600_000_000_000L, n / 60_000_000_000L % 60, n / 1_000_000_000L % 60, n % 1_000_000_000L);
-            }
-            case UUID:
-            case TIMEUUID: return new UUID(CqlTypes.readLong(b, off), CqlTypes.readLong(b, off + 8)).toString();
-            case INET: return inetText(b, off, len);
-            case LIST:
-            case SET:
-            case MAP: return displayCollection(t, b, off, len);
-            case TUPLE:
-            case UDT: return displayTuple(t, b, off, len);
-            case VECTOR: return displayVector(t, b, off, len);
-            case DURATION: return Durations.toString(b, off, len);
-            case COUNTER: return "counter context 0x" + hex(b, off, len);
-            default: throw new AssertionError(t);
-        }
-    }
-
-    /** (a, b) for a tuple, {f: a, g: b} for a UDT; null components as null. */
-    private static String displayTuple(CqlType t, byte[] b, int off, int len) {
-        boolean udt = t.kind() == CqlType.Kind.UDT;
-        StringBuilder sb = new StringBuilder(udt ? "{" : "(");
-        int p = off, end = off + len;
-        for (int i = 0; i < t.size() && p < end; i++) {
-            if (i > 0) sb.append(", ");
-            if (udt) sb.append(CqlType.cqlName(t.fieldName(i))).append(": ");
-            int l = CqlTypes.readInt(b, p);
-            p += 4;
-            if (l < 0) {
-                sb.append("null");
-                continue;
-            }
-            if (p + l > end) throw new IllegalArgumentException("truncated");
-            sb.append(display(t.component(i), b, p, l));
-            p += l;
-        }
-        if (p != end) throw new IllegalArgumentException("trailing bytes");
-        return sb.append(udt ? "}" : ")").toString();
-    }
-
-    private static String displayVector(CqlType t, byte[] b, int off, int len) {
-        CqlType e = t.elementType();
-        StringBuilder sb = new StringBuilder("[");
-        int p = off, end = off + len;
-        for (int i = 0; i < t.dimension(); i++) {
-            if (i > 0) sb.append(", ");
-            int l;
-            if (e.fixedLength() > 0) {
-                l = e.fixedLength();
-            } else {
-                long x = CqlTypes.readUnsignedVInt(b, p);
-                p += CqlTypes.sizeOfUnsignedVIntAt(b, p);
-                if (x > end - p) throw new IllegalArgumentException("truncated");
-                l = (int) x;
-            }
-            if (p + l > end) throw new IllegalArgumentException("truncated");
-            sb.append(display(e, b, p, l));
-            p += l;
-        }
-        if (p != end) throw new IllegalArgumentException("trailing bytes");
-        return sb.append(']').toString();
-    }
-
-    private static String displayCollection(CqlType t, byte[] b, int off, int len) {
-        int n = CqlTypes.readInt(b, off);
-        int p = off + 4, end = off + len;
-        boolean map = t.kind() == CqlType.Kind.MAP;
-        StringBuilder sb = new StringBuilder(map ? "{" : "[");
-        for (int i = 0; i < n; i++) {
-            if (i > 0) sb.append(", ");
-            int l = CqlTypes.readInt(b, p);
-            if (p + 4 + l > end) throw new IllegalArgumentException("truncated");
-            sb.append(display(t.elementType(), b, p + 4, l));
-            p += 4 + l;
-            if (map) {
-                l = CqlTypes.readInt(b, p);
-                if (p + 4 + l > end) throw new IllegalArgumentException("truncated");
-                sb.append(": ").append(display(t.valueType(), b, p + 4, l));
-                p += 4 + l;
-            }
-        }
-        if (p != end) throw new IllegalArgumentException("trailing bytes");
-        return sb.append(map ? "}" : "]").toString();
-    }
-
-    private static String inetText(byte[] b, int off, int len) {
-        if (len == 4) {
-            return (b[off] & 0xFF) + "." + (b[off + 1] & 0xFF) + "." + (b[off + 2] & 0xFF) + "." + (b[off + 3] & 0xFF);
-        }
-        if (len != 16) throw new IllegalArgumentException("length " + len);
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < 8; i++) {
-            if (i > 0) sb.append(':');
-            sb.append(Integer.toHexString(((b[off + 2 * i] & 0xFF) << 8) | (b[off + 2 * i + 1] & 0xFF)));
-        }
-        return sb.toString();
-    }
-
-    private static String hex(byte[] b, int off, int len) {
-        StringBuilder sb = new StringBuilder(2 * len);
-        for (int i = off; i < off + len; i++) {
-            sb.append(Character.forDigit((b[i] >> 4) & 0xF, 16)).append(Character.forDigit(b[i] & 0xF, 16));
-        }
-        return sb.toString();
     }
 }

@@ -9,7 +9,8 @@ import java.io.IOException;
 
 /**
  * Builds Filter.db (oa "new" bloom filter format) bit-for-bit as Cassandra 5.0.9 would for the
- * same fp chance, expected key count and keys.
+ * same fp chance, expected key count and keys. Every sstable format writes the same filter; its
+ * layout lives here, for this builder and the verifier's reader.
  *
  * <pre>
  *   hash_count:i32  word_count:i32  word_count x 8 bytes of bitset
@@ -29,8 +30,9 @@ import java.io.IOException;
  * #close()} once done (idempotent), after which the builder must not be used.
  */
 public final class BloomFilterBuilder implements AutoCloseable {
-    private static final int HEADER_BYTES = IndexLayout.FILTER_HEADER_BYTES;
-    private static final int WORD_BYTES = IndexLayout.FILTER_WORD_BYTES;
+    /** hash_count and word_count: the bits start after them. */
+    static final int HEADER_BYTES = 4 + 4;
+    static final int WORD_BYTES = 8;
 
     private final int hashCount;
     /** Native address of wordCount 64-bit words, bit b at bit (b & 63) of word b >> 6; 0 once closed. */

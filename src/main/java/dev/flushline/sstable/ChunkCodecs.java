@@ -9,11 +9,11 @@ import dev.flushline.io.ZstdChunkCodec;
 import dev.flushline.schema.CompressionParams;
 
 /** The seam between a table's compression option and the codec a writer or reader of one sstable uses. */
-final class ChunkCodecs {
+public final class ChunkCodecs {
     private ChunkCodecs() {}
 
     /** A new codec for {@code params} (each sstable writer or reader owns and closes its own). REQUIRES: enabled. */
-    static ChunkCodec open(CompressionParams params) {
+    public static ChunkCodec open(CompressionParams params) {
         switch (params.codec()) {
             case LZ4: return new Lz4ChunkCodec(params.isLz4High(), params.lz4HighLevel());
             case ZSTD: return new ZstdChunkCodec(params.zstdLevel());

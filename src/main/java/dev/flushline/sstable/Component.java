@@ -1,10 +1,13 @@
 package dev.flushline.sstable;
 
 /**
- * The files of one oa sstable. The declaration order is the publish order: every component is
- * complete and fsynced before the first rename, Data.db is renamed after all the components a
- * reader needs with it, and TOC.txt is renamed last, so a crash mid-publish leaves at worst a
- * generation without TOC.txt, which the next run deletes.
+ * The files an sstable may have, of every format: the shared ones (Data.db, Statistics.db,
+ * Filter.db, CompressionInfo.db or CRC.db, Digest.crc32, TOC.txt) and each format's partition
+ * index (BIG: Index.db and Summary.db; see {@link SSTableFormat#indexComponents}). The declaration
+ * order is the publish order: every component is complete and fsynced before the first rename,
+ * Data.db is renamed after all the components a reader needs with it, and TOC.txt is renamed
+ * last, so a crash mid-publish leaves at worst a generation without TOC.txt, which the next run
+ * deletes. A format's components go before DATA.
  */
 public enum Component {
     STATISTICS("Statistics.db"),
@@ -28,10 +31,22 @@ public enum Component {
     }
 
     /**
-     * TOC.txt order as Cassandra 5.0.9 writes it: the component names sorted as Java strings ("CRC.db" before
-     * "CompressionInfo.db"). Cassandra up to 5.0.5 wrote them in the order of its writer (Data.db first);
-     * every reader treats the file as a set, so both orders read the same everywhere.
+     * The components of an sstable of {@code format} in TOC.txt order, as Cassandra 5.0.9 writes it:
+     * the component names sorted as Java strings ("CRC.db" before "CompressionInfo.db"). Cassandra
+     * up to 5.0.5 wrote them in the order of its writer (Data.db first); every reader treats the
+     * file as a set, so both orders read the same everywhere. {@code filtered}: a Filter.db is
+     * written (not for a bloom filter fp chance of 1).
      */
-    static final Component[] TOC_ORDER_COMPRESSED = {COMPRESSION_INFO, DATA, DIGEST, FILTER, INDEX, STATISTICS, SUMMARY, TOC};
-    static final Component[] TOC_ORDER_UNCOMPRESSED = {CRC, DATA, DIGEST, FILTER, INDEX, STATISTICS, SUMMARY, TOC};
+    static Component[] tocOrder(SSTableFormat format, boolean compressed, boolean filtered) {
+        java.util.List<Component> all = new java.util.ArrayList<>();
+        all.add(compressed ? COMPRESSION_INFO : CRC);
+        all.add(DATA);
+        all.add(DIGEST);
+        if (filtered) all.add(FILTER);
+        all.add(STATISTICS);
+        all.add(TOC);
+        java.util.Collections.addAll(all, format.indexComponents());
+        all.sort((a, b) -> a.fileSuffix.compareTo(b.fileSuffix));
+        return all.toArray(new Component[0]);
+    }
 }

@@ -221,6 +221,16 @@ public final class DataChunks implements AutoCloseable {
     public int extraChunkCount() { return compressed ? chunkOffsets.length - chunkCount : 0; }
 
     /** Logical bytes in chunk {@code i}. */
+    /** Where stored chunk {@code i} starts in Data.db (compressed files; an extra chunk's too). */
+    public long chunkOffset(int i) {
+        return chunkOffsets[i];
+    }
+
+    /** Stored chunks, the extra ones included (compressed files). */
+    public int storedChunkCount() {
+        return chunkOffsets.length;
+    }
+
     public int chunkSize(int i) {
         long start = (long) i * chunkLength;
         return (int) Math.min(chunkLength, uncompressedLength - start);

@@ -9,8 +9,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where one sstable's files live: {@code <tableDir>/<version>-<generation>-big-<Component>}
- * (version {@code oa} or {@code nb}, see {@link SSTableVersion}), with
+ * Where one sstable's files live: {@code <tableDir>/<version>-<generation>-<format>-<Component>}
+ * (version {@code oa} or {@code nb}, see {@link SSTableVersion}, whose format is {@code big}), with
  * {@code tableDir = <out>/<keyspace>/<table>-<table id as 32 hex>/}, the layout Cassandra's
  * {@code Descriptor.fromFile} and {@code nodetool import} expect.
  *
@@ -29,11 +29,10 @@ import java.util.regex.Pattern;
  * owned by the one writer that reserved it.
  */
 public final class Descriptor {
-    public static final String FORMAT = "big";
     static final String STAGING_PREFIX = ".flushline-oa-";
     static final String LOCK_SUFFIX = ".lock";
-    /** A published component of any version we know: group 1 the version, 2 the generation, 3 the component. */
-    static final Pattern FILE_NAME = Pattern.compile("^(" + SSTableVersion.choices() + ")-(\\d+)-" + FORMAT + "-(.+)$");
+    /** A published component of any version and format we know: group 1 the version, 2 the generation, 3 the component. */
+    static final Pattern FILE_NAME = Pattern.compile("^(" + SSTableVersion.choices() + ")-(\\d+)-(?:" + SSTableFormat.choices() + ")-(.+)$");
 
     /**
      * Lock files this JVM holds. On Linux a Java file lock is a POSIX record lock, and closing any
@@ -57,7 +56,7 @@ public final class Descriptor {
     }
 
     public static Path tableDir(Path outDir, String keyspace, String table, String tableIdHex) {
-        return outDir.resolve(keyspace).resolve(table + "-" + tableIdHex);
+        return dev.flushline.schema.TableSchema.directory(outDir, keyspace, table, tableIdHex);
     }
 
     /**
@@ -91,28 +90,9 @@ public final class Descriptor {
     }
 
     static Descriptor tryReserve(Path tableDir, int generation, SSTableVersion version) throws IOException {
-        Descriptor d = new Descriptor(tableDir, generation, version);
-        java.nio.channels.FileChannel ch;
+        Descriptor d = tryLock(tableDir, generation, version);
+        if (d == null) return null;
         try {
-            ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
-                    java.nio.file.StandardOpenOption.WRITE);
-        } catch (FileAlreadyExistsException e) {
-            return null;
-        }
-        try {
-            Object created = fileKey(d.lockPath());
-            d.lockChannel = ch;
-            d.lock = ch.lock();
-            HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
-            if (created == null || !created.equals(fileKey(d.lockPath()))) {
-                // Unlocked between CREATE_NEW and lock(), a cleaner in another process took the lock
-                // file for a dead writer's and deleted it: a lock on a deleted file protects nothing.
-                d.lockChannel = null;
-                d.lock = null;
-                HELD_BY_THIS_JVM.remove(d.lockPath().toAbsolutePath());
-                ch.close();
-                return null;
-            }
             Component[] all = Component.values();
             SSTableVersion[] versions = SSTableVersion.values();
             for (int v = 0; v < versions.length; v++) {
@@ -134,12 +114,86 @@ public final class Descriptor {
         }
     }
 
+    /**
+     * Creates the generation's lock file (CREATE_NEW) and locks it; null if it exists, or if it was
+     * deleted between the two steps. Unlocked in that moment, a cleaner in another process may take
+     * the fresh file for a dead writer's and delete it, and a lock on a deleted file protects
+     * nothing: the file's identity before and after the lock tells.
+     */
+    private static Descriptor tryLock(Path tableDir, int generation, SSTableVersion version) throws IOException {
+        Descriptor d = new Descriptor(tableDir, generation, version);
+        java.nio.channels.FileChannel ch;
+        try {
+            ch = java.nio.channels.FileChannel.open(d.lockPath(), java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE);
+        } catch (FileAlreadyExistsException e) {
+            return null;
+        }
+        try {
+            Object created = fileKey(d.lockPath());
+            d.lockChannel = ch;
+            d.lock = ch.lock();
+            HELD_BY_THIS_JVM.add(d.lockPath().toAbsolutePath());
+            if (created == null || !created.equals(fileKey(d.lockPath()))) {
+                d.lockChannel = null;
+                d.lock = null;
+                HELD_BY_THIS_JVM.remove(d.lockPath().toAbsolutePath());
+                ch.close();
+                return null;
+            }
+            return d;
+        } catch (IOException | RuntimeException e) {
+            d.releaseReservation();
+            throw e;
+        }
+    }
+
     private static Object fileKey(Path p) {
         try {
             return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
                     java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
         } catch (IOException e) {
             return null; // gone
+        }
+    }
+
+    /**
+     * Takes the lock of a generation that is already published, so that its files can be removed
+     * the way a crashed publish is undone: whoever deletes TOC.txt first and the rest after, while
+     * holding this lock, leaves at worst a TOC-less generation beside a dead writer's lock if it
+     * dies midway, which {@link Leftovers#clean} then removes. Returns null when the lock file
+     * exists (a live writer's, or a dead one's that the directory's next open removes).
+     */
+    static Descriptor lockPublished(Path tableDir, int generation, SSTableVersion version) throws IOException {
+        return tryLock(tableDir, generation, version);
+    }
+
+    /**
+     * Publishes the components in the staging directory: renames each into the table directory in
+     * {@link Component} order (Data.db after what a reader needs with it, TOC.txt last). If a rename
+     * fails, what is already visible is taken back, newest first, so the table directory holds no
+     * partial sstable; the staging directory and the reservation stay for the caller to remove.
+     * Directory fsyncs are the caller's.
+     */
+    void renameStagedIntoPlace() throws IOException {
+        int moved = 0;
+        Component[] order = Component.values();
+        try {
+            for (; moved < order.length; moved++) {
+                Path from = stagingPath(order[moved]);
+                if (Files.exists(from)) {
+                    Files.move(from, path(order[moved]), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            for (int i = moved - 1; i >= 0; i--) {
+                try {
+                    Files.deleteIfExists(path(order[i]));
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed); // Leftovers.clean removes a TOC-less generation later
+                }
+            }
+            throw e;
         }
     }
 
@@ -275,7 +329,7 @@ public final class Descriptor {
     }
 
     static String fileName(SSTableVersion version, int generation, Component c) {
-        return version.id() + "-" + generation + "-" + FORMAT + "-" + c.fileSuffix();
+        return version.fileNamePrefix(Integer.toString(generation)) + c.fileSuffix();
     }
 
     /** The published path of a component. */

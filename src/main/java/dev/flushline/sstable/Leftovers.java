@@ -47,7 +47,7 @@ public final class Leftovers {
     private static final Pattern LOCK = Pattern.compile("^" + Pattern.quote(Descriptor.STAGING_PREFIX) + "(\\d+)"
             + Pattern.quote(Descriptor.LOCK_SUFFIX) + "$");
     private static final Pattern COMPONENT_FILE =
-            Pattern.compile("^(?:" + SSTableVersion.choices() + ")-(\\d+)-" + Descriptor.FORMAT + "-(.+)$");
+            Pattern.compile("^(?:" + SSTableVersion.choices() + ")-(\\d+)-(?:" + SSTableFormat.choices() + ")-(.+)$");
     private static final Set<String> SUFFIXES = new HashSet<>();
 
     static {

@@ -1,13 +1,10 @@
 package dev.flushline.sstable;
 
-import dev.flushline.data.ArrayCell;
-import dev.flushline.data.BufferCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
-import dev.flushline.data.NativeCell;
 import dev.flushline.data.Row;
 import dev.flushline.data.RowBuffer;
 import dev.flushline.data.RowRecord;
@@ -21,7 +18,6 @@ import dev.flushline.sstable.SerializationHeader;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
 
-import java.nio.ByteBuffer;
 
 /**
  * Serializes rows and range-tombstone markers into Data.db's oa layout (see {@link DataLayout}),
@@ -29,10 +25,10 @@ import java.nio.ByteBuffer;
  * caller reserves exactly that much in its output block, and {@code write...} fills it and checks
  * that it wrote exactly that much. There is no scratch buffer and no copy per row.
  *
- * <p>Hot path. Every per-cell site is split by concrete class: {@link NativeCell} first, then
- * {@link ArrayCell}, then the generic fallback (in practice {@link BufferCell}), and each branch
- * calls only final methods of its class. The write pass also feeds the {@link StatsCollector}
- * with primitives it already holds. Nothing here allocates.
+ * <p>Hot path. The one polymorphic site is the row source (below), split once per row by its
+ * concrete class; inside each branch every call is to a final method of one final class ({@link Cell}
+ * is final). The write pass also feeds the {@link StatsCollector} with primitives it already
+ * holds. Nothing here allocates.
  *
  * <p>Three sources, one encoding: {@link Row} (an unslabbed memtable's rows and the bulk writers'),
  * {@link RowRecord} (a flyweight over a slab memtable's row record, for the flush) and
@@ -302,18 +298,12 @@ public final class RowSerializer {
             if (p >= cells.length) break;
             Cell c = cells[p];
             if (c == null) continue;
-            int valueLength = valueLength(c);
+            int valueLength = c.valueLength();
             if (valueLength == 0) continue;
             checkFixedLength(valueLength, fixed[p]);
             size -= VInt.sizeOfUnsigned(valueLength);
         }
         return size;
-    }
-
-    private static int valueLength(Cell c) {
-        if (c instanceof NativeCell) return ((NativeCell) c).valueLength();
-        if (c instanceof ArrayCell) return ((ArrayCell) c).valueLength();
-        return asBufferCell(c).valueLength();
     }
 
     /**
@@ -683,78 +673,24 @@ public final class RowSerializer {
     }
 
     private int cellSize(Cell c, int fixedLength, boolean complex) {
-        if (c instanceof NativeCell) {
-            NativeCell n = (NativeCell) c;
-            long ts = n.timestamp(), ldt = n.localDeletionTime();
-            int ttl = n.ttl(), valueLength = n.valueLength();
-            return cellHeaderSize(cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt)
-                    + pathAndValueSize(n.pathLength(), valueLength, fixedLength, complex);
-        }
-        if (c instanceof ArrayCell) {
-            ArrayCell a = (ArrayCell) c;
-            long ts = a.timestamp(), ldt = a.localDeletionTime();
-            int ttl = a.ttl(), valueLength = a.valueLength();
-            return cellHeaderSize(cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt)
-                    + pathAndValueSize(a.pathLength(), valueLength, fixedLength, complex);
-        }
-        return genericCellSize(c, fixedLength, complex);
-    }
-
-    /**
-     * The third branch. Cell has exactly three subclasses (its constructor is package-private), so
-     * what is neither native nor array is a BufferCell: cast first, then every call is to a final
-     * method of one class.
-     */
-    private int genericCellSize(Cell c, int fixedLength, boolean complex) {
-        BufferCell b = asBufferCell(c);
-        long ts = b.timestamp(), ldt = b.localDeletionTime();
-        int ttl = b.ttl(), valueLength = b.valueLength();
+        long ts = c.timestamp(), ldt = c.localDeletionTime();
+        int ttl = c.ttl(), valueLength = c.valueLength();
         return cellHeaderSize(cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt)
-                + pathAndValueSize(b.pathLength(), valueLength, fixedLength, complex);
-    }
-
-    private static BufferCell asBufferCell(Cell c) {
-        if (!(c instanceof BufferCell)) {
-            throw new IllegalStateException("unknown cell class " + c.getClass().getName());
-        }
-        return (BufferCell) c;
+                + pathAndValueSize(c.pathLength(), valueLength, fixedLength, complex);
     }
 
     private void writeCell(FixedBuffer out, Cell c, int fixedLength, boolean complex) {
-        if (c instanceof NativeCell) {
-            writeNativeCell(out, (NativeCell) c, fixedLength, complex);
-        } else if (c instanceof ArrayCell) {
-            writeArrayCell(out, (ArrayCell) c, fixedLength, complex);
-        } else {
-            writeGenericCell(out, c, fixedLength, complex);
-        }
-    }
-
-    private void writeNativeCell(FixedBuffer out, NativeCell n, int fixedLength, boolean complex) {
-        long ts = n.timestamp(), ldt = n.localDeletionTime();
-        int ttl = n.ttl(), valueLength = n.valueLength();
-        putCellHeader(out, cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt);
-        collector.cell(ts, ttl, ldt);
-        if (complex) {
-            int pathLength = n.pathLength();
-            out.putUnsignedVInt(pathLength);
-            out.putNative(n.pathAddress(), pathLength);
-        }
-        writeNativeValueSkipNullAndEmpty(out, n.valueAddress(), valueLength, fixedLength);
-    }
-
-    private void writeArrayCell(FixedBuffer out, ArrayCell a, int fixedLength, boolean complex) {
-        long ts = a.timestamp(), ldt = a.localDeletionTime();
-        int ttl = a.ttl();
-        byte[] value = a.value();
+        long ts = c.timestamp(), ldt = c.localDeletionTime();
+        int ttl = c.ttl();
+        byte[] value = c.value();
         putCellHeader(out, cellFlags(ts, ttl, ldt, value.length), ts, ttl, ldt);
         collector.cell(ts, ttl, ldt);
         if (complex) {
-            byte[] path = a.path();
+            byte[] path = c.path();
             out.putUnsignedVInt(path.length);
             out.putBytes(path, 0, path.length);
         }
-        writeArrayValueSkipNullAndEmpty(out, value, 0, value == null ? 0 : value.length, fixedLength);
+        writeArrayValueSkipNullAndEmpty(out, value, 0, value.length, fixedLength);
     }
 
     // The merged-row branch: a RowBuffer cell is primitives plus byte ranges.
@@ -802,39 +738,12 @@ public final class RowSerializer {
         writeArrayValueSkipNullAndEmpty(out, source, r.cellValueOffset(), valueLength, fixedLength);
     }
 
-    private void writeGenericCell(FixedBuffer out, Cell c, int fixedLength, boolean complex) {
-        BufferCell b = asBufferCell(c); // before anything is written
-        long ts = b.timestamp(), ldt = b.localDeletionTime();
-        int ttl = b.ttl(), valueLength = b.valueLength();
-        putCellHeader(out, cellFlags(ts, ttl, ldt, valueLength), ts, ttl, ldt);
-        collector.cell(ts, ttl, ldt);
-        if (complex) {
-            ByteBuffer path = b.path();
-            int pathLength = b.pathLength();
-            out.putUnsignedVInt(pathLength);
-            if (pathLength > 0) out.putBuffer(path, path.position(), pathLength);
-        }
-        writeBufferValueSkipNullAndEmpty(out, b.value(), valueLength, fixedLength);
-    }
-
     // Value writers. Empty values are not written: the cell's HAS_EMPTY_VALUE flag records them.
-
-    private static void writeNativeValueSkipNullAndEmpty(FixedBuffer out, long address, int length, int fixedLength) {
-        if (length == 0) return;
-        if (fixedLength < 0) out.putUnsignedVInt(length);
-        out.putNative(address, length);
-    }
 
     private static void writeArrayValueSkipNullAndEmpty(FixedBuffer out, byte[] value, int offset, int length, int fixedLength) {
         if (value == null || length == 0) return;
         if (fixedLength < 0) out.putUnsignedVInt(length);
         out.putBytes(value, offset, length);
-    }
-
-    private static void writeBufferValueSkipNullAndEmpty(FixedBuffer out, ByteBuffer value, int length, int fixedLength) {
-        if (value == null || length == 0) return;
-        if (fixedLength < 0) out.putUnsignedVInt(length);
-        out.putBuffer(value, value.position(), length);
     }
 
     // ---- range tombstone markers (layout: DataLayout) -------------------------------------------

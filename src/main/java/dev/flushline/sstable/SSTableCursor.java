@@ -1,5 +1,6 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.ClusteringBound;
 import dev.flushline.io.VInt;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
@@ -38,12 +39,11 @@ public final class SSTableCursor implements AutoCloseable {
     /** {@link #advance} results. */
     public static final int END = 0, PARTITION_START = 1, ROW = 2, MARKER = 3, PARTITION_END = 4;
 
-    public static final long NO_TIMESTAMP = Long.MIN_VALUE;
-    public static final long NO_DELETION_TIME = Long.MAX_VALUE;
-    /** 2106-02-07T06:28:13Z: the largest local deletion time oa stores. */
-    public static final long MAX_DELETION_TIME = 0xFFFFFFFFL - 2;
-    /** What a deletion time outside the valid range reads back as. */
-    public static final long INVALID_DELETION_TIME = 0xFFFFFFFFL - 1;
+    // The time sentinels are data.Cell's: NO_TIMESTAMP, NO_DELETION_TIME, MAX_DELETION_TIME, INVALID_DELETION_TIME.
+    private static final long NO_TIMESTAMP = dev.flushline.data.Cell.NO_TIMESTAMP;
+    private static final long NO_DELETION_TIME = dev.flushline.data.Cell.NO_DELETION_TIME;
+    private static final long MAX_DELETION_TIME = dev.flushline.data.Cell.MAX_DELETION_TIME;
+    private static final long INVALID_DELETION_TIME = dev.flushline.data.Cell.INVALID_DELETION_TIME;
     /** TTL of a materialized view's expired liveness; its local time is kept as read. */
     private static final int EXPIRED_LIVENESS_TTL = Integer.MAX_VALUE;
     private static final int UNSIGNED_NO_DELETION_TIME = -1;
@@ -436,7 +436,9 @@ public final class SSTableCursor implements AutoCloseable {
         mk.offset = at;
         long kindAt = position();
         int kind = u8("marker kind");
-        if (kind > 7 || kind == 3 || kind == 4) throw corrupt(kindAt, "marker kind " + kind + " is not a bound or boundary");
+        if (kind > ClusteringBound.EXCL_START_BOUND || kind == ClusteringBound.STATIC_CLUSTERING || kind == ClusteringBound.CLUSTERING) {
+            throw corrupt(kindAt, "marker kind " + kind + " is not a bound or boundary");
+        }
         mk.kind = kind;
         ensure(2, "marker clustering size");
         int size = ((buf[pos] & 0xFF) << 8) | (buf[pos + 1] & 0xFF);
@@ -456,7 +458,7 @@ public final class SSTableCursor implements AutoCloseable {
         ensure(maxBody, "marker");
         bodyEnd = pos + maxBody;
         bodyVInt("marker previous size");
-        boolean boundary = kind == 2 || kind == 5;
+        boolean boundary = kind == ClusteringBound.EXCL_END_INCL_START_BOUNDARY || kind == ClusteringBound.INCL_END_EXCL_START_BOUNDARY;
         mk.boundary = boundary;
         mk.firstTimestamp = bodyTimestamp("marker deletion timestamp");
         mk.firstLdt = deletionLdt(bodyLocalDeletionTime("marker deletion time"));
@@ -855,12 +857,12 @@ public final class SSTableCursor implements AutoCloseable {
 
         public long endOffset() { return endOffset; }
 
-        /** The ClusteringBound kind byte: 0 EXCL_END, 1 INCL_START, 2 EXCL_END_INCL_START, 5 INCL_END_EXCL_START, 6 INCL_END, 7 EXCL_START. */
+        /** The marker's {@link ClusteringBound} kind: a bound or a boundary, never a row or the static clustering. */
         public int kind() { return kind; }
 
         public boolean isBoundary() { return boundary; }
 
-        public boolean isStart() { return kind == 1 || kind == 7; }
+        public boolean isStart() { return kind == ClusteringBound.INCL_START_BOUND || kind == ClusteringBound.EXCL_START_BOUND; }
 
         public int clusteringSize() { return clusteringSize; }
 

@@ -51,10 +51,10 @@ public final class SSTableFiles {
         }
         String versionId = m.group(1), format = m.group(3);
         SSTableVersion version = SSTableVersion.fromId(versionId);
-        if (version == null || !Descriptor.FORMAT.equals(format)) {
+        if (version == null || !version.format().id().equals(format)) {
             throw new IncompatibleSSTableException(componentPath, "sstable version '" + versionId + "' format '" + format
                     + "' is not supported; only versions 'oa' (Cassandra 5.0) and 'nb' (Cassandra 4.x) of format '"
-                    + Descriptor.FORMAT + "' (BIG) are read");
+                    + SSTableFormat.BIG.id() + "' (BIG) are read");
         }
         String id = m.group(2);
         Path dir = abs.getParent();
@@ -216,7 +216,7 @@ public final class SSTableFiles {
     }
 
     private static String fileName(SSTableVersion version, String id, Component c) {
-        return version.id() + "-" + id + "-" + Descriptor.FORMAT + "-" + c.fileSuffix();
+        return version.fileNamePrefix(id) + c.fileSuffix();
     }
 
     /** Whether TOC.txt lists the component (or, without a TOC, whether its file exists). */

@@ -1,10 +1,15 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.CommitLogPosition;
+import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
+import dev.flushline.data.Row;
 import dev.flushline.data.RowBuffer;
+import dev.flushline.data.RowRecord;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.schema.TableSchema;
 
@@ -12,18 +17,28 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * One sstable written partition by partition from {@link RowBuffer} flyweights, by compaction and
- * by the sorted bulk writer: the shared {@link SSTableWriter} (staging, fsync, TOC.txt last), the
- * shared {@link RowSerializer} and {@link StatsCollector}, and the partition bookkeeping the flush
- * does (previous-unfiltered sizes, row index blocks, open range deletion, first/last row
- * clustering).
+ * The one partition writer: one sstable written partition by partition, by the flush (memtable
+ * rows: {@link RowRecord} flyweights or {@link Row} objects, markers as {@link ClusteringBound}s),
+ * by compaction and by the sorted bulk writer (both {@link RowBuffer} flyweights and
+ * {@link ClusteringBuffer} bounds). It owns the shared {@link SSTableWriter} (staging, fsync,
+ * TOC.txt last), the shared {@link RowSerializer} and {@link StatsCollector}, and the partition
+ * bookkeeping every caller needs (previous-unfiltered sizes, row index blocks, the open range
+ * deletion, first/last row clustering, counts).
+ *
+ * <p>Hot path: one method per concrete row source ({@code row(RowRecord)}, {@code row(Row)},
+ * {@code row(RowBuffer)}), each calling the serializer's method for that class, so the caller's
+ * per-row branch on the source (where it has more than one) is the only split and no call per row
+ * or cell is virtual. The format's partition index hears of each partition once, at its end.
  *
  * <p>REQUIRES: partitions in token order, and within one the rows and markers in clustering
- * order; the caller checks it (this class trusts its input, as the serializer does).
+ * order; the caller checks it (this class trusts its input, as the serializer does). A
+ * partition's rows and markers come from one family: objects (begun with a {@code Row} static
+ * row) or flyweights (begun with a {@code RowBuffer} one); the row index keeps references to an
+ * object's clustering and copies a flyweight's.
  *
- * <p>Life cycle: {@link #beginPartition}, {@link #row} / {@link #marker}, {@link #endPartition},
- * repeated; then {@link #seal} (ends Data.db and Index.db) and {@link #finish} (publishes), or
- * {@link #close} at any point to remove everything of this sstable.
+ * <p>Life cycle: {@code beginPartition}, {@code row} / {@code marker}, {@code endPartition},
+ * repeated; then {@link #seal} (ends Data.db and the partition index's per-partition file) and
+ * {@link #finish} (publishes), or {@link #close} at any point to remove everything of this sstable.
  *
  * <p>Thread safety: none; owned by one writer thread.
  */
@@ -38,22 +53,32 @@ public final class SSTableOutput implements AutoCloseable {
     private final SSTableWriter sst;
     private final StatsCollector collector;
     private final RowSerializer rs;
-    private final RowIndexBuilder rowIndex;
+    private final RowIndexBlocks rowIndex;
     private final ClusteringBuffer lastRow;
+    /** The empty static row an object-row partition without one writes; made on first use. */
+    private Row emptyStaticRow;
 
     private long partitionStart;
     private long headerLength;
     private long previousStart;
     private DeletionTime partitionDeletion;
+    // Flyweight sources: whether the partition has a row yet (the first is recorded at once, the
+    // last is copied into lastRow), and the open range deletion as primitives.
     private boolean hasRow;
     private long openTs = LIVE_TS, openLdt = LIVE_LDT;
+    // Object sources: the first and last row clusterings (references, valid until the partition
+    // ends) and the open range deletion.
+    private byte[][] firstRowClustering, lastRowClustering;
+    private DeletionTime open = DeletionTime.LIVE;
 
     private long partitions, rows, markers;
+    private CommitLogPosition commitLogLower = CommitLogPosition.NONE, commitLogUpper = CommitLogPosition.NONE;
 
     /**
      * Reserves the next generation in {@code dir} and opens its writer. {@code expectedKeys} sizes
      * the bloom filter; {@link SSTableWriter#KEYS_UNKNOWN} sizes it from the real count at
      * {@link #seal}. {@code level} goes into Statistics.db (0 outside leveled compaction).
+     * Failures are {@link SSTableWriteException}s of the RESERVE or CREATE phase.
      */
     public SSTableOutput(TableSchema schema, SerializationHeader header, TableDirectory dir, long expectedKeys, boolean pipelined,
                          SSTableVersion version, int level) throws IOException {
@@ -73,7 +98,7 @@ public final class SSTableOutput implements AutoCloseable {
         }
         this.collector = new StatsCollector(new ClusteringComparator(schema));
         this.rs = new RowSerializer(header, collector, version);
-        this.rowIndex = new RowIndexBuilder(rs.clusteringLayout(), RowIndexBuilder.DEFAULT_COLUMN_INDEX_SIZE_BYTES, version);
+        this.rowIndex = new RowIndexBlocks(RowIndexBlocks.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
         this.lastRow = new ClusteringBuffer(schema.clusteringColumns().length);
     }
 
@@ -83,11 +108,18 @@ public final class SSTableOutput implements AutoCloseable {
 
     public long cellsWritten() { return collector.cellsWritten(); }
 
+    /** {@code e} as an {@link SSTableWriteException} naming this sstable's Data.db and the phase it failed in. */
     public IOException wrap(IOException e) {
         return e instanceof SSTableWriteException ? e : new SSTableWriteException(descriptor.path(Component.DATA), sst.phase(), e);
     }
 
-    /** Writes the partition header and, when the header has static columns, the static row (empty if null). */
+    // ---- partitions of flyweight rows (compaction, the sorted writer) ----------------------------
+
+    /**
+     * Writes the partition header and, when the header has static columns, the static row
+     * ({@code emptyStatic} if {@code staticRow} is null). {@code key[0, keyLength)} may be a
+     * reusable buffer: end the partition with {@link #endPartition(byte[], int)}.
+     */
     public void beginPartition(byte[] key, int keyLength, DeletionTime pd, RowBuffer staticRow, RowBuffer emptyStatic) throws IOException {
         partitionStart = sst.dataPosition();
         partitionDeletion = pd;
@@ -98,12 +130,7 @@ public final class SSTableOutput implements AutoCloseable {
             size = rs.rowSize(st, 0);
             rs.writeRow(sst.reserve(size), st, 0, size);
         }
-        headerLength = sst.dataPosition() - partitionStart;
-        rowIndex.reset();
-        previousStart = 0;
-        hasRow = false;
-        openTs = LIVE_TS;
-        openLdt = LIVE_LDT;
+        startRows();
     }
 
     public void row(RowBuffer row) throws IOException {
@@ -140,21 +167,137 @@ public final class SSTableOutput implements AutoCloseable {
         markers++;
     }
 
+    /** Ends a partition begun with a key in a reusable buffer: the key is copied where it is kept. */
     public void endPartition(byte[] key, int keyLength) throws IOException {
         if (hasRow) collector.rowClustering(lastRow);
-        FixedBuffer out = sst.reserve(1);
-        out.putByte(DataLayout.END_OF_PARTITION);
-        long partitionBytes = sst.dataPosition() - partitionStart;
-        rowIndex.finish(partitionBytes);
+        long partitionBytes = writeEndOfPartition();
         collector.partitionEnd(key, 0, keyLength, partitionBytes);
         sst.partitionWritten(key, keyLength, partitionStart, headerLength, partitionDeletion, rowIndex);
         partitions++;
     }
 
+    // ---- partitions of memtable rows (the flush) ------------------------------------------------
+
+    /**
+     * Writes the partition header and, when the header has static columns, the static row (an
+     * empty one if {@code staticRow} is null). REQUIRES: {@code key} is not modified until this
+     * sstable is finished (the first and last keys are kept by reference, as memtable keys can be).
+     */
+    public void beginPartition(byte[] key, DeletionTime pd, Row staticRow) throws IOException {
+        partitionStart = sst.dataPosition();
+        partitionDeletion = pd;
+        int size = rs.partitionHeaderSize(key, pd);
+        rs.writePartitionHeader(sst.reserve(size), key, pd, size);
+        if (header.hasStatics()) {
+            Row st = staticRow != null ? staticRow : emptyStaticRow();
+            size = rs.rowSize(st, 0);
+            rs.writeRow(sst.reserve(size), st, 0, size);
+        }
+        startRows();
+    }
+
+    /** A memtable record row (the slab allocation modes). */
+    public void row(RowRecord row) throws IOException {
+        long start = sst.dataPosition() - partitionStart;
+        long prevSize = start - previousStart;
+        int size = rs.rowSize(row, prevSize);
+        rs.writeRow(sst.reserve(size), row, prevSize, size);
+        objectRowWritten(row.clustering(), start, size);
+    }
+
+    /** A memtable Row object (unslabbed_heap). */
+    public void row(Row row) throws IOException {
+        long start = sst.dataPosition() - partitionStart;
+        long prevSize = start - previousStart;
+        int size = rs.rowSize(row, prevSize);
+        rs.writeRow(sst.reserve(size), row, prevSize, size);
+        objectRowWritten(row.clustering(), start, size);
+    }
+
+    private void objectRowWritten(byte[][] clustering, long start, int size) {
+        if (firstRowClustering == null) firstRowClustering = clustering;
+        lastRowClustering = clustering;
+        rowIndex.added(ClusteringBound.CLUSTERING, clustering, start, start + size, open);
+        previousStart = start;
+        rows++;
+    }
+
+    /**
+     * A marker from a range tombstone list: {@code endDeletion} is LIVE for a start bound and
+     * {@code startDeletion} LIVE for an end bound.
+     */
+    public void marker(ClusteringBound bound, DeletionTime endDeletion, DeletionTime startDeletion) throws IOException {
+        long start = sst.dataPosition() - partitionStart;
+        long prevSize = start - previousStart;
+        int size = rs.markerSize(bound, endDeletion, startDeletion, prevSize);
+        rs.writeMarker(sst.reserve(size), bound, endDeletion, startDeletion, prevSize, size);
+        open = bound.isEnd() ? DeletionTime.LIVE : startDeletion;
+        rowIndex.added(bound.kind(), bound.values(), start, start + size, open);
+        previousStart = start;
+        markers++;
+    }
+
+    /** Ends a partition begun with {@link #beginPartition(byte[], DeletionTime, Row)}. */
+    public void endPartition(byte[] key) throws IOException {
+        // Rows come in clustering order: the first and last bound the covered slice.
+        if (firstRowClustering != null) {
+            collector.rowClustering(firstRowClustering);
+            if (lastRowClustering != firstRowClustering) collector.rowClustering(lastRowClustering);
+        }
+        long partitionBytes = writeEndOfPartition();
+        collector.partitionEnd(key, partitionBytes);
+        sst.partitionWritten(key, partitionStart, headerLength, partitionDeletion, rowIndex);
+        partitions++;
+    }
+
+    private Row emptyStaticRow() {
+        if (emptyStaticRow == null) {
+            emptyStaticRow = new Row(true, null, Cell.NO_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
+                    new Cell[schema.staticComplexStart()], new ComplexColumn[schema.staticColumns().length - schema.staticComplexStart()]);
+        }
+        return emptyStaticRow;
+    }
+
+    // ---- shared by both ---------------------------------------------------------------------------
+
+    /** After the partition header and static row. */
+    private void startRows() {
+        headerLength = sst.dataPosition() - partitionStart;
+        rowIndex.reset();
+        previousStart = 0;
+        hasRow = false;
+        openTs = LIVE_TS;
+        openLdt = LIVE_LDT;
+        firstRowClustering = null;
+        lastRowClustering = null;
+        open = DeletionTime.LIVE;
+    }
+
+    /** Writes the end-of-partition byte and closes the row index; returns the partition's bytes. */
+    private long writeEndOfPartition() throws IOException {
+        FixedBuffer out = sst.reserve(1);
+        out.putByte(DataLayout.END_OF_PARTITION);
+        long partitionBytes = sst.dataPosition() - partitionStart;
+        rowIndex.finish(partitionBytes);
+        return partitionBytes;
+    }
+
+    /**
+     * The commit log interval this sstable covers, as a node's flush records it in Statistics.db.
+     * REQUIRES: before {@link #seal}. Nothing is recorded if {@code upper} is NONE.
+     */
+    public void coversCommitLog(CommitLogPosition lower, CommitLogPosition upper) {
+        this.commitLogLower = lower;
+        this.commitLogUpper = upper;
+    }
+
     private byte[] statistics;
     private boolean sealed;
 
-    /** Ends Data.db and Index.db (stopping the I/O thread) and prepares Statistics.db; publishes nothing yet. */
+    /**
+     * Ends Data.db and the partition index's per-partition file (stopping the I/O thread) and
+     * prepares Statistics.db; publishes nothing yet.
+     */
     public void seal() throws IOException {
         if (sealed) return;
         sealed = true;
@@ -164,6 +307,14 @@ public final class SSTableOutput implements AutoCloseable {
             sst.finishData();
             StatisticsWriter.Stats s = sst.statistics(collector);
             s.sstableLevel = level;
+            if (!commitLogUpper.equals(CommitLogPosition.NONE)) {
+                CommitLogPosition lower = commitLogLower, upper = commitLogUpper;
+                s.commitLogLowerSegmentId = lower.segmentId();
+                s.commitLogLowerPosition = lower.position();
+                s.commitLogUpperSegmentId = upper.segmentId();
+                s.commitLogUpperPosition = upper.position();
+                s.commitLogIntervals = new long[] {lower.segmentId(), lower.position(), upper.segmentId(), upper.position()};
+            }
             statistics = StatisticsWriter.serialize(s, header, descriptor.version());
             fileBytes = sst.dataFileBytes();
         } catch (IOException e) {

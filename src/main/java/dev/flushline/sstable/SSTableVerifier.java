@@ -18,11 +18,13 @@ import java.util.zip.CRC32;
 /**
  * Checks one sstable against itself: Digest.crc32 over Data.db; every chunk CRC (CRC.db or the
  * per-chunk CRCs of a compressed file); Data.db decodes (see {@link SSTableCursor}); partitions are
- * in token order and unique, rows in clustering order; Index.db has exactly those keys at those positions, with promoted
- * indexes whose header, deletion and blocks match the partition; every key is in the bloom
- * filter; Summary.db samples Index.db at its interval and has the first and last keys;
- * Statistics.db's first/last keys and its partition, row and column-set counts match. With {@code extended}, every key,
- * clustering value, cell path and cell value is also validated against its column's type.
+ * in token order and unique, rows in clustering order; every key is in the bloom filter; the
+ * partition index agrees with Data.db partition by partition, as the format's
+ * {@link PartitionIndexCheck} checks it (BIG: Index.db has exactly those keys at those positions,
+ * with promoted indexes whose header, deletion and blocks match the partition; Summary.db samples
+ * Index.db at its interval and has the first and last keys); Statistics.db's first/last keys and
+ * its partition, row and column-set counts match. With {@code extended}, every key, clustering
+ * value, cell path and cell value is also validated against its column's type.
  *
  * <p>A failure is a {@link CorruptSSTableException} (file, offset, reason); an sstable we must not
  * read is an {@link IncompatibleSSTableException}; an unreadable file an IOException.
@@ -37,10 +39,7 @@ public final class SSTableVerifier {
         StatisticsReader.Metadata meta = StatisticsReader.read(statsPath, files.readAll(Component.STATISTICS), schema, true, files.version());
         if (files.has(Component.DIGEST)) checkDigest(files);
 
-        IndexReader index = files.has(Component.INDEX)
-                ? IndexReader.open(files, schema.clusteringColumns()) : null;
-        SummaryReader summary = files.has(Component.SUMMARY) && index != null
-                ? new SummaryReader(files.path(Component.SUMMARY), files.readAll(Component.SUMMARY)) : null;
+        PartitionIndexCheck index = files.version().format().openIndexCheck(files, schema);
         Filter filter = files.has(Component.FILTER) ? Filter.read(files.path(Component.FILTER), files.readAll(Component.FILTER)) : null;
 
         Path dataPath = files.path(Component.DATA);
@@ -51,10 +50,8 @@ public final class SSTableVerifier {
         byte[] firstKey = null;
         byte[] lastKey = new byte[0];
         long[] hash = new long[2];
-        int summaryNext = 0;
         long afterStatic = -1;
         long partitionStart = -1;
-        boolean promoted = false;
         ClusteringOrder order = new ClusteringOrder(schema.clusteringColumns());
         try (DataChunks chunks = DataChunks.open(files, true); SSTableCursor c = new SSTableCursor(chunks, meta.header)) {
             chunks.checkExtraChunks();
@@ -84,23 +81,7 @@ public final class SSTableVerifier {
                         }
                         if (extended) checkKey(schema, dataPath, partitionStart, b, ko, kl);
                         if (index != null) {
-                            if (!index.hasNext()) {
-                                throw new CorruptSSTableException(index.file(), index.bytes().length, "Index.db ends before partition "
-                                        + hex(b, ko, kl) + " at Data.db byte offset " + partitionStart);
-                            }
-                            index.next();
-                            if (!Arrays.equals(index.bytes(), index.keyOffset(), index.keyOffset() + index.keyLength(), b, ko, ko + kl)
-                                    || index.dataPosition() != partitionStart) {
-                                throw new CorruptSSTableException(index.file(), index.entryOffset(), "index entry "
-                                        + hex(index.bytes(), index.keyOffset(), index.keyLength()) + " -> " + index.dataPosition()
-                                        + " does not match partition " + hex(b, ko, kl) + " at Data.db byte offset " + partitionStart);
-                            }
-                            promoted = index.blockCount() > 0;
-                            if (promoted && (index.deletionTimestamp() != p.deletionTimestamp()
-                                    || index.deletionLocalTime() != p.deletionLocalTime())) {
-                                throw new CorruptSSTableException(index.file(), index.entryOffset(), "promoted index partition deletion differs from Data.db's");
-                            }
-                            if (summary != null) summaryNext = checkSummary(summary, index, partitions, summaryNext);
+                            index.partition(partitions, b, ko, kl, partitionStart, p.deletionTimestamp(), p.deletionLocalTime());
                         }
                         partitions++;
                         order.reset();
@@ -123,7 +104,7 @@ public final class SSTableVerifier {
                         if (extended) checkMarker(c, dataPath);
                         break;
                     case SSTableCursor.PARTITION_END:
-                        if (promoted) checkPromoted(index, partitionStart, afterStatic, c.partition().endOffset());
+                        if (index != null) index.partitionEnd(partitionStart, afterStatic, c.partition().endOffset());
                         lastKey = Arrays.copyOf(previousKey, previousKeyLength);
                         break;
                     default:
@@ -131,22 +112,7 @@ public final class SSTableVerifier {
                 }
             }
         }
-        if (index != null && index.hasNext()) {
-            index.next();
-            throw new CorruptSSTableException(index.file(), index.entryOffset(), "Index.db has an entry for "
-                    + hex(index.bytes(), index.keyOffset(), index.keyLength()) + " that Data.db does not have");
-        }
-        if (summary != null) {
-            long expectedEntries = (partitions + summary.minIndexInterval - 1) / summary.minIndexInterval;
-            if (summary.entryCount != expectedEntries || summary.sizeAtFullSampling != expectedEntries) {
-                throw new CorruptSSTableException(files.path(Component.SUMMARY), 4, "Summary.db has " + summary.entryCount
-                        + " entries (" + summary.sizeAtFullSampling + " at full sampling); " + partitions + " partitions at interval " + summary.minIndexInterval + " need " + expectedEntries);
-            }
-            if (partitions > 0 && (!Arrays.equals(summary.firstKey, firstKey) || !Arrays.equals(summary.lastKey, lastKey))) {
-                throw new CorruptSSTableException(files.path(Component.SUMMARY), summary.bytes().length,
-                        "Summary.db first/last key differ from Data.db's");
-            }
-        }
+        if (index != null) index.end(partitions, firstKey, lastKey);
         if (meta.partitionCount != partitions) {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.partitionCount
                     + " partitions; Data.db has " + partitions);
@@ -155,7 +121,7 @@ public final class SSTableVerifier {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db counts " + meta.totalRows + " rows and "
                     + meta.totalColumnsSet + " columns set; Data.db has " + rows + " and " + columnsSet);
         }
-        // nb's STATS has no key range (meta.firstKey is null): the Summary check above covers it.
+        // nb's STATS has no key range (meta.firstKey is null): the index check above covers it (BIG: Summary.db's).
         if (partitions > 0 && meta.firstKey != null && (!Arrays.equals(meta.firstKey, firstKey) || !Arrays.equals(meta.lastKey, lastKey))) {
             throw new CorruptSSTableException(statsPath, 0, "Statistics.db first/last key " + hex(meta.firstKey, 0, meta.firstKey.length)
                     + "/" + hex(meta.lastKey, 0, meta.lastKey.length) + " differ from Data.db's " + hex(firstKey, 0, firstKey.length)
@@ -170,50 +136,6 @@ public final class SSTableVerifier {
             if (!r.isComplex(j) || r.cellCount(j) > 0) n++;
         }
         return n;
-    }
-
-    private static int checkSummary(SummaryReader summary, IndexReader index, long ordinal, int next) {
-        if (summary.samplingLevel != SummaryBuilder.FULL_SAMPLING_LEVEL) {
-            // Cassandra downsamples summaries of live sstables; a freshly written one is at full sampling.
-            throw new CorruptSSTableException(summaryPath(index), 16, "Summary.db sampling level " + summary.samplingLevel
-                    + " (only full sampling, " + SummaryBuilder.FULL_SAMPLING_LEVEL + ", is checked)");
-        }
-        if (summary.minIndexInterval <= 0) throw new CorruptSSTableException(summaryPath(index), 0, "Summary.db min index interval " + summary.minIndexInterval);
-        if (ordinal % summary.minIndexInterval != 0) return next;
-        if (next >= summary.entryCount) {
-            throw new CorruptSSTableException(index.file(), index.entryOffset(), "Summary.db has no sample for partition " + ordinal);
-        }
-        if (summary.indexPosition(next) != index.entryOffset()
-                || !Arrays.equals(summary.bytes(), summary.keyOffset(next), summary.keyOffset(next) + summary.keyLength(next),
-                index.bytes(), index.keyOffset(), index.keyOffset() + index.keyLength())) {
-            throw new CorruptSSTableException(summaryPath(index), summary.keyOffset(next), "summary entry " + next + " (" + hex(summary.bytes(), summary.keyOffset(next), summary.keyLength(next))
-                    + " -> " + summary.indexPosition(next) + ") does not match Index.db entry " + ordinal + " at " + index.entryOffset());
-        }
-        return next + 1;
-    }
-
-    private static Path summaryPath(IndexReader index) {
-        return index.file().resolveSibling(index.file().getFileName().toString().replace("Index.db", "Summary.db"));
-    }
-
-    private static void checkPromoted(IndexReader index, long partitionStart, long afterStatic, long partitionEnd) {
-        long headerLength = afterStatic - partitionStart;
-        if (index.headerLength() != headerLength) {
-            throw new CorruptSSTableException(index.file(), index.entryOffset(), "promoted index header length " + index.headerLength()
-                    + " differs from the partition's " + headerLength);
-        }
-        long expected = headerLength;
-        for (int b = 0; b < index.blockCount(); b++) {
-            if (index.blockOffset(b) != expected || index.blockWidth(b) <= 0) {
-                throw new CorruptSSTableException(index.file(), index.entryOffset(), "index block " + b + " at offset "
-                        + index.blockOffset(b) + " width " + index.blockWidth(b) + " does not follow the previous block (" + expected + ")");
-            }
-            expected += index.blockWidth(b);
-        }
-        if (partitionStart + expected != partitionEnd) {
-            throw new CorruptSSTableException(index.file(), index.entryOffset(), "index blocks end at partition offset " + expected
-                    + "; the partition has " + (partitionEnd - partitionStart) + " bytes");
-        }
     }
 
     private static void checkDigest(SSTableFiles files) throws IOException {
@@ -304,7 +226,8 @@ public final class SSTableVerifier {
         if (problem != null) throw new CorruptSSTableException(file, at, what + ": " + problem);
     }
 
-    static String hex(byte[] b, int off, int len) {
+    /** Up to 64 bytes as 0x..., for messages (also the formats' index checks'). */
+    public static String hex(byte[] b, int off, int len) {
         StringBuilder sb = new StringBuilder("0x");
         for (int i = off; i < off + Math.min(len, 64); i++) sb.append(String.format("%02x", b[i] & 0xFF));
         if (len > 64) sb.append("...");
@@ -377,7 +300,7 @@ public final class SSTableVerifier {
             long at = in.fileOffset();
             int words = in.i32("word count");
             if (hashes <= 0 || hashes > 64) throw in.corrupt(0, "bloom filter hash count " + hashes);
-            if (words <= 0 || (long) words * IndexLayout.FILTER_WORD_BYTES != in.remaining()) {
+            if (words <= 0 || (long) words * BloomFilterBuilder.WORD_BYTES != in.remaining()) {
                 throw in.corrupt(at, "bloom filter word count " + words + " does not match the " + in.remaining() + " bytes of bits");
             }
             return new Filter(path, bytes, hashes, (long) words * 64);
@@ -387,7 +310,7 @@ public final class SSTableVerifier {
             long base = hash[1];
             for (int i = 0; i < hashCount; i++) {
                 long bit = Math.abs(base % capacity);
-                int byteIndex = IndexLayout.FILTER_HEADER_BYTES + (int) (bit >>> 3);
+                int byteIndex = BloomFilterBuilder.HEADER_BYTES + (int) (bit >>> 3);
                 if ((bytes[byteIndex] & (1 << (bit & 7))) == 0) return false;
                 base += hash[0];
             }

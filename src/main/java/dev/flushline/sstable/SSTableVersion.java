@@ -1,10 +1,13 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.Cell;
+
 /**
- * The BIG sstable versions Flushline writes and reads. The version is chosen once per sstable (by
- * the caller, never by global state) and travels with its {@link Descriptor}; every layout that
- * differs between versions asks it at partition, index-entry or component granularity, never per
- * cell, because nothing in a cell's or a row's bytes depends on it.
+ * The sstable versions Flushline writes and reads, each of one {@link SSTableFormat} (both are
+ * BIG's today). The version is chosen once per sstable (by the caller, never by global state) and
+ * travels with its {@link Descriptor}; every layout that differs between versions asks it at
+ * partition, index-entry or component granularity, never per cell, because nothing in a cell's or
+ * a row's bytes depends on it. The format, and so the partition index, comes from the version.
  *
  * <p>How {@code nb} (Cassandra 4.0, and what Cassandra 5.0 writes and accepts in
  * {@code storage_compatibility_mode: CASSANDRA_4}) differs from {@code oa} (Cassandra 5.0):
@@ -30,21 +33,31 @@ package dev.flushline.sstable;
  * <p>Thread safety: immutable.
  */
 public enum SSTableVersion {
-    OA("oa", 0xFFFF_FFFDL, "2106-02-07T06:28:13Z"),
-    NB("nb", Integer.MAX_VALUE - 1, "2038-01-19T03:14:06Z");
+    OA("oa", SSTableFormat.BIG, Cell.MAX_DELETION_TIME, "2106-02-07T06:28:13Z"),
+    NB("nb", SSTableFormat.BIG, Integer.MAX_VALUE - 1, "2038-01-19T03:14:06Z");
 
     private final String id;
+    private final SSTableFormat format;
     private final long maxLocalDeletionTime;
     private final String maxLocalDeletionTimeText;
 
-    SSTableVersion(String id, long maxLocalDeletionTime, String maxLocalDeletionTimeText) {
+    SSTableVersion(String id, SSTableFormat format, long maxLocalDeletionTime, String maxLocalDeletionTimeText) {
         this.id = id;
+        this.format = format;
         this.maxLocalDeletionTime = maxLocalDeletionTime;
         this.maxLocalDeletionTimeText = maxLocalDeletionTimeText;
     }
 
     /** The two letters file names start with. */
     public String id() { return id; }
+
+    /** The format of sstables of this version: what their partition index is. */
+    public SSTableFormat format() { return format; }
+
+    /** How the file names of one sstable of this version start: {@code oa-<generation>-big-}. */
+    public String fileNamePrefix(String generation) {
+        return id + "-" + generation + "-" + format.id() + "-";
+    }
 
     /** Local deletion times (expiry, tombstones) are stored as unsigned ints: oa only. */
     public boolean hasUnsignedDeletionTime() { return this == OA; }
@@ -67,13 +80,17 @@ public enum SSTableVersion {
         return null;
     }
 
-    /** {@code oa|nb}: for usage texts. */
+    /** {@code oa|nb}: for usage texts and file name patterns. */
     public static String choices() {
+        return alternatives(values());
+    }
+
+    /** The names of {@code values} joined by '|'. */
+    static String alternatives(Object[] values) {
         StringBuilder b = new StringBuilder();
-        SSTableVersion[] all = values();
-        for (int i = 0; i < all.length; i++) {
+        for (int i = 0; i < values.length; i++) {
             if (i > 0) b.append('|');
-            b.append(all[i].id);
+            b.append(values[i]);
         }
         return b.toString();
     }

@@ -16,11 +16,11 @@ public final class SSTableWriteException extends IOException {
         RESERVE,
         /** Opening the component files. */
         CREATE,
-        /** Serializing partitions into Data.db and Index.db. */
+        /** Serializing partitions into Data.db and the partition index (BIG: Index.db). */
         WRITE_DATA,
-        /** Flushing and fsyncing Data.db (with its checksums or compression info) and Index.db. */
+        /** Flushing and fsyncing Data.db (with its checksums or compression info) and the partition index's per-partition file. */
         FINISH_DATA,
-        /** Writing and fsyncing Summary, Filter, Statistics and TOC. */
+        /** Writing and fsyncing the rest of the partition index (BIG: Summary.db), Filter, Statistics and TOC. */
         WRITE_COMPONENTS,
         /** Renaming the components into the table directory. */
         PUBLISH

@@ -10,7 +10,6 @@ import dev.flushline.io.NativeMemory;
 import dev.flushline.io.PipelinedDataOutput;
 import dev.flushline.io.SyncedFileOutput;
 import dev.flushline.io.UncompressedDataSink;
-import dev.flushline.io.VInt;
 import dev.flushline.schema.CompressionParams;
 import dev.flushline.schema.TableSchema;
 
@@ -20,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * Writes one sstable (of its {@link Descriptor}'s version) transactionally: every component is written under its final name inside
@@ -28,6 +26,11 @@ import java.nio.file.StandardCopyOption;
  * directory in {@link Component} order with TOC.txt last, and the directory is fsynced (by the
  * transaction's commit, for a transaction's output: see {@link #finish}). Until
  * {@link #finish} returns, nothing of this sstable is visible; {@link #abort} removes it all.
+ *
+ * <p>It writes the components every format shares (Data.db, Filter.db, Statistics.db,
+ * CompressionInfo.db or CRC.db, Digest.crc32, TOC.txt) and hands each partition to the
+ * {@link PartitionIndexWriter} of its version's {@link SSTableFormat}, picked once when it opens,
+ * for the format's partition index (BIG: Index.db and Summary.db).
  *
  * <p>Data.db bytes arrive through {@link #reserve}: the caller asks for exactly the bytes of its
  * next structure and writes them straight into the returned block buffer. Full blocks go to the
@@ -44,8 +47,8 @@ public final class SSTableWriter implements AutoCloseable {
     private final Descriptor descriptor;
     private final boolean compressed;
     private final DataSink data;
-    private final SyncedFileOutput index;
-    private final SummaryBuilder summary;
+    /** The format's partition index: one call per partition. */
+    private final PartitionIndexWriter index;
     /** Null when no filter is written, or until {@link #finish} when the key count was {@link #KEYS_UNKNOWN}. */
     private BloomFilterBuilder filter;
     /** The keys' hashes, kept to size the filter from the real count at {@link #finish}; null if sized up front. */
@@ -56,7 +59,6 @@ public final class SSTableWriter implements AutoCloseable {
     private final BlockPool pool = BlockPool.SHARED;
     /** Inline mode: the block being filled, and the bytes already given to the sink. */
     private FixedBuffer current;
-    private FixedBuffer indexEntry = new FixedBuffer(4096);
 
     private byte[] firstKey;
     private byte[] lastKey;
@@ -87,9 +89,8 @@ public final class SSTableWriter implements AutoCloseable {
         boolean filtered = BloomFilterBuilder.isFilterWritten(fpChance);
         this.filter = filtered && expectedKeys != KEYS_UNKNOWN ? new BloomFilterBuilder(expectedKeys, fpChance) : null;
         this.keyHashes = filtered && expectedKeys == KEYS_UNKNOWN ? new KeyHashes() : null;
-        this.summary = new SummaryBuilder(schema.minIndexInterval());
         DataSink sink = null;
-        SyncedFileOutput idx = null;
+        PartitionIndexWriter idx = null;
         try {
             Path dataPath = descriptor.stagingPath(Component.DATA);
             Path digestPath = descriptor.stagingPath(Component.DIGEST);
@@ -100,7 +101,7 @@ public final class SSTableWriter implements AutoCloseable {
             } else {
                 sink = new UncompressedDataSink(dataPath, descriptor.stagingPath(Component.CRC), digestPath);
             }
-            idx = new SyncedFileOutput(descriptor.stagingPath(Component.INDEX), SyncedFileOutput.DEFAULT_BLOCK_BYTES, false);
+            idx = descriptor.version().format().newIndexWriter(descriptor, schema);
         } catch (IOException | RuntimeException e) {
             if (sink != null) sink.abort();
             if (idx != null) idx.abort();
@@ -165,12 +166,12 @@ public final class SSTableWriter implements AutoCloseable {
     }
 
     /**
-     * Records a written partition: its Index.db entry, Summary sample, bloom filter bit, first/last key.
-     * {@code rowIndex} holds the partition's blocks; its promoted index is written iff it has 2+ blocks.
+     * Records a written partition: its partition index entry, bloom filter bit, first/last key.
+     * {@code rowIndex} holds the partition's row index blocks. {@code key} is kept by reference.
      */
     public void partitionWritten(byte[] key, long dataPosition, long headerLength, DeletionTime partitionDeletion,
-                                 RowIndexBuilder rowIndex) throws IOException {
-        writeIndexEntry(key, key.length, dataPosition, headerLength, partitionDeletion, rowIndex);
+                                 RowIndexBlocks rowIndex) throws IOException {
+        indexPartition(key, key.length, dataPosition, headerLength, partitionDeletion, rowIndex);
         if (firstKey == null) firstKey = key;
         lastKey = key;
         lastKeyInScratch = false;
@@ -182,8 +183,8 @@ public final class SSTableWriter implements AutoCloseable {
      * longer key, so a stream of partitions allocates nothing here.
      */
     public void partitionWritten(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
-                                 RowIndexBuilder rowIndex) throws IOException {
-        writeIndexEntry(key, keyLength, dataPosition, headerLength, partitionDeletion, rowIndex);
+                                 RowIndexBlocks rowIndex) throws IOException {
+        indexPartition(key, keyLength, dataPosition, headerLength, partitionDeletion, rowIndex);
         if (firstKey == null) firstKey = java.util.Arrays.copyOf(key, keyLength);
         if (lastKeyScratch.length < keyLength) lastKeyScratch = new byte[Math.max(keyLength, 2 * lastKeyScratch.length)];
         System.arraycopy(key, 0, lastKeyScratch, 0, keyLength);
@@ -195,25 +196,9 @@ public final class SSTableWriter implements AutoCloseable {
     private int lastKeyScratchLength;
     private boolean lastKeyInScratch;
 
-    private void writeIndexEntry(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
-                                 RowIndexBuilder rowIndex) throws IOException {
-        long indexPosition = index.position();
-        int promoted = rowIndex.isPromoted() ? rowIndex.promotedSize(headerLength, partitionDeletion) : 0;
-        int size = 2 + keyLength + VInt.sizeOfUnsigned(dataPosition) + VInt.sizeOfUnsigned(promoted) + promoted;
-        if (indexEntry.capacity() < size) {
-            indexEntry = new FixedBuffer(Math.max(size, indexEntry.capacity() * 2));
-        }
-        FixedBuffer out = indexEntry;
-        out.clear();
-        out.putShort(keyLength);
-        out.putBytes(key, 0, keyLength);
-        out.putUnsignedVInt(dataPosition);
-        out.putUnsignedVInt(promoted);
-        if (promoted > 0) rowIndex.writePromoted(out, headerLength, partitionDeletion);
-        FixedBuffer.checkWritten("Index.db entry", size, out.position());
-        index.write(out.array(), 0, size);
-
-        summary.maybeAdd(key, 0, keyLength, indexPosition);
+    private void indexPartition(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
+                                RowIndexBlocks rowIndex) throws IOException {
+        index.add(key, keyLength, dataPosition, headerLength, partitionDeletion, rowIndex);
         if (filter != null) {
             filter.add(key, 0, keyLength);
         } else if (keyHashes != null) {
@@ -247,8 +232,7 @@ public final class SSTableWriter implements AutoCloseable {
         }
         current = null;
         data.finish();
-        index.sync();
-        index.close();
+        index.finishPartitions();
     }
 
     /**
@@ -293,7 +277,7 @@ public final class SSTableWriter implements AutoCloseable {
     }
 
     /**
-     * Writes Summary, Filter, Statistics and TOC, fsyncs, and publishes. Returns the published
+     * Writes the rest of the partition index, Filter, Statistics and TOC, fsyncs, and publishes. Returns the published
      * Data.db path. Outside a transaction the sstable is durable when this returns; a transaction's
      * output is durable once the transaction commits.
      */
@@ -307,15 +291,10 @@ public final class SSTableWriter implements AutoCloseable {
             keyHashes.close();
             keyHashes = null;
         }
-        try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.SUMMARY), SMALL_FILE_BLOCK_BYTES, false)) {
-            DataOutputStream out = new DataOutputStream(new FileOutputAdapter(f));
-            summary.serialize(out, firstKey, lastKey());
-            out.flush();
-            f.sync();
-        }
+        index.finish(firstKey, lastKey());
         if (filter != null) {
             try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.FILTER), SMALL_FILE_BLOCK_BYTES, false)) {
-                DataOutputStream out = new DataOutputStream(new FileOutputAdapter(f));
+                DataOutputStream out = new DataOutputStream(f.asOutputStream());
                 filter.serialize(out);
                 out.flush();
                 f.sync();
@@ -324,8 +303,7 @@ public final class SSTableWriter implements AutoCloseable {
         }
         writeSmall(Component.STATISTICS, statistics);
         StringBuilder toc = new StringBuilder();
-        for (Component c : compressed ? Component.TOC_ORDER_COMPRESSED : Component.TOC_ORDER_UNCOMPRESSED) {
-            if (c == Component.FILTER && !BloomFilterBuilder.isFilterWritten(fpChance)) continue;
+        for (Component c : Component.tocOrder(descriptor.version().format(), compressed, BloomFilterBuilder.isFilterWritten(fpChance))) {
             toc.append(c.fileSuffix()).append('\n');
         }
         writeSmall(Component.TOC, toc.toString().getBytes(StandardCharsets.UTF_8));
@@ -343,55 +321,13 @@ public final class SSTableWriter implements AutoCloseable {
 
         // Publish: rename in Component order (Data.db after what it needs, TOC.txt last).
         phase = SSTableWriteException.Phase.PUBLISH;
-        int moved = 0;
-        Component[] order = Component.values();
-        try {
-            for (; moved < order.length; moved++) {
-                Path from = descriptor.stagingPath(order[moved]);
-                if (Files.exists(from)) {
-                    Files.move(from, descriptor.path(order[moved]), StandardCopyOption.ATOMIC_MOVE);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // A rename failed before TOC.txt went: take back what is already visible, newest first
-            // (Data.db before its companions), so the table directory holds no partial sstable.
-            // The caller's abort() then removes the staging directory.
-            for (int i = moved - 1; i >= 0; i--) {
-                try {
-                    Files.deleteIfExists(descriptor.path(order[i]));
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed); // Leftovers.clean removes a TOC-less generation later
-                }
-            }
-            throw e;
-        }
+        descriptor.renameStagedIntoPlace(); // on failure nothing is visible; the caller's abort() removes the staging directory
         if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.tableDir());
         Files.delete(descriptor.stagingDir());
         descriptor.releaseReservation(); // after the staging dir: a held lock marks a live writer to Leftovers
         if (!inTransaction) SyncedFileOutput.syncDirectory(descriptor.tableDir());
         finished = true;
         return descriptor.path(Component.DATA);
-    }
-
-    /** Streams a DataOutputStream into a SyncedFileOutput without an intermediate byte array. */
-    private static final class FileOutputAdapter extends java.io.OutputStream {
-        private final SyncedFileOutput out;
-        private final byte[] one = new byte[1];
-
-        FileOutputAdapter(SyncedFileOutput out) {
-            this.out = out;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            one[0] = (byte) b;
-            out.write(one, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-        }
     }
 
     private static final int SMALL_FILE_BLOCK_BYTES = 64 * 1024;

@@ -14,9 +14,9 @@ import dev.flushline.sstable.TombstoneHistogram;
  * collected in the order Cassandra 5.0's MetadataCollector sees them (the order matters for the
  * tombstone histogram once it merges bins).
  *
- * <p>Hot methods take primitives only: the row serializer calls them from its per-class branches
- * with values it has already read, so no cell accessor is called twice and no call site here sees
- * more than one cell class.
+ * <p>Hot methods take primitives only: the row serializer calls them from its per-row-source
+ * branches with values it has already read, so no accessor is called twice and no call site here
+ * depends on where the row came from.
  *
  * <p>Thread safety: none; owned by one flush writer.
  */

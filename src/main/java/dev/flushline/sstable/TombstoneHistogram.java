@@ -1,5 +1,6 @@
 package dev.flushline.sstable;
 
+import dev.flushline.data.Cell;
 import java.io.DataOutput;
 import java.io.IOException;
 import java.util.Arrays;
@@ -33,7 +34,7 @@ import java.util.Arrays;
  * builder that was built only at the end.
  */
 public final class TombstoneHistogram {
-    public static final long MAX_DELETION_TIME = 0xFFFFFFFFL - 2; // Cell.MAX_DELETION_TIME
+    private static final long MAX_DELETION_TIME = Cell.MAX_DELETION_TIME;
     public static final int ROUND_SECONDS = 60;                   // STREAMING_HISTOGRAM_ROUND_SECONDS default
     public static final int MAX_BINS = 100;                       // SSTable.TOMBSTONE_HISTOGRAM_BIN_SIZE
     private static final int SPOOL_REQUESTED_SIZE = 100_000;      // SSTable.TOMBSTONE_HISTOGRAM_SPOOL_SIZE

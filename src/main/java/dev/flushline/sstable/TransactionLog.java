@@ -80,12 +80,18 @@ import java.util.regex.Pattern;
 public final class TransactionLog implements AutoCloseable {
     static final String LOCK_PREFIX = ".flushline-txn-";
     private static final Pattern COMPONENT_FILE =
-            Pattern.compile("^" + SSTableVersion.OA.id() + "-(\\d+)-" + Descriptor.FORMAT + "-(.+)$");
+            Pattern.compile("^" + SSTableVersion.OA.id() + "-(\\d+)-" + SSTableVersion.OA.format().id() + "-(.+)$");
     private static final int VIEW_ATTEMPTS = 1000;
 
-    /** Called at each step of the protocol; tests use it to kill a process at a chosen moment. */
+    /**
+     * Sees each step of the protocol as it is taken, on the transaction's thread: a seam for
+     * callers in this package that need to act between two steps (a crash test that takes the
+     * directory's state there, a child process that waits so that a kill lands there).
+     */
     interface StepListener {
         void step(String what);
+
+        StepListener NONE = what -> { };
     }
 
     private enum State { OPEN, DONE, COMMIT_UNKNOWN }
@@ -107,11 +113,11 @@ public final class TransactionLog implements AutoCloseable {
     private final List<Descriptor> outputs = new ArrayList<>();
     /** Generation digits of the inputs, in REMOVE order. */
     private final List<String> inputs = new ArrayList<>();
-    private StepListener listener;
-    private boolean crashed;
+    private final StepListener listener;
 
     private TransactionLog(TableDirectory directory, String canonicalDir, String operation, Path logPath, Path lockPath,
-                           FileChannel logChannel, FileChannel lockChannel, FileLock lock) {
+                           FileChannel logChannel, FileChannel lockChannel, FileLock lock, StepListener listener) {
+        this.listener = listener;
         this.directory = directory;
         this.tableDir = directory.path();
         this.canonicalDir = canonicalDir;
@@ -125,7 +131,12 @@ public final class TransactionLog implements AutoCloseable {
 
     /** Begins a compaction's transaction in {@code directory}. */
     public static TransactionLog beginCompaction(TableDirectory directory) throws IOException {
-        return begin(directory, TransactionLogLayout.COMPACTION);
+        return beginCompaction(directory, StepListener.NONE);
+    }
+
+    /** As {@link #beginCompaction(TableDirectory)}, telling {@code listener} each step. */
+    static TransactionLog beginCompaction(TableDirectory directory, StepListener listener) throws IOException {
+        return begin(directory, TransactionLogLayout.COMPACTION, listener);
     }
 
     /**
@@ -133,7 +144,7 @@ public final class TransactionLog implements AutoCloseable {
      * {@code operation} is Cassandra's file name of the operation type (lower case, no spaces);
      * it must be one Cassandra knows (its lister refuses a log named otherwise), hence not public.
      */
-    static TransactionLog begin(TableDirectory directory, String operation) throws IOException {
+    static TransactionLog begin(TableDirectory directory, String operation, StepListener listener) throws IOException {
         if (!operation.matches("[a-z]+")) throw new IllegalArgumentException("operation must be lower-case letters: " + operation);
         Path dir = directory.path();
         String canonical = dir.toRealPath().toString();
@@ -156,7 +167,7 @@ public final class TransactionLog implements AutoCloseable {
             // protects nothing, so start again under a new name.
             Object now = fileKey(lockPath);
             if (created != null && created.equals(now)) {
-                return begin(directory, dir, canonical, operation, uuid, lockPath, lockChannel, lock);
+                return begin(directory, dir, canonical, operation, uuid, lockPath, lockChannel, lock, listener);
             }
             closeQuietly(lockChannel);
             if (attempt >= 100) throw new IOException("could not keep a transaction lock file in " + dir);
@@ -172,7 +183,8 @@ public final class TransactionLog implements AutoCloseable {
     }
 
     private static TransactionLog begin(TableDirectory directory, Path dir, String canonical, String operation, String uuid,
-                                        Path lockPath, FileChannel lockChannel, FileLock lock) throws IOException {
+                                        Path lockPath, FileChannel lockChannel, FileLock lock, StepListener listener)
+            throws IOException {
         Path logPath = dir.resolve(TransactionLogLayout.fileName(operation, uuid));
         FileChannel log = null;
         try {
@@ -181,7 +193,7 @@ public final class TransactionLog implements AutoCloseable {
             log = FileChannel.open(logPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             log.force(true);
             SyncedFileOutput.syncDirectory(dir);
-            return new TransactionLog(directory, canonical, operation, logPath, lockPath, log, lockChannel, lock);
+            return new TransactionLog(directory, canonical, operation, logPath, lockPath, log, lockChannel, lock, listener);
         } catch (IOException | RuntimeException e) {
             if (log != null) {
                 closeQuietly(log);
@@ -194,26 +206,8 @@ public final class TransactionLog implements AutoCloseable {
         }
     }
 
-    /**
-     * What the OS does to a transaction when its process dies: every lock is dropped, nothing is
-     * deleted, and this instance does nothing more. For tests that build crash states in-process.
-     */
-    void simulateCrash() {
-        state = State.COMMIT_UNKNOWN;
-        closeQuietly(logChannel);
-        closeQuietly(lockChannel);
-        Descriptor.HELD_BY_THIS_JVM.remove(lockPath.toAbsolutePath());
-        for (Descriptor d : outputs) d.unpinKeepingLockFile();
-        crashed = true;
-    }
-
-    void onStep(StepListener l) {
-        this.listener = l;
-    }
-
     private void step(String what) {
-        StepListener l = listener;
-        if (l != null) l.step(what);
+        listener.step(what);
     }
 
     public Path logFile() {
@@ -449,7 +443,6 @@ public final class TransactionLog implements AutoCloseable {
 
     /** Drops the transaction lock and the output reservations; the lock file goes after the log. */
     private void releaseAll() {
-        if (crashed) return;
         closeQuietly(logChannel);
         boolean logGone = !Files.exists(logPath);
         if (logGone) SyncedFileOutput.deleteQuietly(lockPath); // after the log, so a log always has its lock file

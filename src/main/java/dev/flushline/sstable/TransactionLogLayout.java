@@ -54,7 +54,7 @@ final class TransactionLogLayout {
     /** The operation name of a compaction's log, as Cassandra names it (OperationType COMPACTION). */
     static final String COMPACTION = "compaction";
     /** Files an oa sstable of ours has: the eight TOC entries (seven when no bloom filter is written). */
-    static final int SSTABLE_FILES = Component.TOC_ORDER_COMPRESSED.length;
+    static final int SSTABLE_FILES = Component.tocOrder(SSTableVersion.OA.format(), true, true).length;
 
     enum Type {
         ADD, REMOVE, COMMIT, ABORT;
@@ -82,7 +82,7 @@ final class TransactionLogLayout {
     }
 
     static String fileNamePrefix(String generationDigits) {
-        return SSTableVersion.OA.id() + '-' + generationDigits + '-' + Descriptor.FORMAT + '-';
+        return SSTableVersion.OA.fileNamePrefix(generationDigits);
     }
 
     /** The record line without its '\n'. UPDATE_TIME and NUM_FILES are stored as Cassandra stores them. */

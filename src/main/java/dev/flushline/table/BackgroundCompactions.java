@@ -3,9 +3,10 @@ package dev.flushline.table;
 import dev.flushline.compaction.CompactionLog;
 import dev.flushline.compaction.CompactionPick;
 import dev.flushline.compaction.CompactionPicker;
-import dev.flushline.compaction.CompactionRanges;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.CompactionThrottle;
+import dev.flushline.compaction.CompactionTask;
 import dev.flushline.compaction.Compactor;
 import dev.flushline.compaction.SSTableInfo;
 import dev.flushline.compaction.Version;
@@ -18,7 +19,6 @@ import dev.flushline.sstable.Component;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.StatisticsReader;
 import dev.flushline.sstable.TableDirectory;
-import dev.flushline.sstable.TransactionLog;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,7 +41,7 @@ import java.util.function.LongSupplier;
  * {@link Version} (its live sstables); each flush adds its sstable through a {@link VersionEdit}
  * and asks the strategy's {@link CompactionPicker} for work; each pick runs on a compaction thread,
  * merges its inputs into outputs cut by the pick's rules (level, size, range boundaries), replaces
- * the inputs by the outputs atomically through a {@link TransactionLog}, and applies the pick's
+ * the inputs by the outputs atomically through a {@link CompactionTask} under a transaction log, and applies the pick's
  * edit to make the next version, which is offered to the picker again. So the table keeps
  * compacting until the picker is at rest.
  *
@@ -73,7 +73,7 @@ public final class BackgroundCompactions implements AutoCloseable {
     public static final class Settings {
         public CompactionStrategyOptions strategy = CompactionStrategyOptions.defaults(CompactionStrategyOptions.Kind.SIZE_TIERED);
         /** The token ranges of the range-aware strategies (unused otherwise). */
-        public CompactionRanges ranges = CompactionRanges.whole();
+        public TokenRanges ranges = TokenRanges.whole();
         /** Compactions run at once (concurrent_compactors). */
         public int threads = 1;
         /** Bytes written by all compactions of this table, in MiB/s (compaction_throughput); 0 = unthrottled. */
@@ -225,34 +225,29 @@ public final class BackgroundCompactions implements AutoCloseable {
         long t0 = System.nanoTime();
         try {
             long now = settings.nowSeconds.getAsLong();
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = now;
-            o.gcBefore = now - (settings.gcGraceSeconds < 0 ? schema.gcGraceSeconds() : settings.gcGraceSeconds);
-            o.splitTokens = pick.splitTokens();
             boolean[] pooled = pick.pooledSegments();
-            o.pooledRanges = pooled.length == 0 ? null : pooled;
-            o.maxSSTableBytes = pick.maxOutputBytes() == Long.MAX_VALUE ? 0 : pick.maxOutputBytes();
-            o.outputLevel = pick.outputLevel();
-            o.maxPurgeableTimestamp = maxPurgeable;
-            o.throttle = throttle;
-            Compactor.Result r;
+            Compactor.Options o = Compactor.Options.builder(now, now - (settings.gcGraceSeconds < 0 ? schema.gcGraceSeconds() : settings.gcGraceSeconds))
+                    .splitTokens(pick.splitTokens())
+                    .pooledRanges(pooled.length == 0 ? null : pooled)
+                    .maxSSTableBytes(pick.maxOutputBytes() == Long.MAX_VALUE ? 0 : pick.maxOutputBytes())
+                    .outputLevel(pick.outputLevel())
+                    .maxPurgeableTimestamp(maxPurgeable)
+                    .throttle(throttle)
+                    .build();
             List<SSTableFiles> outputs = new ArrayList<>();
             List<SSTableInfo> outInfo = new ArrayList<>();
-            VersionEdit edit;
-            try (TransactionLog txn = TransactionLog.beginCompaction(directory)) {
-                r = new Compactor(schema, inputs, o).run(txn.outputs());
-                for (SSTableFiles f : inputs) txn.obsolete(f.path(Component.DATA));
-                for (Path p : r.published) {
+            VersionEdit[] edit = new VersionEdit[1];
+            Compactor.Result r = CompactionTask.replace(schema, inputs, o, 1, directory, published -> {
+                for (Path p : published) {
                     SSTableFiles f = SSTableFiles.of(p);
                     outputs.add(f);
                     outInfo.add(describe(f, schema));
                 }
-                edit = pick.edit(outInfo); // refuses outputs that break the strategy's rules: before the commit, so they roll back
-                txn.commit(); // the commit point; closing without it rolls the outputs back
-            }
+                edit[0] = pick.edit(outInfo); // refuses outputs that break the strategy's rules: before the commit, so they roll back
+            });
             log.accept(CompactionLog.line(r, System.nanoTime() - t0, pick.outputLevel()) + " Picked: " + pick.describe());
             synchronized (this) {
-                version = version.apply(edit);
+                version = version.apply(edit[0]);
                 for (SSTableInfo s : pick.inputs()) {
                     compacting.remove(s.generation());
                     files.remove(s.generation());

@@ -40,13 +40,6 @@ import java.util.function.Supplier;
  * stopped.
  */
 public final class DurableTable implements AutoCloseable {
-    /**
-     * System property (milliseconds) that makes the flush thread pause between publishing a
-     * memtable's sstables and recording the commit log release, so crash tests can kill a process
-     * in that window. Read once per open.
-     */
-    public static final String PAUSE_BEFORE_RELEASE_PROPERTY = "flushline.test.pauseBeforeReleaseMillis";
-
     /** Immutable settings. */
     public static final class Options {
         public final CommitLog.Options commitLog;
@@ -55,26 +48,49 @@ public final class DurableTable implements AutoCloseable {
         public final Flusher.Limits limits;
         /** Sees every published sstable (its log line); may be null. Called on the flush thread. */
         public final Consumer<FlushOutcome> onFlushed;
-        /** Receives the replay summary and warnings (torn tails, skipped corruption, release failures); may be null. */
+        /** Receives the replay summary and removed leftovers; may be null. */
+        public final Consumer<String> info;
+        /** Receives warnings (torn tails, skipped corruption, release failures, files left alone); may be null. */
         public final Consumer<String> log;
         /** Background compaction, started once the commit log is replayed; null for none. */
         public final BackgroundCompactions.Settings compaction;
+        /**
+         * Runs on the flush thread after a memtable's sstables are all published and before the
+         * commit log records their release: the window in which a crash leaves both the sstables
+         * and the log entries they hold, which replay must then apply harmlessly. For observers
+         * (a crash test stops the process there); never null.
+         */
+        public final Runnable beforeRelease;
 
+        /** Settings whose informational lines and warnings both go to {@code log}, without background compaction. */
         public Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
                        Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> log) {
-            this(commitLog, memtables, flush, limits, onFlushed, log, null);
+            this(commitLog, memtables, flush, limits, onFlushed, log, log, null);
         }
 
         public Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
-                       Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> log,
+                       Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> info, Consumer<String> log,
                        BackgroundCompactions.Settings compaction) {
+            this(commitLog, memtables, flush, limits, onFlushed, info, log, compaction, () -> { });
+        }
+
+        private Options(CommitLog.Options commitLog, Supplier<Memtable> memtables, FlushJob.Options flush,
+                        Flusher.Limits limits, Consumer<FlushOutcome> onFlushed, Consumer<String> info, Consumer<String> log,
+                        BackgroundCompactions.Settings compaction, Runnable beforeRelease) {
+            this.beforeRelease = java.util.Objects.requireNonNull(beforeRelease);
             this.commitLog = commitLog;
             this.memtables = memtables;
             this.flush = flush;
             this.limits = limits;
             this.onFlushed = onFlushed;
+            this.info = info;
             this.log = log;
             this.compaction = compaction;
+        }
+
+        /** These settings, running {@code hook} in the window before each release (see {@link #beforeRelease}). */
+        public Options withBeforeRelease(Runnable hook) {
+            return new Options(commitLog, memtables, flush, limits, onFlushed, info, log, compaction, hook);
         }
     }
 
@@ -82,11 +98,12 @@ public final class DurableTable implements AutoCloseable {
     private final Options options;
     private final CommitLog commitLog;
     private final Flusher flusher;
-    private final long pauseBeforeReleaseMillis;
     /** Off while replaying: the entries not replayed yet are in no memtable and must not be released. */
     private volatile boolean releasing;
     private volatile CommitLog.ReplayReport replayReport;
     private volatile IOException releaseFailure;
+    /** What {@link #open} removed; set once there, before it returns. */
+    private List<Path> removedLeftovers = List.of();
     /** Null without compaction in the options; set once in {@link #open}, before it returns. */
     private BackgroundCompactions compactions;
 
@@ -94,7 +111,6 @@ public final class DurableTable implements AutoCloseable {
         this.schema = schema;
         this.options = options;
         this.commitLog = commitLog;
-        this.pauseBeforeReleaseMillis = Long.getLong(PAUSE_BEFORE_RELEASE_PROPERTY, 0L);
         this.flusher = new Flusher(options.memtables, options.flush, options.limits, options.onFlushed, null,
                 Flusher.FailurePolicy.DEFAULT, options.log != null ? options.log : System.err::println);
         this.flusher.onMemtableFlushed(this::memtableFlushed);
@@ -114,6 +130,7 @@ public final class DurableTable implements AutoCloseable {
         try {
             t = new DurableTable(schema, options, log);
             List<Path> removed = t.flusher.openTableDirectory();
+            t.removedLeftovers = removed;
             if (!removed.isEmpty()) t.say("Removed leftovers of an interrupted flush: " + removed);
             for (Path p : t.flusher.incompleteInTableDirectory()) t.sayAlways(dev.flushline.sstable.Leftovers.describe(p));
             t.replay();
@@ -147,13 +164,6 @@ public final class DurableTable implements AutoCloseable {
     }
 
     /**
-     * Makes {@code update} durable and applies it. Returns its sequence number (1-based, in commit
-     * log order, within this open). In batch mode it returns only once the update is fsynced, so
-     * {@link #durableUpTo()} is at least the returned number; in periodic mode it returns at once.
-     * Throws IllegalArgumentException (nothing logged) for an update a flush could not write, and
-     * IOException (not acknowledged) if the commit log fails.
-     */
-    /**
      * Group commit from one producer: appends every update, waits once for the fsync that covers
      * the last (in batch mode), then applies them all in order. Each update is still durable before
      * it reaches a memtable, but the group shares one wait instead of blocking once per update.
@@ -177,6 +187,13 @@ public final class DurableTable implements AutoCloseable {
         return entries[n - 1].sequence;
     }
 
+    /**
+     * Makes {@code update} durable and applies it. Returns its sequence number (1-based, in commit
+     * log order, within this open). In batch mode it returns only once the update is fsynced, so
+     * {@link #durableUpTo()} is at least the returned number; in periodic mode it returns at once.
+     * Throws IllegalArgumentException (nothing logged) for an update a flush could not write, and
+     * IOException (not acknowledged) if the commit log fails.
+     */
     public long apply(PartitionUpdate update) throws IOException, InterruptedException {
         Memtable.checkWritable(update);
         Mutation m = new Mutation(schema, update);
@@ -202,6 +219,9 @@ public final class DurableTable implements AutoCloseable {
 
     public Flusher flusher() { return flusher; }
 
+    /** The half-written sstables of ours that {@link #open} removed. */
+    public List<Path> removedLeftovers() { return removedLeftovers; }
+
     /** The background compaction of this table, or null if the options ask for none. */
     public BackgroundCompactions compactions() { return compactions; }
 
@@ -213,13 +233,7 @@ public final class DurableTable implements AutoCloseable {
     /** Flusher hook: runs on the flush thread once {@code flushed}'s sstables are all published. */
     private void memtableFlushed(Memtable flushed) {
         if (!releasing) return;
-        if (pauseBeforeReleaseMillis > 0) {
-            try {
-                Thread.sleep(pauseBeforeReleaseMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        options.beforeRelease.run();
         try {
             commitLog.markFlushedUpTo(safeReleasePosition(flushed));
         } catch (IOException e) {
@@ -249,7 +263,7 @@ public final class DurableTable implements AutoCloseable {
     }
 
     private void say(String line) {
-        if (options.log != null) options.log.accept(line);
+        if (options.info != null) options.info.accept(line);
     }
 
     /** Compaction lines go to the log, or to stderr as the flusher's do when there is none. */

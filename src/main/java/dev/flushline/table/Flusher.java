@@ -72,6 +72,16 @@ public final class Flusher implements AutoCloseable {
             this.offHeapBytes = offHeapBytes;
             this.cleanupThreshold = cleanupThreshold;
         }
+
+        /**
+         * The policy for memtables of {@code bytes}: the current memtable is switched and flushed
+         * once its data takes {@code bytes} (half of the limit), and writers wait while twice that
+         * is held, so one memtable can fill while the one before it flushes.
+         */
+        public static Limits forMemtableSize(long bytes) {
+            if (bytes < 1) throw new IllegalArgumentException("memtable size must be positive: " + bytes);
+            return new Limits(2 * bytes, 2 * bytes, 0.5);
+        }
     }
 
     /** How a failed flush is retried before the flusher gives up. Immutable. */
@@ -221,7 +231,7 @@ public final class Flusher implements AutoCloseable {
     public List<Path> openTableDirectory() throws IOException {
         synchronized (directoryLock) {
             if (directory != null) return List.of();
-            directory = TableDirectory.open(tableDir != null ? tableDir : FlushJob.tableDir(flushOptions.outDir, current.schema()));
+            directory = TableDirectory.open(tableDir != null ? tableDir : (current.schema()).directoryUnder(flushOptions.outDir));
             return directory.removedLeftovers();
         }
     }
@@ -485,6 +495,12 @@ public final class Flusher implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** What the current memtable's data takes, on and off heap: how full it is. */
+    public long currentMemtableBytes() {
+        Memtable m = current;
+        return m.onHeapUsedBytes() + m.offHeapUsedBytes();
     }
 
     /**

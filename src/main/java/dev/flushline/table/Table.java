@@ -1,22 +1,23 @@
 package dev.flushline.table;
 
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.flush.FlushJob;
 import dev.flushline.memtable.Memtable;
-import dev.flushline.memtable.ShardedSkipListMemtable;
-import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.Leftovers;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.function.Supplier;
+import java.util.IdentityHashMap;
+import java.util.List;
 
 /**
- * A table of a storage node, the small front of {@link Flusher} and {@link DurableTable}: open it
- * ({@link #open}), apply updates from any number of threads, flush, close. With a commit log in the
- * options every update is durable before it reaches a memtable and {@link #open} first replays
- * what an earlier process did not flush; without one, a memtable's data is on disk only once
- * flushed.
+ * A table of a storage node, and the one way to a running one: the command line's load, the Java
+ * writer (and through it the Spark writer) and the stress tool open a Table from
+ * {@link TableOptions}; the {@link Flusher} and {@link DurableTable} underneath are its parts.
+ * Open it ({@link #open}), apply updates from any number of threads, flush, close. With a commit
+ * log in the options every update is durable before it reaches a memtable and {@link #open}
+ * first replays what an earlier process did not flush; without one, a memtable's data is on disk
+ * only once flushed.
  *
  * <p>With {@link TableOptions#compaction} set, the table compacts in the background from the
  * moment it is open (after the replay, with a commit log): each flush's sstable is handed to the
@@ -27,57 +28,69 @@ import java.util.function.Supplier;
  * flushing, one filling).
  *
  * <p>Thread safety: {@link #apply} from any number of threads; {@link #flush} from any thread;
- * {@link #close} once, after the writers stopped.
+ * {@link #close} once, after the writers stopped. {@link #apply(PartitionUpdate, long)} keeps its
+ * positions meaningful only from one writer.
  */
 public final class Table implements AutoCloseable {
     private final TableOptions options;
     private final DurableTable durable; // null without a commit log
     private final Flusher flusher;
     private final BackgroundCompactions compactions; // null without compaction in the options
+    private final List<Path> removedLeftovers;
+    /** The position given with the first update each memtable took; guarded by itself. */
+    private final IdentityHashMap<Memtable, Long> firstPositions = new IdentityHashMap<>();
+    /** The memtable the last positioned update went into (the one writer's own). */
+    private Memtable lastTook;
 
-    private Table(TableOptions options, DurableTable durable, Flusher flusher, BackgroundCompactions compactions) {
+    private Table(TableOptions options, DurableTable durable, Flusher flusher, BackgroundCompactions compactions,
+                  List<Path> removedLeftovers) {
         this.options = options;
         this.durable = durable;
         this.flusher = flusher;
         this.compactions = compactions;
+        this.removedLeftovers = removedLeftovers;
     }
 
     /**
-     * Opens the table: removes half-written sstables of a crashed writer from its directory and,
-     * with a commit log, replays and flushes what the log holds beyond its flushed-up-to marker.
+     * Opens the table: removes half-written sstables of a crashed writer of ours from its directory
+     * (said on {@link TableOptions#info}), names what it leaves alone there (on
+     * {@link TableOptions#log}) and, with a commit log, replays and flushes what the log holds
+     * beyond its flushed-up-to marker.
      */
     public static Table open(TableOptions options) throws IOException, InterruptedException {
-        TableSchema schema = options.schema;
-        Supplier<Memtable> memtables = options.memtableKind == TableOptions.MemtableKind.SHARDED
-                ? () -> new ShardedSkipListMemtable(schema, options.allocationMode, options.shards)
-                : () -> new SkipListMemtable(schema, options.allocationMode);
-        FlushJob.Options flush = FlushJob.Options.simple(options.dataDir).withFlushCompression(options.flushCompression);
-        Flusher.Limits limits = new Flusher.Limits(2 * options.memtableSizeBytes, 2 * options.memtableSizeBytes, 0.5);
         if (options.commitLog != null) {
-            DurableTable d = DurableTable.open(schema, new DurableTable.Options(options.commitLog, memtables, flush, limits,
-                    options.onFlushed, options.log, options.compaction));
-            return new Table(options, d, d.flusher(), d.compactions());
+            DurableTable d = DurableTable.open(options.schema, new DurableTable.Options(options.commitLog, options::newMemtable,
+                    options.flushOptions(), options.limits(), options.onFlushed, options.info, options.log, options.compaction));
+            return new Table(options, d, d.flusher(), d.compactions(), d.removedLeftovers());
         }
-        Flusher f = new Flusher(memtables, flush, limits, options.onFlushed, null, Flusher.FailurePolicy.DEFAULT, options.log);
+        Flusher f = new Flusher(options::newMemtable, options.flushOptions(), options.limits(), options.onFlushed, null,
+                Flusher.FailurePolicy.DEFAULT, options.log, options.directory);
         BackgroundCompactions c = null;
+        List<Path> removed;
         try {
-            f.openTableDirectory();
-            for (java.nio.file.Path p : f.incompleteInTableDirectory()) options.log.accept(dev.flushline.sstable.Leftovers.describe(p));
+            removed = f.openTableDirectory();
+            if (!removed.isEmpty()) options.info.accept("Removed leftovers of an interrupted flush: " + removed);
+            for (Path p : f.incompleteInTableDirectory()) options.log.accept(Leftovers.describe(p));
             if (options.compaction != null) c = BackgroundCompactions.start(f, options.compaction, options.log);
         } catch (IOException | RuntimeException e) {
             f.abandon();
             throw e;
         }
-        return new Table(options, null, f, c);
+        return new Table(options, null, f, c, removed);
     }
 
     public TableSchema schema() {
         return options.schema;
     }
 
-    /** The folder the sstables go into: {@code <dataDir>/<keyspace>/<table>-<id>}. */
+    /** The folder the sstables go into: {@code <dataDir>/<keyspace>/<table>-<id>}, or the directory given. */
     public Path directory() {
-        return FlushJob.tableDir(options.dataDir, options.schema);
+        return options.tableDirectory();
+    }
+
+    /** The half-written sstables of ours that {@link #open} removed. */
+    public List<Path> removedLeftovers() {
+        return removedLeftovers;
     }
 
     /**
@@ -90,9 +103,72 @@ public final class Table implements AutoCloseable {
         else flusher.apply(update);
     }
 
+    /**
+     * As {@link #apply(PartitionUpdate)} without a commit log, noting {@code position} (the caller's
+     * place in its input, growing with each call) if this update is the first its memtable took;
+     * {@link #firstUnpublishedPosition} then says where the published prefix of the input ends.
+     */
+    public void apply(PartitionUpdate update, long position) throws IOException, InterruptedException {
+        if (durable != null) throw new IllegalStateException("with a commit log, apply in groups: the log says what is durable");
+        Memtable took = flusher.apply(update);
+        if (took != lastTook) {
+            synchronized (firstPositions) {
+                firstPositions.putIfAbsent(took, position);
+            }
+            lastTook = took;
+        }
+    }
+
+    /**
+     * The smallest position given with an update whose memtable is not published (flushing,
+     * failed, or current), or -1 if every positioned update is published. Memtables publish in
+     * write order, so every update before it is in published sstables.
+     */
+    public long firstUnpublishedPosition() {
+        long min = Long.MAX_VALUE;
+        List<Memtable> unflushed = flusher.unflushedMemtables();
+        synchronized (firstPositions) {
+            for (int i = 0; i < unflushed.size(); i++) {
+                Long first = firstPositions.get(unflushed.get(i));
+                if (first != null && first < min) min = first;
+            }
+        }
+        return min == Long.MAX_VALUE ? -1 : min;
+    }
+
+    /**
+     * Applies {@code updates} in order, with a commit log as one group commit: every update is
+     * appended, one wait covers the fsync of the last (batch mode), then all reach the memtable.
+     * Returns how many were applied. All are checked before any is logged.
+     */
+    public int applyGroup(List<PartitionUpdate> updates) throws IOException, InterruptedException {
+        if (durable != null) {
+            durable.applyGroup(updates);
+        } else {
+            for (int i = 0; i < updates.size(); i++) flusher.apply(updates.get(i));
+        }
+        return updates.size();
+    }
+
+    /** With a commit log: every update applied up to this count (in this open) is on disk. */
+    public long durableUpTo() {
+        if (durable == null) throw new IllegalStateException("no commit log: nothing is durable before it is flushed");
+        return durable.durableUpTo();
+    }
+
+    /** Whether updates are written to a commit log before they reach a memtable. */
+    public boolean isDurable() {
+        return durable != null;
+    }
+
     /** Flushes the current memtable and waits for every queued flush. */
     public void flush() throws IOException, InterruptedException {
         flusher.forceFlush();
+    }
+
+    /** What the current memtable's data takes, on and off heap. */
+    public long memtableBytes() {
+        return flusher.currentMemtableBytes();
     }
 
     /** The flusher underneath: counters, the failure state, flush progress. */

@@ -3,17 +3,17 @@ package dev.flushline.writer;
 import dev.flushline.sstable.SSTableVersion;
 
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushCompression;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.memtable.AllocationMode;
-import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.ModificationStatement;
 import dev.flushline.schema.ModificationStatement.Marker;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.schema.ValueException;
-import dev.flushline.table.Flusher;
+import dev.flushline.table.Table;
+import dev.flushline.table.TableOptions;
 
 import java.io.Closeable;
 import java.io.File;
@@ -90,7 +90,7 @@ public final class FlushlineSSTableWriter implements Closeable {
     private final long maxLocalDeletionTime;
     private final String maxLocalDeletionTimeText;
     /** The memtables and their background flush; null in sorted mode. */
-    private final Flusher flusher;
+    private final Table table;
     /** Sorted mode: rows go straight to the serializer; null when buffered. */
     private final SortedSSTableWriter sortedWriter;
     private final Long fixedNowMillis;
@@ -113,20 +113,26 @@ public final class FlushlineSSTableWriter implements Closeable {
         long maxBytes = b.maxSSTableSizeMiB > 0 ? b.maxSSTableSizeMiB * MIB : 0;
         if (b.sorted) {
             refuseUnsorted(binder);
-            this.flusher = null;
+            this.table = null;
             this.sortedWriter = SortedSSTableWriter.builder(schema, b.directory).sstableVersion(b.version)
                     .maxSSTableSizeBytes(maxBytes).nowMillis(now).build();
             return;
         }
         this.sortedWriter = null;
         long bufferBytes = (b.bufferSizeMiB > 0 ? b.bufferSizeMiB : DEFAULT_BUFFER_MIB) * MIB;
-        FlushJob.Options flush = new FlushJob.Options(b.directory, 1, 1, -1, 0, true, null, 0, maxBytes, version);
-        // Twice the buffer with a threshold of one half: a memtable is switched at the buffer size,
-        // and rows fill the next one while it flushes.
-        Flusher.Limits limits = new Flusher.Limits(2 * bufferBytes, 2 * bufferBytes, 0.5);
-        AllocationMode mode = b.allocationMode;
-        this.flusher = new Flusher(() -> new SkipListMemtable(schema, mode), flush, limits, this::flushed, null,
-                Flusher.FailurePolicy.DEFAULT, System.err::println, b.directory);
+        // A memtable is switched at the buffer size, and rows fill the next one while it flushes.
+        // The table's own codec, as CQLSSTableWriter writes; files of another writer are named on
+        // standard error, and nothing else is said.
+        TableOptions options = TableOptions.builder().schema(schema).directory(b.directory).allocation(b.allocationMode)
+                .memtableSizeBytes(bufferBytes).maxSSTableBytes(maxBytes).sstableVersion(version)
+                .flushCompression(FlushCompression.TABLE).onFlushed(this::flushed).log(System.err::println).info(line -> { })
+                .build();
+        try {
+            this.table = Table.open(options);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while opening " + b.directory);
+        }
     }
 
     /**
@@ -285,7 +291,7 @@ public final class FlushlineSSTableWriter implements Closeable {
         PartitionUpdate update = MutationBuilder.update(binder);
         if (update == null) return;
         try {
-            flusher.apply(update);
+            table.apply(update);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while adding row " + row);
@@ -318,7 +324,7 @@ public final class FlushlineSSTableWriter implements Closeable {
             return;
         }
         try {
-            flusher.close();
+            table.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while flushing on close");

@@ -1,6 +1,5 @@
 package dev.flushline.writer;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -74,7 +73,7 @@ final class MutationBuilder {
             int p = c.position();
             if (state == RowBinder.NULL) {
                 if (!c.isComplex()) {
-                    cells[p] = ArrayCell.tombstone(ts, now, null);
+                    cells[p] = Cell.tombstone(ts, now, null);
                 } else {
                     // DELETE c deletes at the timestamp; c = null overwrites just before it, as any c = ...
                     long at = b.slotOp[i] == RowBinder.DELETE ? ts : ts - 1;
@@ -112,7 +111,7 @@ final class MutationBuilder {
     }
 
     private static Cell cell(long ts, int ttl, long expiration, byte[] value, byte[] path) {
-        return ttl == Cell.NO_TTL ? ArrayCell.live(ts, value, path) : ArrayCell.expiring(ts, ttl, expiration, value, path);
+        return ttl == Cell.NO_TTL ? Cell.live(ts, value, path) : Cell.expiring(ts, ttl, expiration, value, path);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.flushline.writer;
 
+import dev.flushline.schema.ValueText;
+import dev.flushline.data.PartitionKey;
 import dev.flushline.data.Cell;
 import dev.flushline.ops.TimeUuids;
 import dev.flushline.schema.ColumnMetadata;
@@ -350,9 +352,9 @@ final class RowBinder {
             boolean both = lower.operator == ModificationStatement.Operator.GE && upper.operator == ModificationStatement.Operator.LE;
             if (cmp > 0 || (cmp == 0 && !both)) {
                 throw new ValueException("the range " + c.name() + " " + lower.operator.symbol + " "
-                        + ValueCodec.toDisplayString(c.type(), Arrays.copyOfRange(lowSource, lowOffset, lowOffset + lowLength))
+                        + ValueText.display(c.type(), Arrays.copyOfRange(lowSource, lowOffset, lowOffset + lowLength))
                         + " AND " + c.name() + " " + upper.operator.symbol + " "
-                        + ValueCodec.toDisplayString(c.type(), Arrays.copyOfRange(highSource, highOffset, highOffset + highLength))
+                        + ValueText.display(c.type(), Arrays.copyOfRange(highSource, highOffset, highOffset + highLength))
                         + " selects nothing");
             }
         }
@@ -450,16 +452,22 @@ final class RowBinder {
                         + "): a partition key may not be empty");
             }
         } else {
-            // CompositeType: per component a u16 length, the bytes, and an end-of-component 0
+            // CompositeType, composed in the arena after the components (PartitionKey's layout)
             int size = 0;
-            for (int i = 0; i < n; i++) size += 2 + pkLength[i] + 1;
+            for (int i = 0; i < n; i++) {
+                if (pkLength[i] > PartitionKey.MAX_COMPONENT_BYTES) {
+                    throw new ValueException("column '" + partitionKey[i].name() + "' (" + partitionKey[i].type() + "): "
+                            + pkLength[i] + " bytes, longer than the " + PartitionKey.MAX_COMPONENT_BYTES
+                            + " a partition key component may have");
+                }
+                size += PartitionKey.COMPONENT_OVERHEAD_BYTES + pkLength[i];
+            }
             arena.ensure(size);
             keyOffset = arena.position();
-            for (int i = 0; i < n; i++) {
-                arena.putShort(pkLength[i]);
-                arena.putBytes(arena.array(), pkOffset[i], pkLength[i]);
-                arena.putByte(0);
-            }
+            byte[] a = arena.array();
+            int p = keyOffset;
+            for (int i = 0; i < n; i++) p = PartitionKey.putComponent(a, p, a, pkOffset[i], pkLength[i]);
+            arena.advance(size);
             keyLength = size;
         }
         keySource = arena.array();

@@ -1,5 +1,6 @@
 package dev.flushline.writer;
 
+import dev.flushline.schema.ValueText;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
@@ -511,7 +512,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
             CqlType pathType = c.type().cellPathType();
             int last = cells - 1;
             if (pathType.compare(cellPathSource[last], cellPathOffset[last], cellPathLength[last], path, pathOffset, pathLength) >= 0) {
-                throw new IllegalStateException("column '" + c.name() + "': cell path " + ValueCodec.toDisplayString(pathType,
+                throw new IllegalStateException("column '" + c.name() + "': cell path " + ValueText.display(pathType,
                         Arrays.copyOfRange(path, pathOffset, pathOffset + pathLength)) + " is not after the previous one");
             }
         }
@@ -824,7 +825,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
         ColumnMetadata[] pk = schema.partitionKeyColumns();
         if (pk.length == 1) {
             try {
-                return pk[0].name() + "=" + ValueCodec.toDisplayString(pk[0].type(), b);
+                return pk[0].name() + "=" + ValueText.display(pk[0].type(), b);
             } catch (RuntimeException e) {
                 // not a valid value of the type: hex below
             }
@@ -839,7 +840,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
             byte[] v = Arrays.copyOfRange(cb.source(i), cb.offset(i), cb.offset(i) + cb.length(i));
             String text;
             try {
-                text = ValueCodec.toDisplayString(clusteringColumns[i].type(), v);
+                text = ValueText.display(clusteringColumns[i].type(), v);
             } catch (RuntimeException e) {
                 text = "0x" + Hex.of(v);
             }

@@ -129,7 +129,10 @@ class AdversarialTest {
                 ChildCli c = ChildCli.start(logs, "step-" + step, "load", "--schema", schema.toString(), "--input", in.toString(),
                         "--out", out.toString(), "--commitlog", commitlog.toString(), "--sync", "batch", "--memtable-size-mb", "1",
                         "--now", Long.toString(NOW), "--list-path-seed", Integer.toString(step));
-                boolean killed = runOrKill(c, kill, killAfterMillis);
+                // Killed once the load has reported some operations durable: a moment in its progress, not
+                // in time, so that a fast machine, which would finish a load before any fixed delay, is
+                // still killed mid-load.
+                boolean killed = runOrKillOnceDurable(c, kill, (int) (killAfterMillis * (OPS_PER_LOAD / 2) / 2000));
                 long durable = killed ? lastDurable(c.out()) : OPS_PER_LOAD;
                 if (!killed) assertEquals(0, c.exitValue(), "step " + step + " load: " + c.err());
                 acknowledged.set(first, first + (int) durable);
@@ -191,6 +194,28 @@ class AdversarialTest {
         }
         c.await(300);
         return false;
+    }
+
+    /**
+     * Runs {@code c} to its end, or, if {@code kill}, kills it as soon as its output reports at least
+     * {@code durableOps} operations durable; true if it was killed.
+     */
+    private static boolean runOrKillOnceDurable(ChildCli c, boolean kill, long durableOps) throws Exception {
+        if (!kill) {
+            c.await(300);
+            return false;
+        }
+        long deadline = System.nanoTime() + 300_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (c.awaitMillis(2)) return false;
+            String out = c.out();
+            if (out.contains("durable: ") && lastDurable(out) >= durableOps) {
+                c.kill();
+                return true;
+            }
+        }
+        c.kill();
+        throw new AssertionError("the load neither ended nor reported " + durableOps + " operations durable within 300 s");
     }
 
     private static long lastDurable(String stdout) {

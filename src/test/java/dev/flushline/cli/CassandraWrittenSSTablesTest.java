@@ -1,8 +1,11 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.flush.FlushResult;
 import dev.flushline.flush.FlushWriter;
+import dev.flushline.sstable.TableDirectory;
 import dev.flushline.io.DataFileLayout;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -206,7 +209,7 @@ class CassandraWrittenSSTablesTest {
         m.seal();
         try {
             FlushWriter writer = new FlushWriter(m);
-            FlushResult r = writer.write(m.partitionIterator(), m.partitionCount(), dir);
+            FlushResult r = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir), true, null, 0);
             assertTrue(r != null, "the operations leave something to flush");
             return new Model(CassandraReader.readAll(dir, cql), writer.header().stats());
         } finally {

@@ -1,5 +1,9 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+import dev.flushline.bench.BenchCommand;
+import dev.flushline.bench.CompactionStressCommand;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;

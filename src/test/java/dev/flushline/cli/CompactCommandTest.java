@@ -1,8 +1,10 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.data.TokenSplits;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -74,7 +76,7 @@ class CompactCommandTest {
             for (PartitionUpdate u : gen.next(updatesPerFlush)) m.apply(u);
             m.seal();
             try {
-                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0);
             } finally {
                 m.discard();
             }
@@ -140,7 +142,7 @@ class CompactCommandTest {
         List<Path> parts = published(rangedTable);
         assertTrue(parts.size() > 1 && parts.size() <= 4, parts.toString());
         List<Partition> all = new ArrayList<>();
-        long[] splits = TokenSplits.even(4);
+        long[] splits = TokenRanges.evenSplits(4);
         int lastRange = -1;
         for (Path p : parts) {
             List<Partition> ps = CassandraReader.readAll(p, CQL);
@@ -180,10 +182,7 @@ class CompactCommandTest {
 
         // Split by size: a new sstable at a partition boundary once one passes the limit.
         TableDirectory sized = TableDirectory.open(tmp.resolve("sized"));
-        dev.flushline.compaction.Compactor.Options o = new dev.flushline.compaction.Compactor.Options();
-        o.nowSeconds = NOW;
-        o.gcBefore = NOW;
-        o.maxSSTableBytes = 2048;
+        dev.flushline.compaction.Compactor.Options o = dev.flushline.compaction.Compactor.Options.builder(NOW, NOW).maxSSTableBytes(2048).build();
         dev.flushline.compaction.Compactor.Result res = new dev.flushline.compaction.Compactor(schema, SSTableFiles.inDirectory(tableDir), o).run(sized);
         assertTrue(res.published.size() > 2, res.published.toString());
         List<Partition> bySize = new ArrayList<>();

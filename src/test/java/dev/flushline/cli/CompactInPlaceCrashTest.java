@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.compaction.Compactor;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.oracle.CassandraReader;
@@ -101,9 +103,7 @@ class CompactInPlaceCrashTest {
 
     /** The partitions a (non in-place) compaction of the directory's live sstables holds. */
     private static List<Partition> compactedContent(TableSchema schema, String cql, Path dir, long now, Path out) throws Exception {
-        Compactor.Options o = new Compactor.Options();
-        o.nowSeconds = now;
-        o.gcBefore = now - 3600;
+        Compactor.Options o = Compactor.Options.builder(now, now - 3600).build();
         Compactor.Result r = new Compactor(schema, SSTableFiles.inDirectory(dir), o).run(TableDirectory.open(out));
         List<Partition> all = new ArrayList<>();
         for (Path p : r.published) all.addAll(CassandraReader.readAll(p, cql));

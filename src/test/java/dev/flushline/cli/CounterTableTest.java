@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.oracle.Bytes;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.oracle.CassandraReferenceWriter;
@@ -153,6 +155,6 @@ class CounterTableTest {
         }
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new dev.flushline.compaction.Compactor(CqlParser.parse(CQL), dev.flushline.sstable.SSTableFiles.inDirectory(data.getParent()),
-                        new dev.flushline.compaction.Compactor.Options()));
+                        dev.flushline.compaction.Compactor.Options.builder(0, 0).build()));
     }
 }

@@ -1,6 +1,7 @@
 package dev.flushline.cli;
 
-import dev.flushline.oracle.Bytes;
+import dev.flushline.Main;
+
 import dev.flushline.oracle.CassandraCompactor;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.oracle.CassandraReader;
@@ -487,7 +488,7 @@ class DataLossTest {
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder("bash", "-c", "'" + java + "' -Xmx256m -cp '" + System.getProperty("java.class.path")
-                + "' dev.flushline.cli.Main load --schema '" + schema + "' --input <(cat '" + ops + "') --out '" + tmp.resolve("s") + "'")
+                + "' dev.flushline.Main load --schema '" + schema + "' --input <(cat '" + ops + "') --out '" + tmp.resolve("s") + "'")
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("subst.log").toFile()).start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), Files.readString(tmp.resolve("subst.log")));

@@ -1,7 +1,10 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.flush.FlushWriter;
+import dev.flushline.sstable.TableDirectory;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.SkipListMemtable;
@@ -65,7 +68,7 @@ class DumpCommandTest {
         m.seal();
         Path dir = Descriptor.tableDir(tmp.resolve("out" + seed), schema.keyspace(), schema.name(), schema.idHex());
         try {
-            return new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir).dataPath;
+            return new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir), true, null, 0).dataPath;
         } finally {
             m.discard();
         }

@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.oracle.Bytes;
 import dev.flushline.oracle.Cell;
 import dev.flushline.oracle.CassandraOracle;
@@ -27,7 +29,6 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

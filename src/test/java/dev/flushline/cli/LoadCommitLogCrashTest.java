@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.oracle.CassandraReader;
 import dev.flushline.oracle.Partition;
@@ -51,7 +53,7 @@ class LoadCommitLogCrashTest {
         Files.writeString(ops, sb);
         Path out = tmp.resolve("out"), commitlog = tmp.resolve("commitlog");
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-cp", System.getProperty("java.class.path"), "dev.flushline.cli.Main", "load",
+                "-cp", System.getProperty("java.class.path"), "dev.flushline.Main", "load",
                 "--schema", schema.toString(), "--input", ops.toString(), "--out", out.toString(),
                 "--commitlog", commitlog.toString(), "--sync", "batch", "--memtable-size-mb", "2",
                 "--allocation", "unslabbed_heap", "--now", "1750000000");

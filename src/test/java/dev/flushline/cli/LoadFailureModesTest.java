@@ -87,7 +87,7 @@ class LoadFailureModesTest {
     }
 
     static Path tableDir(Path out) {
-        return dev.flushline.flush.FlushJob.tableDir(out, CqlParser.parse(CQL));
+        return (CqlParser.parse(CQL)).directoryUnder(out);
     }
 
     static void assertNothingPartial(Path tableDir) throws IOException {

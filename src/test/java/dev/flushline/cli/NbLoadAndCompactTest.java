@@ -1,5 +1,7 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.oracle.CassandraReader;
 import dev.flushline.oracle.CassandraVerifier;

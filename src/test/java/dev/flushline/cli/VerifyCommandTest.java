@@ -1,7 +1,10 @@
 package dev.flushline.cli;
 
+import dev.flushline.Main;
+
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.flush.FlushWriter;
+import dev.flushline.sstable.TableDirectory;
 import dev.flushline.io.VInt;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -67,7 +70,7 @@ class VerifyCommandTest {
         for (PartitionUpdate u : gen.next(updates)) m.apply(u);
         m.seal();
         try {
-            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir), true, null, 0);
         } finally {
             m.discard();
         }
@@ -285,7 +288,7 @@ class VerifyCommandTest {
         m.seal();
         Path base = tmp.resolve("g");
         try {
-            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), base);
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(base), true, null, 0);
         } finally {
             m.discard();
         }
@@ -362,7 +365,7 @@ class VerifyCommandTest {
         m.seal();
         Path dir = tmp.resolve("o");
         try {
-            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir), true, null, 0);
         } finally {
             m.discard();
         }

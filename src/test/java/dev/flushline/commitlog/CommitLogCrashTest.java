@@ -1,6 +1,5 @@
 package dev.flushline.commitlog;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -51,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * operations (op i writes row ck=i of partition i % 64, value "v<i>", timestamp BASE + i) and
  * prints {@code durable: i} after each acknowledged write; small memtables make it flush often.
  * The parent kills it during writes, during flushes, and between publishing sstables and
- * releasing segments (the child pauses there, {@link DurableTable#PAUSE_BEFORE_RELEASE_PROPERTY}).
+ * releasing segments (the child pauses there, through {@link DurableTable.Options#withBeforeRelease}).
  * Each child starts by replaying what the previous one left. At the end the parent opens the
  * table once more and cassandra-all must read back every acknowledged operation, each copy of a
  * row exactly as written (replayed duplicates are identical, so they read back the same), and no
@@ -67,7 +66,7 @@ class CommitLogCrashTest {
 
     static PartitionUpdate op(TableSchema schema, long i) {
         Cell[] cells = new Cell[schema.regularComplexStart()];
-        cells[0] = ArrayCell.live(BASE_TIMESTAMP + i, ("v" + i).getBytes(StandardCharsets.UTF_8), null);
+        cells[0] = Cell.live(BASE_TIMESTAMP + i, ("v" + i).getBytes(StandardCharsets.UTF_8), null);
         Row row = new Row(false, new byte[][] {int32((int) i)}, BASE_TIMESTAMP + i, 0, Cell.NO_DELETION_TIME,
                 DeletionTime.LIVE, cells, new ComplexColumn[0]);
         return new PartitionUpdate(PartitionKey.of(int32((int) (i % PARTITIONS))), DeletionTime.LIVE, List.of(), null, List.of(row));
@@ -88,14 +87,21 @@ class CommitLogCrashTest {
                 }, log);
     }
 
-    /** Child: args = outDir, logDir, first op number. Writes until killed. */
+    /** Child: args = outDir, logDir, first op number, milliseconds to pause before each release. Writes until killed. */
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args[0]), logDir = Path.of(args[1]);
         long first = Long.parseLong(args[2]);
+        long pauseMillis = Long.parseLong(args[3]);
         TableSchema schema = CqlParser.parse(CQL);
         DurableTable t = DurableTable.open(schema, options(schema, out, logDir, line -> {
             System.out.println("log " + line);
             System.out.flush();
+        }).withBeforeRelease(() -> {
+            try {
+                Thread.sleep(pauseMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }));
         for (long i = first; ; i++) {
             t.apply(op(schema, i));
@@ -121,8 +127,8 @@ class CommitLogCrashTest {
         for (int run = 0; run < plan.length; run++) {
             long first = run * RUN_STRIDE;
             List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
-            if (plan[run] == Phase.RELEASE) cmd.add("-D" + DurableTable.PAUSE_BEFORE_RELEASE_PROPERTY + "=3000");
-            cmd.addAll(List.of("-cp", cp, CommitLogCrashTest.class.getName(), out.toString(), logDir.toString(), Long.toString(first)));
+            cmd.addAll(List.of("-cp", cp, CommitLogCrashTest.class.getName(), out.toString(), logDir.toString(), Long.toString(first),
+                    plan[run] == Phase.RELEASE ? "3000" : "0"));
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             // A reader thread tracks the child's output; destroyForcibly closes the pipe, so lines
             // still in it at the kill are not seen: the parent's count of acknowledged ops can only
@@ -178,7 +184,7 @@ class CommitLogCrashTest {
         assertTrue(List.copyOf(replayLines).stream().anyMatch(l -> l.matches(".*Replayed [1-9]\\d* mutations from \\d+ segments")),
                 "some run had something to replay: " + replayLines);
 
-        Path tableDir = FlushJob.tableDir(out, schema);
+        Path tableDir = schema.directoryUnder(out);
         Set<String> generations = new TreeSet<>();
         try (Stream<Path> s = Files.list(tableDir)) {
             s.map(x -> x.getFileName().toString()).filter(n -> n.endsWith("-TOC.txt")).forEach(n -> generations.add(n.replace("TOC.txt", "")));

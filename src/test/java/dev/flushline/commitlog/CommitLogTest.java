@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -328,13 +329,14 @@ class CommitLogTest {
 
     @Test
     void anIoErrorFailsTheWriteLoudlyAndNothingIsAcknowledgedAfterIt() throws Exception {
-        CommitLog log = CommitLog.open(options(CommitLog.SyncMode.BATCH, false));
+        List<FileChannel> opened = new ArrayList<>();
+        CommitLog log = CommitLog.open(options(CommitLog.SyncMode.BATCH, false), keeping(opened));
         List<Mutation> ms = mutations(8, 10);
         CommitLog.Entry first = log.append(ms.get(0));
         log.awaitDurable(first);
         assertEquals(1, log.durableSequence());
         // Close the segment's channel underneath the log: the next write's syscall fails.
-        log.activeSegmentForTesting().channelForTesting().close();
+        opened.get(opened.size() - 1).close();
         IOException e = assertThrows(IOException.class, () -> log.append(ms.get(1)));
         assertTrue(e.getMessage().contains("append to") && e.getMessage().contains(".log"), e.getMessage());
         IOException again = assertThrows(IOException.class, () -> log.append(ms.get(2)));
@@ -348,13 +350,23 @@ class CommitLogTest {
 
     @Test
     void aSyncErrorIsNotAcknowledged() throws Exception {
-        CommitLog log = CommitLog.open(options(CommitLog.SyncMode.BATCH, false));
+        List<FileChannel> opened = new ArrayList<>();
+        CommitLog log = CommitLog.open(options(CommitLog.SyncMode.BATCH, false), keeping(opened));
         List<Mutation> ms = mutations(9, 3);
         CommitLog.Entry a = log.append(ms.get(0));
         // The write reached the kernel, then the channel goes away before the fsync.
-        log.activeSegmentForTesting().channelForTesting().close();
+        opened.get(opened.size() - 1).close();
         assertThrows(IOException.class, () -> log.awaitDurable(a));
         assertEquals(0, log.durableSequence());
         log.close();
+    }
+
+    /** Opens segment files as the log does and keeps each channel, so a test can fail it underneath the log. */
+    static SegmentChannels keeping(List<FileChannel> opened) {
+        return path -> {
+            FileChannel c = SegmentChannels.CREATE_NEW.open(path);
+            opened.add(c);
+            return c;
+        };
     }
 }

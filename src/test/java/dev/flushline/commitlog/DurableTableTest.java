@@ -85,8 +85,8 @@ class DurableTableTest {
         for (PartitionUpdate u : updates) m.apply(u);
         m.seal();
         FlushJob.run(m, FlushJob.Options.simple(ref));
-        List<Partition> expected = CassandraReader.readAll(FlushJob.tableDir(ref, schema), CQL);
-        assertEquals(expected, CassandraReader.readAll(FlushJob.tableDir(out, schema), CQL));
+        List<Partition> expected = CassandraReader.readAll(schema.directoryUnder(ref), CQL);
+        assertEquals(expected, CassandraReader.readAll(schema.directoryUnder(out), CQL));
 
         messages.clear();
         DurableTable.open(schema, options(schema, out, logDir, 256L << 20, 64 * 1024, messages)).close();

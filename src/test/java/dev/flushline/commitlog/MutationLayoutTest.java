@@ -1,7 +1,5 @@
 package dev.flushline.commitlog;
 
-import dev.flushline.data.ArrayCell;
-import dev.flushline.data.BufferCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -16,7 +14,6 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.testing.RandomUpdates;
 import org.junit.jupiter.api.Test;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -59,7 +56,7 @@ class MutationLayoutTest {
         assertEquals(size, MutationLayout.serializedSize(back), "the replayed mutation has the same size");
         assertArrayEquals(b, MutationLayout.serialize(back), "and the same bytes");
         for (Row r : back.update().rows()) {
-            for (Cell c : r.cells()) if (c != null) assertSame(ArrayCell.class, c.getClass());
+            for (Cell c : r.cells()) if (c != null) assertSame(Cell.class, c.getClass());
         }
         return back;
     }
@@ -99,23 +96,23 @@ class MutationLayoutTest {
         long capped = Cell.MAX_DELETION_TIME, invalid = Cell.INVALID_DELETION_TIME;
         List<Cell[]> cellSets = new ArrayList<>();
         cellSets.add(new Cell[] {
-                ArrayCell.expiring(Long.MAX_VALUE, Cell.MAX_TTL, capped, new byte[0], null),
-                ArrayCell.tombstone(Long.MIN_VALUE + 1, invalid, null)});
+                Cell.expiring(Long.MAX_VALUE, Cell.MAX_TTL, capped, new byte[0], null),
+                Cell.tombstone(Long.MIN_VALUE + 1, invalid, null)});
         cellSets.add(new Cell[] {
-                ArrayCell.expiring(0, Integer.MAX_VALUE, capped, "x".getBytes(), null),
-                new ArrayCell(-1, -5, 0, new byte[0], null)});            // negative TTL, ldt 0: still round-trips
+                Cell.expiring(0, Integer.MAX_VALUE, capped, "x".getBytes(), null),
+                new Cell(-1, -5, 0, new byte[0], null)});            // negative TTL, ldt 0: still round-trips
         cellSets.add(new Cell[] {
-                new BufferCell(5, 0, Cell.NO_DELETION_TIME, ByteBuffer.wrap("buffer".getBytes()), null),
-                ArrayCell.tombstone(5, NOW, null)});
+                Cell.live(5, "buffer".getBytes(), null),
+                Cell.tombstone(5, NOW, null)});
         for (Cell[] two : cellSets) {
             Cell[] cells = new Cell[simple];
             cells[0] = two[0];
             cells[simple - 1] = two[1];
             ComplexColumn[] cx = new ComplexColumn[complex];
             cx[0] = new ComplexColumn(DeletionTime.of(Long.MIN_VALUE + 1, invalid), new Cell[] {
-                    ArrayCell.expiring(9, 1, capped, new byte[0], new byte[] {1}),
-                    ArrayCell.tombstone(9, capped, new byte[] {2}),
-                    ArrayCell.live(9, new byte[300], new byte[0])});
+                    Cell.expiring(9, 1, capped, new byte[0], new byte[] {1}),
+                    Cell.tombstone(9, capped, new byte[] {2}),
+                    Cell.live(9, new byte[300], new byte[0])});
             cx[complex - 1] = new ComplexColumn(DeletionTime.of(3, capped), new Cell[0]);
             List<RangeTombstone> rts = List.of(
                     new RangeTombstone(ClusteringBound.BOTTOM, ClusteringBound.end(false, new byte[][] {new byte[0]}), DeletionTime.of(1, capped)),
@@ -141,9 +138,9 @@ class MutationLayoutTest {
         int simple = schema.regularComplexStart();
         assertTrue(simple >= 70);
         Cell[] all = new Cell[simple];
-        for (int i = 0; i < simple; i++) all[i] = ArrayCell.live(1_700_000_000_000_000L + i, new byte[] {(byte) i}, null);
+        for (int i = 0; i < simple; i++) all[i] = Cell.live(1_700_000_000_000_000L + i, new byte[] {(byte) i}, null);
         Cell[] last = new Cell[simple];
-        last[simple - 1] = ArrayCell.expiring(1, 10, NOW + 10, new byte[0], null);
+        last[simple - 1] = Cell.expiring(1, 10, NOW + 10, new byte[0], null);
         for (Cell[] cells : List.of(all, last)) {
             Row r = new Row(false, new byte[][] {new byte[] {0, 0, 0, 1}}, 1, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells,
                     new ComplexColumn[schema.regularColumns().length - simple]);

@@ -372,7 +372,7 @@ class SegmentFuzzTest {
                 args[args.length - 1] = "--skip-corrupt";
             }
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(), err = new java.io.ByteArrayOutputStream();
-            int status = dev.flushline.cli.Main.run(args, new java.io.ByteArrayInputStream(new byte[0]),
+            int status = dev.flushline.Main.run(args, new java.io.ByteArrayInputStream(new byte[0]),
                     new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
                     new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
             String stderr = err.toString(java.nio.charset.StandardCharsets.UTF_8), stdout = out.toString(java.nio.charset.StandardCharsets.UTF_8);

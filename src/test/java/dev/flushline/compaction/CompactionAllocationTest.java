@@ -52,7 +52,7 @@ class CompactionAllocationTest {
             for (PartitionUpdate u : gen.next(updatesPerFlush)) m.apply(u);
             m.seal();
             try {
-                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
             } finally {
                 m.discard();
             }
@@ -62,10 +62,7 @@ class CompactionAllocationTest {
 
     private long[] allocatedAndCells(Path in, Path out) throws Exception {
         TableSchema schema = CqlParser.parse(cql);
-        Compactor.Options o = new Compactor.Options();
-        o.nowSeconds = NOW + 50_000;
-        o.gcBefore = NOW + 1;
-        o.pipelined = false;
+        Compactor.Options o = Compactor.Options.builder(NOW + 50_000, NOW + 1).pipelined(false).build();
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         Compactor c = new Compactor(schema, SSTableFiles.inDirectory(in), o);

@@ -88,9 +88,7 @@ class CompactionCompatibilityTest {
             Path ours = tmp.resolve("ours-" + c), ref = tmp.resolve("ref-" + c);
 
             List<SSTableFiles> in = SSTableFiles.inDirectory(inputs);
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = now;
-            o.gcBefore = gcBefore;
+            Compactor.Options o = Compactor.Options.builder(now, gcBefore).build();
             Compactor.Result r = new Compactor(schema, in, o).run(TableDirectory.open(ours));
             assertEquals(r.cellsRead, r.cellsWritten + r.cellsMergedAway + r.cellsPurged, what);
             if (c == 2) assertTrue(r.cellsPurged > 0, what + ": the last clock purges the tombstones and expired cells");
@@ -158,7 +156,7 @@ class CompactionCompatibilityTest {
                 for (PartitionUpdate u : gen.next(20000)) m.apply(u);
                 m.seal();
                 try {
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
                 } finally {
                     m.discard();
                 }
@@ -168,9 +166,7 @@ class CompactionCompatibilityTest {
             for (SSTableFiles f : in) {
                 assertTrue(Files.size(f.path(Component.DATA)) > 2 * 128 * 1024 || lz4, "input " + f + " spans several windows: " + Files.size(f.path(Component.DATA)));
             }
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = now;
-            o.gcBefore = gcBefore;
+            Compactor.Options o = Compactor.Options.builder(now, gcBefore).build();
             Path ours = tmp.resolve("wide-ours-" + lz4);
             Compactor.Result r = new Compactor(schema, in, o).run(TableDirectory.open(ours));
             List<Path> dataFiles = new ArrayList<>();
@@ -212,16 +208,14 @@ class CompactionCompatibilityTest {
                 for (PartitionUpdate u : gen.next(8000)) m.apply(u);
                 m.seal();
                 try {
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
                 } finally {
                     m.discard();
                 }
             }
             List<SSTableFiles> in = SSTableFiles.inDirectory(inputs);
             long now = BASE_NOW + 2 * FLUSH_INTERVAL, gcBefore = now - 864_000;
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = now;
-            o.gcBefore = gcBefore;
+            Compactor.Options o = Compactor.Options.builder(now, gcBefore).build();
             Path ours = tmp.resolve("many-ours-" + lz4);
             Compactor.Result r = new Compactor(schema, in, o).run(TableDirectory.open(ours));
             List<Path> dataFiles = new ArrayList<>();
@@ -246,10 +240,10 @@ class CompactionCompatibilityTest {
             m.seal();
             try {
                 if (!byCassandra) {
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
                 } else {
                     Path one = Files.createDirectories(scratch.resolve("f" + i));
-                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), one);
+                    new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(one), true, null, 0);
                     List<Partition> model = CassandraReader.readAll(one, cql);
                     if (!model.isEmpty()) {
                         CassandraReferenceWriter.writeAsFlush(dir, cql, model, EncodingStats.TIMESTAMP_EPOCH,

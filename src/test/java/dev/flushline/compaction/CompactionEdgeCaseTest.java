@@ -128,9 +128,7 @@ class CompactionEdgeCaseTest {
         for (int c = 0; c < clocks.length; c++) {
             long now = clocks[c][0], gcBefore = clocks[c][1];
             List<SSTableFiles> inputs = SSTableFiles.inDirectory(in);
-            Compactor.Options o = new Compactor.Options();
-            o.nowSeconds = now;
-            o.gcBefore = gcBefore;
+            Compactor.Options o = Compactor.Options.builder(now, gcBefore).build();
             Path ours = tmp.resolve("ours-" + c);
             Compactor.Result r = new Compactor(schema, inputs, o).run(TableDirectory.open(ours));
             List<Path> data = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import org.apache.cassandra.db.compaction.LeveledManifest;
 import org.junit.jupiter.api.Test;
 
@@ -166,15 +167,15 @@ class LeveledPickerTest {
             assertArrayEquals(new int[] {expectedFirst[round]}, p.inputGenerations(), "round " + round);
             assertEquals(2, p.outputLevel());
             v = v.apply(p.edit(Synthetic.outputs(p, gens)));
-            assertEquals(round * 1000L + 999, v.compactPointer(CompactionRanges.SPANNING, 1));
+            assertEquals(round * 1000L + 999, v.compactPointer(TokenRanges.SPANNING, 1));
         }
         assertNull(SMALL.pick(v));
 
         // The pointer inside an sstable's span: the next one starting after it goes first.
-        Version mid = Version.of(run(1, 13, 1, 0)).apply(VersionEdit.builder().setCompactPointer(CompactionRanges.SPANNING, 1, 5500).build());
+        Version mid = Version.of(run(1, 13, 1, 0)).apply(VersionEdit.builder().setCompactPointer(TokenRanges.SPANNING, 1, 5500).build());
         assertArrayEquals(new int[] {7}, SMALL.pick(mid).inputGenerations());
         // Past the last sstable: wrap round to the first.
-        Version end = Version.of(run(1, 13, 1, 0)).apply(VersionEdit.builder().setCompactPointer(CompactionRanges.SPANNING, 1, 12_999).build());
+        Version end = Version.of(run(1, 13, 1, 0)).apply(VersionEdit.builder().setCompactPointer(TokenRanges.SPANNING, 1, 12_999).build());
         assertArrayEquals(new int[] {1}, SMALL.pick(end).inputGenerations());
         // Another range's pointer is not this one's.
         Version other = Version.of(run(1, 13, 1, 0)).apply(VersionEdit.builder().setCompactPointer(3, 1, 5500).build());
@@ -213,11 +214,11 @@ class LeveledPickerTest {
         s.add(sst(22, 5000, 5999, MIB, 2));
         s.add(sst(21, 9000, 9999, MIB, 2));
         Version v = Version.of(s);
-        VersionEdit e = LeveledPicker.startupPointers(v.sstables(), CompactionRanges.SPANNING);
+        VersionEdit e = LeveledPicker.startupPointers(v.sstables(), TokenRanges.SPANNING);
         assertEquals(2, e.pointerCount());
         v = v.apply(e);
-        assertEquals(5999, v.compactPointer(CompactionRanges.SPANNING, 1));
-        assertEquals(12 * 1000L + 999, v.compactPointer(CompactionRanges.SPANNING, 0));
+        assertEquals(5999, v.compactPointer(TokenRanges.SPANNING, 1));
+        assertEquals(12 * 1000L + 999, v.compactPointer(TokenRanges.SPANNING, 0));
         CompactionPick p = SMALL.pick(v);
         assertEquals(7, p.inputs().get(0).generation(), "the round starts after the newest L2 sstable's last token");
     }

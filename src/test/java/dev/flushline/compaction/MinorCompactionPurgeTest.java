@@ -54,10 +54,7 @@ class MinorCompactionPurgeTest {
     }
 
     private List<Partition> compact(TableSchema schema, Path in, long maxPurgeable, String name) throws Exception {
-        Compactor.Options o = new Compactor.Options();
-        o.nowSeconds = NOW;
-        o.gcBefore = GC_BEFORE;
-        o.maxPurgeableTimestamp = maxPurgeable;
+        Compactor.Options o = Compactor.Options.builder(NOW, GC_BEFORE).maxPurgeableTimestamp(maxPurgeable).build();
         Path out = tmp.resolve(name);
         Compactor.Result r = new Compactor(schema, SSTableFiles.inDirectory(in), o).run(TableDirectory.open(out));
         return r.published.isEmpty() ? List.of() : CassandraReader.readAll(out, CQL);

@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy;
 import org.apache.cassandra.utils.Pair;
 import org.junit.jupiter.api.Test;
@@ -64,7 +65,7 @@ class PickerSimulationTest {
     void rangeAwareComesToRestWithNoReadyTierInTheSharedBucketOrAnyRange() {
         Stats stats = new Stats();
         for (long seed = 1; seed <= SEEDS; seed++) {
-            CompactionRanges ranges = seed % 2 == 0 ? CompactionRanges.even(8) : CompactionRanges.vnodes(6, seed);
+            TokenRanges ranges = seed % 2 == 0 ? TokenRanges.even(8) : TokenRanges.vnodes(6, seed);
             for (CompactionStrategyOptions o : new CompactionStrategyOptions[] {RA_STCS, RA_LCS}) {
                 String where = "seed " + seed + " " + o.kind() + " " + ranges;
                 Version v = simulate(new RangeAwarePicker(o, ranges), ranges, seed, stats);
@@ -72,8 +73,8 @@ class PickerSimulationTest {
                 List<List<SSTableInfo>> perRange = new ArrayList<>();
                 for (int r = 0; r < ranges.size(); r++) perRange.add(new ArrayList<>());
                 for (SSTableInfo s : v.sstables()) {
-                    int r = ranges.rangeOf(s);
-                    if (r == CompactionRanges.SPANNING) {
+                    int r = ranges.rangeOf(s.firstToken(), s.lastToken());
+                    if (r == TokenRanges.SPANNING) {
                         shared.add(s);
                     } else {
                         perRange.get(r).add(s);
@@ -100,13 +101,13 @@ class PickerSimulationTest {
     void concurrentPicksShareNoInputAndKeepLevelsApart() {
         int[] concurrentBatches = new int[3];
         for (long seed = 1; seed <= SEEDS; seed++) {
-            CompactionRanges ranges = CompactionRanges.even(4);
+            TokenRanges ranges = TokenRanges.even(4);
             Object[][] configs = {{new LeveledPicker(LCS), null, LCS}, {new RangeAwarePicker(RA_LCS, ranges), ranges, RA_LCS},
                     {new SizeTieredPicker(STCS_PAIRS), null, STCS_PAIRS}};
             for (int ci = 0; ci < configs.length; ci++) {
                 Object[] c = configs[ci];
                 CompactionPicker picker = (CompactionPicker) c[0];
-                CompactionRanges r = (CompactionRanges) c[1];
+                TokenRanges r = (TokenRanges) c[1];
                 CompactionStrategyOptions o = (CompactionStrategyOptions) c[2];
                 String where = "seed " + seed + " " + picker;
                 Random random = new Random(seed);
@@ -144,7 +145,7 @@ class PickerSimulationTest {
     }
 
     /** No two sstables of one level above L0 overlap (per range, when there are ranges). */
-    static void assertNoOverlapAboveL0(List<SSTableInfo> sstables, CompactionRanges ranges, String where) {
+    static void assertNoOverlapAboveL0(List<SSTableInfo> sstables, TokenRanges ranges, String where) {
         for (int l = 1; l <= SSTableInfo.MAX_LEVEL; l++) {
             List<SSTableInfo> level = new ArrayList<>();
             for (SSTableInfo s : sstables) if (s.level() == l) level.add(s);
@@ -180,7 +181,7 @@ class PickerSimulationTest {
     }
 
     /** Runs {@code picker} through {@link #ROUNDS} batches of random flushes; returns the version at rest. */
-    static Version simulate(CompactionPicker picker, CompactionRanges ranges, long seed) {
+    static Version simulate(CompactionPicker picker, TokenRanges ranges, long seed) {
         return simulate(picker, ranges, seed, new Stats());
     }
 
@@ -189,7 +190,7 @@ class PickerSimulationTest {
         int picks, splitPicks, pooledPicks, rangePicks, sharedPicks, maxOutputLevel;
     }
 
-    static Version simulate(CompactionPicker picker, CompactionRanges ranges, long seed, Stats stats) {
+    static Version simulate(CompactionPicker picker, TokenRanges ranges, long seed, Stats stats) {
         Random random = new Random(seed);
         Synthetic.Generations gens = new Synthetic.Generations(1);
         Version v = Version.empty();
@@ -231,7 +232,7 @@ class PickerSimulationTest {
                 stats.picks++;
                 if (p.splitTokens().length > 0) stats.splitPicks++;
                 if (p.pooledSegmentCount() > 0) stats.pooledPicks++;
-                if (p.range() != CompactionRanges.SPANNING) stats.rangePicks++;
+                if (p.range() != TokenRanges.SPANNING) stats.rangePicks++;
                 else if (ranges != null && p.splitTokens().length == 0) stats.sharedPicks++;
                 stats.maxOutputLevel = Math.max(stats.maxOutputLevel, p.outputLevel());
             }
@@ -245,7 +246,7 @@ class PickerSimulationTest {
      * least min_range_sstable_size (the synthetic merge spreads bytes as the picker estimates
      * them, so its per-range bytes are the estimate, rounded); at most one output spans ranges.
      */
-    static void checkSplitOutputs(CompactionPick p, List<SSTableInfo> outputs, CompactionRanges ranges, CompactionPicker picker, String where) {
+    static void checkSplitOutputs(CompactionPick p, List<SSTableInfo> outputs, TokenRanges ranges, CompactionPicker picker, String where) {
         if (!(picker instanceof RangeAwarePicker)) return;
         long min = ((RangeAwarePicker) picker).options().minRangeSSTableSizeBytes();
         boolean[] pooled = p.pooledSegments();
@@ -253,17 +254,17 @@ class PickerSimulationTest {
         for (SSTableInfo o : outputs) {
             int seg = p.segmentOf(o.firstToken());
             if (pooled.length > 0 && pooled[seg]) {
-                if (ranges.rangeOf(o) == CompactionRanges.SPANNING) spanning++;
+                if (ranges.rangeOf(o.firstToken(), o.lastToken()) == TokenRanges.SPANNING) spanning++;
                 continue;
             }
-            assertTrue(ranges.rangeOf(o) != CompactionRanges.SPANNING, where + ": " + o + " straddles a range boundary, from " + p);
+            assertTrue(ranges.rangeOf(o.firstToken(), o.lastToken()) != TokenRanges.SPANNING, where + ": " + o + " straddles a range boundary, from " + p);
             assertTrue(o.sizeBytes() >= min - outputs.size(), where + ": " + o + " is a range's own output under the minimum " + min + ", from " + p);
         }
         assertTrue(spanning <= 1, where + ": " + spanning + " spanning outputs from " + p);
     }
 
     /** A pick's inputs are live, ranges are not mixed, and the purge bound is the brute-force one. */
-    static void checkPick(CompactionPick p, Version v, CompactionRanges ranges, String where) {
+    static void checkPick(CompactionPick p, Version v, TokenRanges ranges, String where) {
         Set<Integer> in = new HashSet<>();
         long lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
         for (SSTableInfo s : p.inputs()) {
@@ -271,8 +272,8 @@ class PickerSimulationTest {
             assertTrue(in.add(s.generation()), where + ": input twice: " + s);
             lo = Math.min(lo, s.firstToken());
             hi = Math.max(hi, s.lastToken());
-            if (ranges != null && p.range() != CompactionRanges.SPANNING) {
-                assertEquals(p.range(), ranges.rangeOf(s), where + ": " + s + " is not in range " + p.range() + " of " + p);
+            if (ranges != null && p.range() != TokenRanges.SPANNING) {
+                assertEquals(p.range(), ranges.rangeOf(s.firstToken(), s.lastToken()), where + ": " + s + " is not in range " + p.range() + " of " + p);
             }
         }
         long bound = Long.MAX_VALUE;

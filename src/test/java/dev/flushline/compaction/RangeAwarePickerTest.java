@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -18,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RangeAwarePickerTest {
-    static final CompactionRanges R = CompactionRanges.even(4);
+    static final TokenRanges R = TokenRanges.even(4);
     /** Size-tiered per range; a range's share of a shared compaction gets its own sstable from 10 MiB. */
     static final RangeAwarePicker STCS = new RangeAwarePicker(CompactionStrategyOptions.parse(Map.of(
             "class", "SizeTieredCompactionStrategy", "range_aware_compaction", "true", "min_range_sstable_size_in_mb", "10")), R);
@@ -40,12 +41,12 @@ class RangeAwarePickerTest {
         Version v = Version.of(s);
         CompactionPick p = STCS.pick(v);
         assertArrayEquals(new int[] {1, 2, 3, 4}, p.inputGenerations());
-        assertEquals(CompactionRanges.SPANNING, p.range());
+        assertEquals(TokenRanges.SPANNING, p.range());
         assertEquals(0, p.splitTokens().length, "5 MiB together: not worth splitting");
         assertTrue(p.reason().contains("shared bucket"), p.reason());
         Version next = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(10))));
         assertEquals(1, next.size());
-        assertEquals(CompactionRanges.SPANNING, STCS.bucketOf(next.sstables().get(0)));
+        assertEquals(TokenRanges.SPANNING, STCS.bucketOf(next.sstables().get(0)));
     }
 
     @Test
@@ -76,7 +77,7 @@ class RangeAwarePickerTest {
         Version next = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(10))));
         assertEquals(3, next.size());
         for (SSTableInfo o : next.sstables()) {
-            assertFalse(STCS.bucketOf(o) == CompactionRanges.SPANNING, o.toString());
+            assertFalse(STCS.bucketOf(o) == TokenRanges.SPANNING, o.toString());
             if (STCS.bucketOf(o) < 2) assertTrue(o.sizeBytes() >= 10 * MIB, o.toString());
         }
     }
@@ -99,7 +100,7 @@ class RangeAwarePickerTest {
         assertTrue(p.reason().contains("no range's share reaches"), p.reason());
         Version next = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(10))));
         assertEquals(1, next.size());
-        assertEquals(CompactionRanges.SPANNING, STCS.bucketOf(next.sstables().get(0)));
+        assertEquals(TokenRanges.SPANNING, STCS.bucketOf(next.sstables().get(0)));
         assertEquals(36 * MIB, next.totalBytes());
     }
 
@@ -122,7 +123,7 @@ class RangeAwarePickerTest {
     void smallRangesArePooledIntoOneOutputAcrossTheBigOnes() {
         // Uneven ranges: 0 and 2 are wide (about 40% of the ring each), 1 and 3 narrow (10%).
         long q = Long.MAX_VALUE / 5;
-        CompactionRanges uneven = CompactionRanges.fromSplits(new long[] {Long.MIN_VALUE + 4 * q, Long.MIN_VALUE + 5 * q, Long.MIN_VALUE + 9 * q});
+        TokenRanges uneven = TokenRanges.fromSplits(new long[] {Long.MIN_VALUE + 4 * q, Long.MIN_VALUE + 5 * q, Long.MIN_VALUE + 9 * q});
         RangeAwarePicker picker = new RangeAwarePicker(STCS.options(), uneven);
         List<SSTableInfo> s = new ArrayList<>();
         for (int i = 1; i <= 4; i++) s.add(sst(i, Long.MIN_VALUE + 1 + i, Long.MAX_VALUE - 1 - i, 10 * MIB, 0));
@@ -137,7 +138,7 @@ class RangeAwarePickerTest {
         int spanning = 0;
         for (SSTableInfo o : next.sstables()) {
             int r = picker.bucketOf(o);
-            if (r == CompactionRanges.SPANNING) {
+            if (r == TokenRanges.SPANNING) {
                 spanning++;
                 assertTrue(o.sizeBytes() < 10 * MIB, "the pooled output holds the two small ranges: " + o);
             } else {
@@ -168,7 +169,7 @@ class RangeAwarePickerTest {
      */
     @Test
     void aLargeMinimumBehavesAsPlainSizeTiered() {
-        CompactionRanges vnodes = CompactionRanges.vnodes(256, 7);
+        TokenRanges vnodes = TokenRanges.vnodes(256, 7);
         Map<String, String> base = Map.of("class", "SizeTieredCompactionStrategy", "min_sstable_size", Long.toString(MIB));
         SizeTieredPicker plain = new SizeTieredPicker(CompactionStrategyOptions.parse(base));
         Map<String, String> ra = new java.util.HashMap<>(base);
@@ -265,7 +266,7 @@ class RangeAwarePickerTest {
         assertEquals("RangeAware(LeveledCompactionStrategy)", p.strategy());
         v = v.apply(p.edit(Synthetic.outputs(p, new Synthetic.Generations(100))));
         assertTrue(v.hasCompactPointer(1, 1));
-        assertFalse(v.hasCompactPointer(CompactionRanges.SPANNING, 1));
+        assertFalse(v.hasCompactPointer(TokenRanges.SPANNING, 1));
         // Range 3's turn: its two L0 sstables, 0.5 MiB together, stay in its L0.
         CompactionPick q = lcs.pick(v);
         assertEquals(3, q.range());

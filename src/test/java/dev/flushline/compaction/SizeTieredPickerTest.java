@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy;
 import org.apache.cassandra.utils.Pair;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class SizeTieredPickerTest {
         assertEquals(0, p.outputLevel());
         assertEquals(Long.MAX_VALUE, p.maxOutputBytes());
         assertEquals(0, p.splitTokens().length);
-        assertEquals(CompactionRanges.SPANNING, p.range());
+        assertEquals(TokenRanges.SPANNING, p.range());
         assertTrue(p.describe().startsWith("SizeTieredCompactionStrategy L0->L0: 4 sstables"), p.describe());
         assertTrue(p.describe().contains("size tier of 4 sstables"), p.describe());
     }

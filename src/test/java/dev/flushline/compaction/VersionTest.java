@@ -1,5 +1,6 @@
 package dev.flushline.compaction;
 
+import dev.flushline.data.TokenRanges;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -48,16 +49,16 @@ class VersionTest {
     @Test
     void compactionPointersAndRangeCursorTravelThroughEdits() {
         Version v = Version.of(List.of(sst(1, 0, 10, MIB, 1)));
-        assertFalse(v.hasCompactPointer(CompactionRanges.SPANNING, 1));
-        Version v2 = v.apply(VersionEdit.builder().setCompactPointer(CompactionRanges.SPANNING, 1, 42)
+        assertFalse(v.hasCompactPointer(TokenRanges.SPANNING, 1));
+        Version v2 = v.apply(VersionEdit.builder().setCompactPointer(TokenRanges.SPANNING, 1, 42)
                 .setCompactPointer(3, 1, 99).setNextRangeCursor(4).build());
-        assertEquals(42, v2.compactPointer(CompactionRanges.SPANNING, 1));
+        assertEquals(42, v2.compactPointer(TokenRanges.SPANNING, 1));
         assertEquals(99, v2.compactPointer(3, 1));
         assertFalse(v2.hasCompactPointer(3, 2));
         assertFalse(v2.hasCompactPointer(2, 1));
         assertEquals(4, v2.nextRangeCursor());
         Version v3 = v2.apply(VersionEdit.adding(List.of(sst(2, 0, 1, 1, 0))));
-        assertEquals(42, v3.compactPointer(CompactionRanges.SPANNING, 1));
+        assertEquals(42, v3.compactPointer(TokenRanges.SPANNING, 1));
         assertEquals(4, v3.nextRangeCursor());
     }
 

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
- * Our reconciliation rules (Cell.reconcile, Rows.livenessSupersedes, DeletionTime.supersedes,
+ * Our reconciliation rules (Reconcile: Cell.reconcile, livenessSupersedes, DeletionTime.supersedes,
  * Rows.merge) against cassandra-all 5.0.9 itself, on random inputs drawn from small ranges so that
  * ties (equal timestamps, equal local deletion times, equal TTLs, equal values) are common: ties are
  * where the rules differ.
@@ -60,9 +60,9 @@ class ReconcileOracleTest {
         for (int i = 0; i < value.length; i++) value[i] = (byte) (r.nextInt(3) == 0 ? 0x80 : r.nextInt(2));
         long ldt = r.nextInt(5) == 0 ? Cell.MAX_DELETION_TIME : 100 + r.nextInt(3);
         switch (r.nextInt(3)) {
-            case 0: return ArrayCell.live(ts, value, null);
-            case 1: return ArrayCell.expiring(ts, r.nextBoolean() ? 1 + r.nextInt(2) : Cell.MAX_TTL, ldt, value, null);
-            default: return ArrayCell.tombstone(ts, ldt, null);
+            case 0: return Cell.live(ts, value, null);
+            case 1: return Cell.expiring(ts, r.nextBoolean() ? 1 + r.nextInt(2) : Cell.MAX_TTL, ldt, value, null);
+            default: return Cell.tombstone(ts, ldt, null);
         }
     }
 
@@ -112,7 +112,7 @@ class ReconcileOracleTest {
         for (int i = 0; i < 50_000; i++) {
             long[] a = randomLiveness(r), b = randomLiveness(r);
             LivenessInfo la = theirLiveness(a), lb = theirLiveness(b);
-            assertEquals(la.supersedes(lb), Rows.livenessSupersedes(a[0], (int) a[1], a[2], b[0], (int) b[1], b[2]),
+            assertEquals(la.supersedes(lb), Reconcile.livenessSupersedes(a[0], (int) a[1], a[2], b[0], (int) b[1], b[2]),
                     Arrays.toString(a) + " vs " + Arrays.toString(b));
         }
     }
@@ -122,6 +122,8 @@ class ReconcileOracleTest {
         long ts = r.nextInt(6) == 0 ? Cell.NO_TIMESTAMP : r.nextInt(3);
         if (ts == Cell.NO_TIMESTAMP || r.nextBoolean()) return new long[] {ts, 0, Cell.NO_DELETION_TIME};
         long exp = r.nextInt(5) == 0 ? Cell.MAX_DELETION_TIME : 100 + r.nextInt(3);
+        // an expired liveness (a view's shadowable row) now and then: one reconcile rule for memtable and compaction
+        if (r.nextInt(6) == 0) return new long[] {ts, Reconcile.EXPIRED_LIVENESS_TTL, exp};
         return new long[] {ts, r.nextBoolean() ? 1 : 1 + r.nextInt(3), exp};
     }
 
@@ -219,9 +221,9 @@ class ReconcileOracleTest {
             for (int i = 0; i < value.length; i++) value[i] = (byte) ('a' + r.nextInt(2));
         }
         switch (r.nextInt(4)) {
-            case 0: return ArrayCell.expiring(ts, 1 + r.nextInt(2), 100 + r.nextInt(2), value, path);
-            case 1: return ArrayCell.tombstone(ts, 100 + r.nextInt(2), path);
-            default: return ArrayCell.live(ts, value, path);
+            case 0: return Cell.expiring(ts, 1 + r.nextInt(2), 100 + r.nextInt(2), value, path);
+            case 1: return Cell.tombstone(ts, 100 + r.nextInt(2), path);
+            default: return Cell.live(ts, value, path);
         }
     }
 

@@ -56,7 +56,7 @@ final class FlushChecks {
         List<Partition> expected = MemtableModel.of(m);
         FlushWriter writer = new FlushWriter(m, version, flushCompression);
         Path tableDir = Descriptor.tableDir(outDir.resolve("ours"), m.schema().keyspace(), m.schema().name(), m.schema().idHex());
-        FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir));
+        FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir), true, null, 0);
         assertNotNull(result, "a memtable with data publishes an sstable");
         assertEquals(expected.size(), result.partitions);
         List<Partition> actual = CassandraReader.readAll(tableDir, tableCql);
@@ -102,7 +102,7 @@ final class FlushChecks {
         List<Partition> expected = MemtableModel.of(m);
         FlushWriter writer = new FlushWriter(m, version);
         Path tableDir = Descriptor.tableDir(outDir.resolve("ours"), m.schema().keyspace(), m.schema().name(), m.schema().idHex());
-        FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir));
+        FlushResult result = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir), true, null, 0);
         assertNotNull(result, "a memtable with data publishes an sstable");
         assertEquals(version.id() + "-", result.dataPath.getFileName().toString().substring(0, 3), "file name version");
         assertEquals(expected.size(), result.partitions);

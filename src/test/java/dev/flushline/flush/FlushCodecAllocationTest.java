@@ -73,7 +73,7 @@ class FlushCodecAllocationTest {
     static long[][] flush(String compression, Path root) throws Exception {
         TableSchema schema = CqlParser.parse(Compressions.with(TABLE, compression));
         Path out = Files.createDirectories(root);
-        TableDirectory dir = TableDirectory.open(FlushJob.tableDir(out, schema));
+        TableDirectory dir = TableDirectory.open(schema.directoryUnder(out));
         FlushJob.Options options = FlushJob.Options.simple(out);
         long[] allocated = new long[SIZES.length], dataBytes = new long[SIZES.length];
         for (int size = 0; size < SIZES.length; size++) {

@@ -1,6 +1,5 @@
 package dev.flushline.flush;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -61,7 +60,7 @@ class FlushCostTest {
             for (int c = 0; c < 3; c++) {
                 long ts = 1_700_000_000_000_000L + p;
                 rows.add(new Row(false, new byte[][] {ByteBuffer.allocate(4).putInt(c).array()}, ts, 0, Cell.NO_DELETION_TIME,
-                        DeletionTime.LIVE, new Cell[] {ArrayCell.live(ts, ("v" + p + "-" + c).getBytes(), null)},
+                        DeletionTime.LIVE, new Cell[] {Cell.live(ts, ("v" + p + "-" + c).getBytes(), null)},
                         new ComplexColumn[0]));
             }
             m.apply(new PartitionUpdate(PartitionKey.of(ByteBuffer.allocate(8).putLong(r.nextLong()).array()), DeletionTime.LIVE,
@@ -76,8 +75,8 @@ class FlushCostTest {
     void reportedCostCoversTheRangeWalkAndTheWrites(int ranges, int threads) throws Exception {
         CountingMemtable m = filled();
         try {
-            FlushJob.Options o = new FlushJob.Options(tmp, ranges, threads, -1, 0, false);
-            TableDirectory dir = TableDirectory.open(FlushJob.tableDir(tmp, m.schema()));
+            FlushJob.Options o = FlushJob.Options.builder(tmp).ranges(ranges).flushThreads(threads).pipelined(false).build();
+            TableDirectory dir = TableDirectory.open((m.schema()).directoryUnder(tmp));
             List<FlushOutcome> outcomes = FlushJob.run(m, o, dir, null, new FlushJob.Start(meter));
 
             long cpu = 0, alloc = 0, partitions = 0;

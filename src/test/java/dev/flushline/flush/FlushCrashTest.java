@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,11 +64,11 @@ class FlushCrashTest {
         Path out = Path.of(args[0]);
         long seed = Long.parseLong(args[1]);
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(out, schema);
+        Path tableDir = schema.directoryUnder(out);
         Memtable m = memtable(schema, seed);
         TableDirectory dir = TableDirectory.open(tableDir);
         while (true) {
-            FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+            FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0);
             System.out.println("published " + r.dataPath.getFileName() + " seed " + seed);
             System.out.flush();
         }
@@ -82,7 +81,7 @@ class FlushCrashTest {
     void killedFlushesLeaveOnlyCompleteSstablesAndCleanableLeftovers() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("java.class.path");
         List<Long> seedsUsed = new ArrayList<>();

@@ -1,6 +1,5 @@
 package dev.flushline.flush;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -42,7 +41,6 @@ import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -97,8 +95,8 @@ class FlushEdgeCaseTest {
             List<Row> rs = new ArrayList<>();
             for (int c = 0; c < rows; c++) {
                 Cell[] cells = new Cell[2];
-                cells[vPos] = ArrayCell.live(T0 + c, text100(c).getBytes(StandardCharsets.UTF_8), null);
-                cells[nPos] = ArrayCell.live(T0 + c, int32(c * pk), null);
+                cells[vPos] = Cell.live(T0 + c, text100(c).getBytes(StandardCharsets.UTF_8), null);
+                cells[nPos] = Cell.live(T0 + c, int32(c * pk), null);
                 rs.add(new Row(false, ck(c), T0 + c, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells, new ComplexColumn[0]));
             }
             List<RangeTombstone> rts = new ArrayList<>();
@@ -114,13 +112,13 @@ class FlushEdgeCaseTest {
                 default: break;
             }
             Row st = pk % 2 == 1 ? new Row(true, null, Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                    new Cell[] {ArrayCell.live(T0, ("static" + pk).getBytes(StandardCharsets.UTF_8), null)}, new ComplexColumn[0]) : null;
+                    new Cell[] {Cell.live(T0, ("static" + pk).getBytes(StandardCharsets.UTF_8), null)}, new ComplexColumn[0]) : null;
             DeletionTime pd = pk == 4 ? DeletionTime.of(T0 - 100, NOW) : DeletionTime.LIVE;
             assertTrue(m.apply(new PartitionUpdate(PartitionKey.of(int32(pk)), pd, rts, st, rs)));
         }
         for (int pk = 100; pk < 120; pk++) { // small partitions: no promoted index
             Cell[] cells = new Cell[2];
-            cells[vPos] = ArrayCell.live(T0, "small".getBytes(StandardCharsets.UTF_8), null);
+            cells[vPos] = Cell.live(T0, "small".getBytes(StandardCharsets.UTF_8), null);
             m.apply(new PartitionUpdate(PartitionKey.of(int32(pk)), DeletionTime.LIVE, List.of(), null,
                     List.of(new Row(false, ck(pk), T0, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells, new ComplexColumn[0]))));
         }
@@ -232,12 +230,12 @@ class FlushEdgeCaseTest {
                     int i = order.get(j);
                     ColumnMetadata col = schema.regularColumns()[i];
                     if (i < complexStart) {
-                        cells[i] = random.nextInt(10) == 0 ? ArrayCell.tombstone(ts, NOW, null)
-                                : ArrayCell.live(ts, values.value(col.type()), null);
+                        cells[i] = random.nextInt(10) == 0 ? Cell.tombstone(ts, NOW, null)
+                                : Cell.live(ts, values.value(col.type()), null);
                     } else {
                         byte[] path = values.value(col.type().elementType());
                         byte[] v = col.type().kind() == dev.flushline.schema.CqlType.Kind.SET ? new byte[0] : values.value(col.type().valueType());
-                        complex[i - complexStart] = new ComplexColumn(DeletionTime.of(ts - 1, NOW), new Cell[] {ArrayCell.live(ts, v, path)});
+                        complex[i - complexStart] = new ComplexColumn(DeletionTime.of(ts - 1, NOW), new Cell[] {Cell.live(ts, v, path)});
                     }
                 }
                 rows.add(new Row(false, ck(c), ts, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells, complex));
@@ -291,18 +289,18 @@ class FlushEdgeCaseTest {
             ts++;
             Cell[] cells = new Cell[complexStart];
             // row TTL shared by v1 (USE_ROW_TTL); v2 expires at the cap with a different TTL.
-            cells[v1] = ArrayCell.expiring(ts, Cell.MAX_TTL, cap, int32(pk), null);
-            cells[v2] = ArrayCell.expiring(ts, 7, cap, "capped".getBytes(StandardCharsets.UTF_8), null);
+            cells[v1] = Cell.expiring(ts, Cell.MAX_TTL, cap, int32(pk), null);
+            cells[v2] = Cell.expiring(ts, 7, cap, "capped".getBytes(StandardCharsets.UTF_8), null);
             ComplexColumn[] cx = new ComplexColumn[schema.regularColumns().length - complexStart];
             cx[position(schema, "tags") - complexStart] = new ComplexColumn(DeletionTime.of(ts - 1, now),
-                    new Cell[] {ArrayCell.expiring(ts, Cell.MAX_TTL, cap, new byte[0], "t".getBytes(StandardCharsets.UTF_8))});
+                    new Cell[] {Cell.expiring(ts, Cell.MAX_TTL, cap, new byte[0], "t".getBytes(StandardCharsets.UTF_8))});
             Row capped = new Row(false, new byte[][] {("cap" + pk).getBytes(StandardCharsets.UTF_8)}, ts, Cell.MAX_TTL, cap,
                     DeletionTime.LIVE, cells, cx);
             // A row deletion at the very top of the range: its delta from the base is exactly 2^31-1 at now=1.75e9.
             Row deletedAtCap = new Row(false, new byte[][] {("del" + pk).getBytes(StandardCharsets.UTF_8)}, Cell.NO_TIMESTAMP, 0,
                     Cell.NO_DELETION_TIME, DeletionTime.of(ts, cap), new Cell[complexStart], new ComplexColumn[cx.length]);
             Row st = new Row(true, null, Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                    new Cell[] {ArrayCell.expiring(ts, Cell.MAX_TTL, cap, "st".getBytes(StandardCharsets.UTF_8), null)}, new ComplexColumn[0]);
+                    new Cell[] {Cell.expiring(ts, Cell.MAX_TTL, cap, "st".getBytes(StandardCharsets.UTF_8), null)}, new ComplexColumn[0]);
             List<RangeTombstone> rts = List.of(new RangeTombstone(ClusteringBound.start(true, new byte[][] {"zz".getBytes(StandardCharsets.UTF_8)}),
                     ClusteringBound.end(false, new byte[][] {"zy".getBytes(StandardCharsets.UTF_8)}), DeletionTime.of(ts, now)));
             assertTrue(m.apply(new PartitionUpdate(PartitionKey.of(int32(pk)), DeletionTime.of(ts - 1000, now), rts, st,

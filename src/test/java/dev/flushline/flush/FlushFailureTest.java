@@ -94,7 +94,7 @@ class FlushFailureTest {
     }
 
     private void retryPublishesExactly(Memtable m, Path tableDir, List<Partition> before) throws IOException {
-        FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir));
+        FlushResult r = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tableDir), true, null, 0);
         assertTrue(Files.exists(r.dataPath));
         assertEquals(before, CassandraReader.readAll(tableDir, CQL), "the retry publishes the whole memtable");
         assertEquals(List.of(), CassandraVerifier.verify(tableDir, CQL));
@@ -112,7 +112,7 @@ class FlushFailureTest {
             assertTrue(before.size() > 17);
             Path tableDir = Descriptor.tableDir(tmp, schema.keyspace(), schema.name(), schema.idHex());
             FlushWriter w = new FlushWriter(m);
-            assertThrows(UncheckedIOException.class, () -> w.write(failingAfter(m.partitionIterator(), n, () -> {}), m.partitionCount(), TableDirectory.open(tableDir)));
+            assertThrows(UncheckedIOException.class, () -> w.write(failingAfter(m.partitionIterator(), n, () -> {}), m.partitionCount(), TableDirectory.open(tableDir), true, null, 0));
             assertEquals(List.of(), listing(tableDir), "no Data.db, no TOC.txt, no staging dir");
             assertEquals(before, MemtableModel.of(m), "the memtable is intact");
             retryPublishesExactly(m, tableDir, before);
@@ -149,7 +149,7 @@ class FlushFailureTest {
                 }
             };
             FlushWriter w = new FlushWriter(m);
-            assertThrows(IOException.class, () -> w.write(failingAfter(m.partitionIterator(), Integer.MAX_VALUE, block), m.partitionCount(), TableDirectory.open(tableDir)));
+            assertThrows(IOException.class, () -> w.write(failingAfter(m.partitionIterator(), Integer.MAX_VALUE, block), m.partitionCount(), TableDirectory.open(tableDir), true, null, 0));
             String obstacleName = obstacle.get(0).getFileName().toString();
             assertEquals(List.of(obstacleName), listing(tableDir), "only the obstacle is left: no component, no staging dir");
             assertEquals(before, MemtableModel.of(m), "the memtable is intact");

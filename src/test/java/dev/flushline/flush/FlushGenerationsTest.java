@@ -66,7 +66,7 @@ class FlushGenerationsTest {
     @Test
     void flushAllocationDoesNotGrowWithTheSstablesAlreadyThere() throws Exception {
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         standIns(tableDir, 2000);
         TableDirectory dir = TableDirectory.open(tableDir);
         FlushJob.Options options = FlushJob.Options.simple(tmp);
@@ -97,7 +97,7 @@ class FlushGenerationsTest {
     void aStaleCounterSkipsGenerationsPublishedByAnotherWriter() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         TableDirectory early = TableDirectory.open(tableDir);
         TableDirectory other = TableDirectory.open(tableDir);
         FlushJob.Options options = FlushJob.Options.simple(tmp);
@@ -121,7 +121,7 @@ class FlushGenerationsTest {
         long firstSeed = Long.parseLong(args[1]);
         int count = Integer.parseInt(args[2]);
         TableSchema schema = CqlParser.parse(CQL);
-        TableDirectory dir = TableDirectory.open(FlushJob.tableDir(out, schema));
+        TableDirectory dir = TableDirectory.open(schema.directoryUnder(out));
         System.out.println("ready");
         System.out.flush();
         for (int i = 0; i < count; i++) {
@@ -136,7 +136,7 @@ class FlushGenerationsTest {
     void twoProcessesWritingOneDirectoryNeverShareAGeneration() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         int each = 25;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),

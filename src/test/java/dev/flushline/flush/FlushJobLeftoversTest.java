@@ -30,7 +30,7 @@ class FlushJobLeftoversTest {
         CassandraOracle.init();
         String cql = FlushChecks.withCompression("CREATE TABLE ks.lo (pk int PRIMARY KEY, v text)", true);
         TableSchema schema = CqlParser.parse(cql);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         Files.createDirectories(tableDir.resolve(".flushline-oa-7"));
         Files.write(tableDir.resolve("oa-3-big-Data.db"), new byte[] {1, 2, 3}); // no TOC: a broken sstable to Cassandra
         Files.createFile(tableDir.resolve(".flushline-oa-3.lock")); // the crashed writer's lock: the files are its own
@@ -40,7 +40,7 @@ class FlushJobLeftoversTest {
         m.seal();
         try {
             List<Path> removed = new ArrayList<>();
-            List<FlushOutcome> out = FlushJob.run(m, new FlushJob.Options(tmp, 2, 1, -1, 0), removed);
+            List<FlushOutcome> out = FlushJob.run(m, FlushJob.Options.builder(tmp).ranges(2).build(), removed);
             assertEquals(List.of(tableDir.resolve(".flushline-oa-3.lock"), tableDir.resolve(".flushline-oa-7"),
                     tableDir.resolve("oa-3-big-Data.db")), removed);
             assertFalse(Files.exists(tableDir.resolve("oa-3-big-Data.db")));

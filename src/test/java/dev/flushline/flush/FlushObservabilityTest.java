@@ -43,7 +43,7 @@ class FlushObservabilityTest {
         try (Recording r = new Recording()) {
             r.enable("dev.flushline.Flush");
             r.start();
-            outcomes = FlushJob.run(m, new FlushJob.Options(tmp.resolve("out"), 3, 2, -1, 0), (List<Path>) null, progress);
+            outcomes = FlushJob.run(m, FlushJob.Options.builder(tmp.resolve("out")).ranges(3).flushThreads(2).build(), (List<Path>) null, progress);
             r.stop();
             r.dump(jfr);
         } finally {

@@ -1,5 +1,6 @@
 package dev.flushline.flush;
 
+import dev.flushline.data.TokenRanges;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
@@ -64,11 +65,11 @@ class FlushRangesTest {
     void smallRangesMergeIntoTheirNeighbours() {
         TokenRanges r = TokenRanges.even(8);
         long[] counts = {100, 1, 1, 100, 0, 0, 0, 2};
-        TokenRanges m = r.mergeSmall(counts, 204, 204_000, 50_000); // 1000 bytes per partition, min 50 partitions
+        TokenRanges m = FlushJob.mergeSmall(r, counts, 204, 204_000, 50_000); // 1000 bytes per partition, min 50 partitions
         assertTiles(m);
         assertEquals(2, m.size(), m.toString()); // [100] [1,1,100,0,0,0,2 -> tail merged back]
         assertEquals(r.hi(0), m.hi(0));
-        assertTrue(TokenRanges.even(4).mergeSmall(new long[] {1, 1, 1, 1}, 4, 4, 0).size() == 4, "min 0 never merges");
+        assertTrue(FlushJob.mergeSmall(TokenRanges.even(4), new long[] {1, 1, 1, 1}, 4, 4, 0).size() == 4, "min 0 never merges");
     }
 
     private Memtable filled(TableSchema schema, boolean sharded) {
@@ -90,7 +91,7 @@ class FlushRangesTest {
                 List<Partition> expected = MemtableModel.of(m);
                 Path whole = tmp.resolve("whole-" + sharded), split = tmp.resolve("split-" + sharded);
                 FlushJob.run(m, FlushJob.Options.simple(whole));
-                List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(split, 4, 2, -1, 0));
+                List<FlushOutcome> parts = FlushJob.run(m, FlushJob.Options.builder(split).ranges(4).flushThreads(2).build());
                 assertEquals(4, parts.size(), "400 keys over 4 ranges: every range has partitions");
                 TokenRanges ranges = TokenRanges.even(4);
                 List<Partition> union = new ArrayList<>();
@@ -105,8 +106,8 @@ class FlushRangesTest {
                 }
                 union.sort((a, b) -> PartitionKey.of(a.key().toArray()).compareTo(PartitionKey.of(b.key().toArray())));
                 assertEquals(expected, union, "split output has the same content");
-                assertEquals(expected, CassandraReader.readAll(FlushJob.tableDir(whole, schema), CQL));
-                assertEquals(List.of(), CassandraVerifier.verify(FlushJob.tableDir(split, schema), CQL));
+                assertEquals(expected, CassandraReader.readAll(schema.directoryUnder(whole), CQL));
+                assertEquals(List.of(), CassandraVerifier.verify(schema.directoryUnder(split), CQL));
             } finally {
                 m.discard();
             }
@@ -119,7 +120,7 @@ class FlushRangesTest {
         TableSchema schema = CqlParser.parse(CQL);
         Memtable m = filled(schema, true); // 4 shards
         try {
-            List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(tmp.resolve("shards"), 1, 2, -1, 0));
+            List<FlushOutcome> parts = FlushJob.run(m, FlushJob.Options.builder(tmp.resolve("shards")).flushThreads(2).build());
             assertEquals(4, parts.size(), "one sstable per shard");
             List<Partition> union = new ArrayList<>();
             for (FlushOutcome o : parts) union.addAll(CassandraReader.readAll(o.result.dataPath, CQL));
@@ -139,14 +140,14 @@ class FlushRangesTest {
         Memtable m = filled(schema, false);
         try {
             long[] splits = {-1_000_000_000_000_000_000L, 0L, 4_000_000_000_000_000_000L};
-            List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(tmp.resolve("explicit"), 1, 2, -1, 0, true, splits, 0));
+            List<FlushOutcome> parts = FlushJob.run(m, FlushJob.Options.builder(tmp.resolve("explicit")).flushThreads(2).splitTokens(splits).build());
             assertEquals(4, parts.size());
             long rows = 0;
             for (FlushOutcome o : parts) rows += o.result.rows;
             assertEquals(m.rowCount(), rows);
             // A minimum as large as the whole memtable merges everything into one sstable.
             long all = m.onHeapBytes() + m.offHeapBytes();
-            List<FlushOutcome> one = FlushJob.run(m, new FlushJob.Options(tmp.resolve("merged"), 8, 2, -1, 0, true, null, all));
+            List<FlushOutcome> one = FlushJob.run(m, FlushJob.Options.builder(tmp.resolve("merged")).ranges(8).flushThreads(2).minSSTableBytes(all).build());
             assertEquals(1, one.size());
             assertEquals(MemtableModel.of(m), CassandraReader.readAll(one.get(0).result.dataPath, CQL));
         } finally {
@@ -173,7 +174,7 @@ class FlushRangesTest {
             long max = total / 7;
             for (int ranges : new int[] {1, 3}) {
                 Path cut = tmp.resolve("cut" + ranges);
-                List<FlushOutcome> parts = FlushJob.run(m, new FlushJob.Options(cut, ranges, 2, -1, 0, true, null, 0, max, dev.flushline.sstable.SSTableVersion.OA));
+                List<FlushOutcome> parts = FlushJob.run(m, FlushJob.Options.builder(cut).ranges(ranges).flushThreads(2).maxSSTableBytes(max).build());
                 assertTrue(parts.size() >= 7, parts.size() + " pieces for a limit of 1/7");
                 List<Partition> union = new ArrayList<>();
                 for (FlushOutcome o : parts) {
@@ -194,7 +195,7 @@ class FlushRangesTest {
                 assertTrue(full >= parts.size() - ranges, full + " of " + parts.size() + " pieces reach the limit");
             }
             Path big = tmp.resolve("big");
-            List<FlushOutcome> same = FlushJob.run(m, new FlushJob.Options(big, 1, 1, -1, 0, true, null, 0, total * 2, dev.flushline.sstable.SSTableVersion.OA));
+            List<FlushOutcome> same = FlushJob.run(m, FlushJob.Options.builder(big).maxSSTableBytes(total * 2).build());
             assertEquals(1, same.size());
             assertTrue(java.util.Arrays.equals(java.nio.file.Files.readAllBytes(one.get(0).result.dataPath),
                     java.nio.file.Files.readAllBytes(same.get(0).result.dataPath)), "a limit above the flush changes no byte");

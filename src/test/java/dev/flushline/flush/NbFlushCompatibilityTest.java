@@ -1,10 +1,9 @@
 package dev.flushline.flush;
 
-import dev.flushline.cli.Main;
-import dev.flushline.data.ArrayCell;
+import dev.flushline.Main;
+import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.RangeTombstone;
-import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.PartitionKey;
@@ -16,7 +15,7 @@ import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
-import dev.flushline.sstable.IndexReader;
+import dev.flushline.sstable.big.IndexReader;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.testing.RandomUpdates;
@@ -103,7 +102,7 @@ class NbFlushCompatibilityTest {
                 for (int ck = 0; ck < 300; ck++) {
                     byte[] v = ("row" + ck + "-").repeat(200).substring(0, 1000).getBytes(StandardCharsets.UTF_8);
                     rows.add(new Row(false, new byte[][] {int32(ck)}, 10, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                            new Cell[] {ArrayCell.live(10, v, null)}, new ComplexColumn[0]));
+                            new Cell[] {Cell.live(10, v, null)}, new ComplexColumn[0]));
                 }
                 // Older deletions than the rows: the rows stay, the markers around them stay too.
                 List<RangeTombstone> rts = List.of(new RangeTombstone(ClusteringBound.start(true, new byte[][] {int32(20)}),
@@ -144,7 +143,7 @@ class NbFlushCompatibilityTest {
         Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
         int ttl = 1000;
         m.apply(new PartitionUpdate(key(schema, 1), DeletionTime.LIVE, List.of(), null, List.of(
-                row(schema, 1, ArrayCell.expiring(10, ttl, max, int32(5), null), 10, ttl, max))));
+                row(schema, 1, Cell.expiring(10, ttl, max, int32(5), null), 10, ttl, max))));
         m.apply(new PartitionUpdate(key(schema, 2), DeletionTime.of(20, max), List.of(), null, List.of()));
         m.seal();
         try {

@@ -2,7 +2,6 @@ package dev.flushline.flush;
 
 import dev.flushline.sstable.TableDirectory;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -58,7 +57,7 @@ class PipelinedFlushTest {
                 byte[] v = new byte[p == 1000 && c == 0 ? 1_500_000 : 1024];
                 if ((c & 1) == 0) r.nextBytes(v);
                 rs.add(new Row(false, new byte[][] {ByteBuffer.allocate(4).putInt(c).array()}, 1_700_000_000_000_000L + p, 0,
-                        Cell.NO_DELETION_TIME, DeletionTime.LIVE, new Cell[] {ArrayCell.live(1_700_000_000_000_000L + p, v, null)},
+                        Cell.NO_DELETION_TIME, DeletionTime.LIVE, new Cell[] {Cell.live(1_700_000_000_000_000L + p, v, null)},
                         new ComplexColumn[0]));
                 rows++;
             }
@@ -67,8 +66,8 @@ class PipelinedFlushTest {
         }
         m.seal();
         try {
-            FlushResult piped = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("piped")), true);
-            FlushResult inline = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("inline")), false);
+            FlushResult piped = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("piped")), true, null, 0);
+            FlushResult inline = new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(tmp.resolve("inline")), false, null, 0);
             assertTrue(piped.uncompressedBytes > 16L << 20, "many blocks: " + piped.uncompressedBytes);
             for (Component c : Component.values()) {
                 Path a = tmp.resolve("piped").resolve("oa-1-big-" + c.fileSuffix());

@@ -36,7 +36,7 @@ class ReadersDuringCompactionTest {
     @Test
     void aListingSeesOneSideOfAnOpenTransaction() throws Exception {
         TableSchema schema = CqlParser.parse(FlushGenerationsTest.CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         TableDirectory dir = TableDirectory.open(tableDir);
         for (int i = 0; i < 2; i++) {
             Memtable m = FlushGenerationsTest.memtable(schema, i, 50);

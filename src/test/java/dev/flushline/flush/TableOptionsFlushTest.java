@@ -1,6 +1,6 @@
 package dev.flushline.flush;
 
-import dev.flushline.cli.Main;
+import dev.flushline.Main;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -87,9 +87,8 @@ class TableOptionsFlushTest {
         for (dev.flushline.sstable.SSTableFiles f : dev.flushline.sstable.SSTableFiles.inDirectory(flushed.tableDir())) {
             dev.flushline.sstable.SSTableVerifier.verify(f, schema, true);
         }
-        dev.flushline.compaction.Compactor.Options o = new dev.flushline.compaction.Compactor.Options();
-        o.nowSeconds = 1_750_000_000L;
-        o.gcBefore = o.nowSeconds - 864_000;
+        long now = 1_750_000_000L;
+        dev.flushline.compaction.Compactor.Options o = dev.flushline.compaction.Compactor.Options.builder(now, now - 864_000).build();
         Path compacted = tmp.resolve("bv-compacted");
         dev.flushline.compaction.Compactor.Result r = new dev.flushline.compaction.Compactor(schema,
                 dev.flushline.sstable.SSTableFiles.inDirectory(flushed.tableDir()), o).run(dev.flushline.sstable.TableDirectory.open(compacted));

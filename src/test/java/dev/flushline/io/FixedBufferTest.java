@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HexFormat;
 
@@ -67,52 +66,6 @@ class FixedBufferTest {
         }
         FixedBuffer big = new FixedBuffer(70_000);
         assertThrows(IllegalArgumentException.class, () -> big.putUtf("x".repeat(65_536)));
-    }
-
-    @Test
-    void putNativeCopiesFromNativeMemory() {
-        long before = NativeMemory.allocatedBytes();
-        long address = NativeMemory.allocate(16);
-        try {
-            for (int i = 0; i < 16; i++) {
-                NativeMemory.putByte(address + i, (byte) (i * 3));
-            }
-            FixedBuffer b = new FixedBuffer(20);
-            b.putByte(0x7F);
-            b.putNative(address + 2, 10);
-            assertEquals(11, b.position());
-            byte[] expected = {0x7F, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33};
-            assertArrayEquals(expected, Arrays.copyOf(b.array(), b.position()));
-            assertThrows(IndexOutOfBoundsException.class, () -> b.putNative(address, 10));
-        } finally {
-            NativeMemory.free(address, 16);
-        }
-        assertEquals(before, NativeMemory.allocatedBytes());
-    }
-
-    @Test
-    void putBufferIsAbsoluteForHeapDirectAndReadOnly() {
-        byte[] content = {10, 11, 12, 13, 14, 15, 16, 17};
-        ByteBuffer heap = ByteBuffer.wrap(new byte[12], 2, 8).slice();
-        heap.put(content).position(3);
-        ByteBuffer direct = ByteBuffer.allocateDirect(8);
-        direct.put(content).position(5);
-        ByteBuffer readOnly = ByteBuffer.wrap(content).asReadOnlyBuffer();
-        readOnly.position(1).limit(6);
-        ByteBuffer[] sources = {heap, direct, readOnly};
-        for (ByteBuffer src : sources) {
-            int positionBefore = src.position();
-            int limitBefore = src.limit();
-            FixedBuffer b = new FixedBuffer(8);
-            b.putBuffer(src, 2, 3);
-            assertArrayEquals(new byte[] {12, 13, 14}, Arrays.copyOf(b.array(), b.position()), src.toString());
-            assertEquals(positionBefore, src.position(), "position moved: " + src);
-            assertEquals(limitBefore, src.limit(), "limit moved: " + src);
-        }
-        // The range is checked against src's limit, and a failed copy leaves our cursor alone.
-        FixedBuffer b = new FixedBuffer(8);
-        assertThrows(IndexOutOfBoundsException.class, () -> b.putBuffer(readOnly, 4, 3));
-        assertEquals(0, b.position());
     }
 
     @Test

@@ -1,6 +1,5 @@
 package dev.flushline.memtable;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -64,7 +63,7 @@ class MemtableDeletionTest {
     /** An INSERT-like row: liveness at ts and v1 = value at ts. */
     static Row insert(byte[][] ck, long ts, int value) {
         Cell[] cells = new Cell[schema.regularComplexStart()];
-        cells[pos("v1")] = ArrayCell.live(ts, ByteBuffer.allocate(4).putInt(value).array(), null);
+        cells[pos("v1")] = Cell.live(ts, ByteBuffer.allocate(4).putInt(value).array(), null);
         return new Row(false, ck, ts, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells, noComplex());
     }
 
@@ -74,7 +73,7 @@ class MemtableDeletionTest {
 
     static Row staticRow(long ts) {
         Cell[] cells = new Cell[schema.staticComplexStart()];
-        cells[0] = ArrayCell.live(ts, "s".getBytes(StandardCharsets.UTF_8), null);
+        cells[0] = Cell.live(ts, "s".getBytes(StandardCharsets.UTF_8), null);
         return new Row(true, null, Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells,
                 new ComplexColumn[schema.staticColumns().length - schema.staticComplexStart()]);
     }
@@ -164,7 +163,7 @@ class MemtableDeletionTest {
         assertEquals(31, x.cells()[pos("v1")].timestamp());
         // A write older than the row deletion arriving later is dropped.
         Cell[] old = new Cell[schema.regularComplexStart()];
-        old[pos("v2")] = ArrayCell.live(28, "old".getBytes(StandardCharsets.UTF_8), null);
+        old[pos("v2")] = Cell.live(28, "old".getBytes(StandardCharsets.UTF_8), null);
         m.apply(rows(new Row(false, ck("x", 1), Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.LIVE, old, noComplex())));
         assertNull(row(m, ck("x", 1)).cells()[pos("v2")]);
         assertEquals(2, m.cellCount(), "v1 of x at 31 and v1 of y");
@@ -173,7 +172,7 @@ class MemtableDeletionTest {
 
     static ComplexColumn tags(DeletionTime cd, long ts, String... elements) {
         Cell[] cells = new Cell[elements.length];
-        for (int i = 0; i < elements.length; i++) cells[i] = ArrayCell.live(ts, null, elements[i].getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < elements.length; i++) cells[i] = Cell.live(ts, null, elements[i].getBytes(StandardCharsets.UTF_8));
         return new ComplexColumn(cd, cells);
     }
 

@@ -1,6 +1,5 @@
 package dev.flushline.memtable;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.ComplexColumn;
@@ -68,18 +67,18 @@ class RowRecordTest {
         List<Row> rows = new ArrayList<>();
         // Long value and long path, a TTL'd cell, a tombstone element, a complex deletion.
         rows.add(new Row(false, new byte[][] {ck}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                new Cell[] {ArrayCell.live(ts, big, null), ArrayCell.expiring(ts + 1, 60, 1_800_000_000L, new byte[] {0, 0, 0, 7}, null)},
+                new Cell[] {Cell.live(ts, big, null), Cell.expiring(ts + 1, 60, 1_800_000_000L, new byte[] {0, 0, 0, 7}, null)},
                 new ComplexColumn[] {new ComplexColumn(DeletionTime.of(ts - 1, 1_700_000_000L), new Cell[] {
-                        ArrayCell.live(ts, big, big), ArrayCell.tombstone(ts, 1_700_000_001L, new byte[] {'k'})})}));
+                        Cell.live(ts, big, big), Cell.tombstone(ts, 1_700_000_001L, new byte[] {'k'})})}));
         // No liveness (an UPDATE), a row deletion, an empty value.
         rows.add(new Row(false, new byte[][] {ck}, Cell.NO_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME,
-                DeletionTime.of(ts - 5, 1_700_000_002L), new Cell[] {ArrayCell.live(ts, new byte[0], null), null},
+                DeletionTime.of(ts - 5, 1_700_000_002L), new Cell[] {Cell.live(ts, new byte[0], null), null},
                 new ComplexColumn[] {null}));
         // Expiring liveness shared by its cells, and a static row.
         rows.add(new Row(false, new byte[][] {ck}, ts, 30, 1_800_000_030L, DeletionTime.LIVE,
-                new Cell[] {ArrayCell.expiring(ts, 30, 1_800_000_030L, new byte[] {'v'}, null), null}, new ComplexColumn[] {null}));
+                new Cell[] {Cell.expiring(ts, 30, 1_800_000_030L, new byte[] {'v'}, null), null}, new ComplexColumn[] {null}));
         rows.add(new Row(true, null, Cell.NO_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                new Cell[] {ArrayCell.live(ts, big, null)}, Row.NO_COMPLEX));
+                new Cell[] {Cell.live(ts, big, null)}, Row.NO_COMPLEX));
         List<PartitionUpdate> updates = new ArrayList<>();
         for (Row r : rows) {
             updates.add(r.isStatic()

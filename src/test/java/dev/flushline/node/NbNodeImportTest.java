@@ -4,8 +4,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.servererrors.InvalidQueryException;
-import dev.flushline.cli.Main;
-import dev.flushline.flush.FlushJob;
+import dev.flushline.Main;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.DataChunks;
@@ -120,7 +119,7 @@ class NbNodeImportTest {
         Path out = tmp.resolve("nb-out");
         String[] r = load(schemaFile, opsFile, out, now, "nb");
         assertEquals("0", r[0], r[1] + r[2]);
-        Path tableDir = FlushJob.tableDir(out, schema);
+        Path tableDir = schema.directoryUnder(out);
         try (var files = Files.list(tableDir)) {
             for (Path f : files.toList()) assertTrue(f.getFileName().toString().startsWith("nb-"), f.toString());
         }
@@ -146,11 +145,11 @@ class NbNodeImportTest {
         assertEquals("0", load(oaSchemaFile, opsFile, oaOut, now, "oa")[0]);
         session.execute(String.format(CQL, oaTable));
         int oaLogLine = node.logLines();
-        List<String> refused = node.importSSTables(KS, oaTable, List.of(FlushJob.tableDir(oaOut, oaSchema)));
+        List<String> refused = node.importSSTables(KS, oaTable, List.of(oaSchema.directoryUnder(oaOut)));
         String logged = node.tail(node.logLines() - oaLogLine);
         assertEquals(List.of(), rows(oaTable), "a CASSANDRA_4 node does not take oa; import said " + refused + ", logged:\n" + logged);
         // The import moves what it takes: the oa files are all still where they were.
-        try (var files = Files.list(FlushJob.tableDir(oaOut, oaSchema))) {
+        try (var files = Files.list(oaSchema.directoryUnder(oaOut))) {
             assertTrue(files.anyMatch(f -> f.getFileName().toString().equals("oa-1-big-Data.db")), "oa Data.db left in place");
         }
     }

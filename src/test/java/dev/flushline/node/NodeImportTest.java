@@ -9,8 +9,8 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.type.DataTypes;
-import dev.flushline.cli.Main;
-import dev.flushline.data.ArrayCell;
+import dev.flushline.Main;
+import dev.flushline.data.Cell;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
@@ -166,7 +166,7 @@ class NodeImportTest {
             // an id: the node picks its own, so the import must not depend on the folder's table id.
             session.execute(SCHEMAS[s]);
             session.execute(SCHEMAS[s].replace(KS + "." + schema.name(), KS + "." + twin(schema)));
-            importOrFail(schema.name(), FlushJob.tableDir(out, schema));
+            importOrFail(schema.name(), schema.directoryUnder(out));
         }
 
         // The twin tables get the same operations through CQL, in generation order (list element
@@ -203,7 +203,7 @@ class NodeImportTest {
         String errors = stderr.toString(StandardCharsets.UTF_8);
         String what = "flushline " + String.join(" ", argv) + "\nstdout:\n" + printed + "stderr:\n" + errors;
         assertEquals(0, status, what);
-        String tableDir = FlushJob.tableDir(out, schema).toString();
+        String tableDir = schema.directoryUnder(out).toString();
         int sstables = 0;
         for (String line : printed.split("\n")) {
             if (!line.startsWith("Completed flushing ")) continue;
@@ -291,12 +291,12 @@ class NodeImportTest {
         Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
         m.apply(new PartitionUpdate(PartitionKey.of(i32(1)), DeletionTime.LIVE, List.of(), null, List.of(
                 new Updates.RowBuilder(schema, false, i32(1)).complex("tags", DeletionTime.LIVE,
-                        ArrayCell.tombstone(t + 3, now, text("x"))).build())));
+                        Cell.tombstone(t + 3, now, text("x"))).build())));
         m.seal();
-        FlushJob.run(m, new FlushJob.Options(out, 1, 1, -1, 0));
+        FlushJob.run(m, FlushJob.Options.builder(out).build());
 
         session.execute(cql);
-        importOrFail(schema.name(), FlushJob.tableDir(out, schema));
+        importOrFail(schema.name(), schema.directoryUnder(out));
 
         List<String> rows = new ArrayList<>();
         for (com.datastax.oss.driver.api.core.cql.Row r : all("SELECT id, c, v, n, s, tags, WRITETIME(v), WRITETIME(s) FROM "
@@ -404,7 +404,7 @@ class NodeImportTest {
         Path out = tmp.resolve("composite-out");
         long now = System.currentTimeMillis() / 1000;
         load(schema, schemaFile, write(tmp.resolve("composite.jsonl"), json), json.size(), out, now, List.of("--ranges", "2"));
-        try (var files = Files.list(FlushJob.tableDir(out, schema))) {
+        try (var files = Files.list(schema.directoryUnder(out))) {
             for (Path info : files.filter(f -> f.getFileName().toString().endsWith("-CompressionInfo.db")).toList()) {
                 assertTrue(new String(Files.readAllBytes(info), StandardCharsets.ISO_8859_1).contains("ZstdCompressor"), info + " is Zstd");
             }
@@ -413,7 +413,7 @@ class NodeImportTest {
         for (String type : types) session.execute(type);
         session.execute(table);
         session.execute(table.replace(KS + ".composite", KS + ".composite_cql"));
-        importOrFail("composite", FlushJob.tableDir(out, schema));
+        importOrFail("composite", schema.directoryUnder(out));
         for (String st : cql) session.execute(String.format(st, KS + ".composite_cql"));
 
         String query = "SELECT k, c, f, a, fp, p, t, d, v, vt, prefs, tags, s, WRITETIME(d), WRITETIME(fp) FROM " + KS + ".%s";
@@ -454,7 +454,7 @@ class NodeImportTest {
         Path out = tmp.resolve("damaged-out");
         load(schema, schemaFile, write(tmp.resolve("damaged.jsonl"), ops), ops.size(), out, System.currentTimeMillis() / 1000,
                 List.of("--allocation", "unslabbed_heap"));
-        Path tableDir = FlushJob.tableDir(out, schema);
+        Path tableDir = schema.directoryUnder(out);
         Path data;
         try (var files = Files.list(tableDir)) {
             data = files.filter(f -> f.getFileName().toString().endsWith("-Data.db")).findFirst().orElseThrow();

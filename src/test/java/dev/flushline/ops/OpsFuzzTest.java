@@ -1,6 +1,6 @@
 package dev.flushline.ops;
 
-import dev.flushline.cli.Main;
+import dev.flushline.Main;
 import dev.flushline.data.Mutation;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;

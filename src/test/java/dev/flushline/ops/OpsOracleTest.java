@@ -1,6 +1,6 @@
 package dev.flushline.ops;
 
-import dev.flushline.cli.Main;
+import dev.flushline.Main;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.oracle.CassandraReader;
 import dev.flushline.oracle.FixedClock;

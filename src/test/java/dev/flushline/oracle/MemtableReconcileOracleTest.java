@@ -1,6 +1,5 @@
 package dev.flushline.oracle;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -12,6 +11,7 @@ import dev.flushline.data.Row;
 import dev.flushline.data.Rows;
 import dev.flushline.flush.FlushResult;
 import dev.flushline.flush.FlushWriter;
+import dev.flushline.sstable.TableDirectory;
 import dev.flushline.flush.MemtableModel;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -299,7 +299,7 @@ class MemtableReconcileOracleTest {
             assertEquals(theirs.size(), ours.partitionCount(), where + ": partitions");
             FlushWriter writer = new FlushWriter(ours);
             Path ourDir = Descriptor.tableDir(dir.resolve("ours"), schema.keyspace(), schema.name(), schema.idHex());
-            FlushResult result = writer.write(ours.partitionIterator(), ours.partitionCount(), ourDir);
+            FlushResult result = writer.write(ours.partitionIterator(), ours.partitionCount(), TableDirectory.open(ourDir), true, null, 0);
             assertNotNull(result, where + ": a memtable with data publishes an sstable");
             Path theirDir = dir.resolve("theirs");
             Path theirData = CassandraReferenceWriter.writeFlush(theirDir, CassandraReferenceWriter.withCompression(table, lz4),
@@ -686,7 +686,7 @@ class MemtableReconcileOracleTest {
                 if (r.nextInt(100) < 45) continue;
                 written++;
                 if (i < cs) {
-                    cells[i] = r.nextInt(8) == 0 ? ArrayCell.tombstone(ts, now, null) : valueCell(ts, ttl, exp, pick(values[i]), null);
+                    cells[i] = r.nextInt(8) == 0 ? Cell.tombstone(ts, now, null) : valueCell(ts, ttl, exp, pick(values[i]), null);
                     continue;
                 }
                 int how = insert ? 0 : r.nextInt(100);
@@ -714,7 +714,7 @@ class MemtableReconcileOracleTest {
         }
 
         private Cell valueCell(long ts, int ttl, long exp, byte[] value, byte[] path) {
-            return ttl == 0 ? ArrayCell.live(ts, value, path) : ArrayCell.expiring(ts, ttl, exp, value, path);
+            return ttl == 0 ? Cell.live(ts, value, path) : Cell.expiring(ts, ttl, exp, value, path);
         }
 
         /** 0..3 distinct elements in path order: values, or element tombstones (then {@code expOrNow} is the clock). */
@@ -725,7 +725,7 @@ class MemtableReconcileOracleTest {
             for (int k = 0; k < n; k++) used[r.nextInt(paths.length)] = true;
             for (int k = 0; k < paths.length; k++) {
                 if (!used[k]) continue;
-                out.add(tombstones ? ArrayCell.tombstone(ts, expOrNow, paths[k]) : valueCell(ts, ttl, expOrNow, pick(values), paths[k]));
+                out.add(tombstones ? Cell.tombstone(ts, expOrNow, paths[k]) : valueCell(ts, ttl, expOrNow, pick(values), paths[k]));
             }
         }
 
@@ -740,7 +740,7 @@ class MemtableReconcileOracleTest {
             for (int i = 0; i < cols.length; i++) {
                 if (i != first && r.nextInt(100) < 60) continue;
                 if (i < cs) {
-                    cells[i] = ArrayCell.tombstone(ts, now, null);
+                    cells[i] = Cell.tombstone(ts, now, null);
                 } else if (r.nextBoolean()) {
                     complex[i - cs] = new ComplexColumn(DeletionTime.of(ts, now), new Cell[0]);
                 } else {

@@ -199,11 +199,11 @@ class CompositeValueCodecTest {
             return false;
         }
         if (expected == null) {
-            fail(t + " " + json + ": we accepted (" + ValueCodec.toDisplayString(t, actual) + ") but Cassandra refused: " + cassandraError);
+            fail(t + " " + json + ": we accepted (" + ValueText.display(t, actual) + ") but Cassandra refused: " + cassandraError);
         }
         if (!Arrays.equals(expected, actual)) {
-            fail(t + " " + json + ": expected " + HexFormat.of().formatHex(expected) + " = " + ValueCodec.toDisplayString(t, expected)
-                    + " but got " + HexFormat.of().formatHex(actual) + " = " + ValueCodec.toDisplayString(t, actual));
+            fail(t + " " + json + ": expected " + HexFormat.of().formatHex(expected) + " = " + ValueText.display(t, expected)
+                    + " but got " + HexFormat.of().formatHex(actual) + " = " + ValueText.display(t, actual));
         }
         assertEquals(null, ValueValidator.problem(t, actual, 0, actual.length), t + " " + json);
         return true;
@@ -285,12 +285,12 @@ class CompositeValueCodecTest {
         assertTrue(msg(point, "[1,2]").startsWith("[1,2] is not a frozen<point> (expected a JSON object of its fields)"));
         assertEquals("field 'x' (double): \"a\" is not a double", msg(point, "{\"x\":\"a\"}"));
         // keys that name one field: Cassandra's handleCaseSensitivity decides which value stays
-        assertEquals("{x: 2.0, y: null}", ValueCodec.toDisplayString(point, ValueCodec.encode(point, JsonModel.parse("{\"x\":1,\"X\":2}"))));
-        assertEquals("{x: 1.0, y: null}", ValueCodec.toDisplayString(point, ValueCodec.encode(point, JsonModel.parse("{\"X\":1,\"x\":2}"))));
+        assertEquals("{x: 2.0, y: null}", ValueText.display(point, ValueCodec.encode(point, JsonModel.parse("{\"x\":1,\"X\":2}"))));
+        assertEquals("{x: 1.0, y: null}", ValueText.display(point, ValueCodec.encode(point, JsonModel.parse("{\"X\":1,\"x\":2}"))));
         CqlType mixed = CassandraOracle.MIXED.freeze();
         assertEquals("field 'zip' (text): 1 is not a text (expected a string)", msg(mixed, "{\"Zip\":1}"), "a bare key is lowercased");
         assertEquals("{\"Zip\": 1, zip: null, \"a\"\"b\": null}",
-                ValueCodec.toDisplayString(mixed, ValueCodec.encode(mixed, JsonModel.parse("{\"\\\"Zip\\\"\":1}"))));
+                ValueText.display(mixed, ValueCodec.encode(mixed, JsonModel.parse("{\"\\\"Zip\\\"\":1}"))));
         CqlType tuple = CqlType.tuple(List.of(CassandraOracle.INT, CassandraOracle.TEXT));
         assertEquals("[1] is not a tuple<int, text> (fewer than its 2 components)", msg(tuple, "[1]"));
         assertEquals("[1,\"a\",2] is not a tuple<int, text> (more than its 2 components)", msg(tuple, "[1,\"a\",2]"));
@@ -317,7 +317,7 @@ class CompositeValueCodecTest {
         // name, then three null fields: 4 + 1 + 3 * 4 bytes
         assertEquals("000000016" + "1" + "ffffffff".repeat(3), HexFormat.of().formatHex(b));
         assertArrayEquals(cassandra(CassandraOracle.typeOf(shape), "{\"name\":\"a\"}"), b);
-        assertEquals("{name: \"a\", centre: null, corners: null, span: null}", ValueCodec.toDisplayString(shape, b));
+        assertEquals("{name: \"a\", centre: null, corners: null, span: null}", ValueText.display(shape, b));
     }
 
     private static String msg(CqlType t, String json) {

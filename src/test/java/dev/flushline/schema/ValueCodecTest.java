@@ -139,8 +139,8 @@ class ValueCodecTest {
         }
         if (!Arrays.equals(expected, actual) && !isKnownDeviation(t, parsed, json)) {
             fail(t + " " + json + ": expected " + HexFormat.of().formatHex(expected) + " = "
-                    + ValueCodec.toDisplayString(t, expected) + " but got " + HexFormat.of().formatHex(actual)
-                    + " = " + ValueCodec.toDisplayString(t, actual));
+                    + ValueText.display(t, expected) + " but got " + HexFormat.of().formatHex(actual)
+                    + " = " + ValueText.display(t, actual));
         }
         return true;
     }
@@ -171,7 +171,7 @@ class ValueCodecTest {
 
     private static void assertMessageNamesValue(CqlType t, Object parsed, ValueException e) {
         String m = e.getMessage();
-        assertTrue(m.contains(ValueCodec.display(parsed)) || t.isCollection(), m);
+        assertTrue(m.contains(ValueText.display(parsed)) || t.isCollection(), m);
         assertTrue(m.contains(t.isCollection() ? "" : " is not a"), m);
     }
 
@@ -311,11 +311,11 @@ class ValueCodecTest {
     void setsAreSortedAndDeduplicatedMapsSortedByKey() {
         CqlType set = CqlType.set(CqlType.of(CqlType.Kind.INT), true);
         byte[] b = ValueCodec.encode(set, JsonModel.parse("[3,-1,3,2]"));
-        assertEquals("[-1, 2, 3]", ValueCodec.toDisplayString(set, b));
+        assertEquals("[-1, 2, 3]", ValueText.display(set, b));
         CqlType dset = CqlType.set(CqlType.of(CqlType.Kind.DECIMAL), false);
         byte[][] els = ValueCodec.encodeSetElements(dset, JsonModel.parse("[\"1.00\",\"1.0\",\"0.5\"]"));
         assertEquals(2, els.length);
-        assertEquals("1.00", ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.DECIMAL), els[1]), "first equal element wins");
+        assertEquals("1.00", ValueText.display(CqlType.of(CqlType.Kind.DECIMAL), els[1]), "first equal element wins");
         CqlType map = CqlType.map(CqlType.of(CqlType.Kind.INT), CqlType.of(CqlType.Kind.TEXT), false);
         byte[][] entries = ValueCodec.encodeMapEntries(map, JsonModel.parse("{\"10\":\"a\",\"-2\":\"b\",\"3\":\"c\"}"));
         assertEquals(6, entries.length);
@@ -329,16 +329,16 @@ class ValueCodecTest {
 
     @Test
     void displayStrings() {
-        assertEquals("\"a\\\"b\"", ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.TEXT), "a\"b".getBytes()));
-        assertEquals("0x00ff", ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.BLOB), new byte[] {0, -1}));
-        assertEquals("<empty>", ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.INT), new byte[0]));
-        assertEquals("1970-01-01", ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.DATE), new byte[] {-128, 0, 0, 0}));
-        assertEquals("01:00:00.000000001", ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.TIME),
+        assertEquals("\"a\\\"b\"", ValueText.display(CqlType.of(CqlType.Kind.TEXT), "a\"b".getBytes()));
+        assertEquals("0x00ff", ValueText.display(CqlType.of(CqlType.Kind.BLOB), new byte[] {0, -1}));
+        assertEquals("<empty>", ValueText.display(CqlType.of(CqlType.Kind.INT), new byte[0]));
+        assertEquals("1970-01-01", ValueText.display(CqlType.of(CqlType.Kind.DATE), new byte[] {-128, 0, 0, 0}));
+        assertEquals("01:00:00.000000001", ValueText.display(CqlType.of(CqlType.Kind.TIME),
                 ValueCodec.encode(CqlType.of(CqlType.Kind.TIME), "01:00:00.000000001")));
-        assertEquals("2024-01-02T03:04:05.678Z", ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.TIMESTAMP),
+        assertEquals("2024-01-02T03:04:05.678Z", ValueText.display(CqlType.of(CqlType.Kind.TIMESTAMP),
                 ValueCodec.encode(CqlType.of(CqlType.Kind.TIMESTAMP), "2024-01-02T03:04:05.678Z")));
-        assertTrue(ValueCodec.toDisplayString(CqlType.of(CqlType.Kind.INT), new byte[] {1, 2}).contains("malformed"));
+        assertTrue(ValueText.display(CqlType.of(CqlType.Kind.INT), new byte[] {1, 2}).contains("malformed"));
         CqlType m = CqlType.map(CqlType.of(CqlType.Kind.TEXT), CqlType.of(CqlType.Kind.INT), true);
-        assertEquals("{\"a\": 1}", ValueCodec.toDisplayString(m, ValueCodec.encode(m, JsonModel.parse("{\"a\":1}"))));
+        assertEquals("{\"a\": 1}", ValueText.display(m, ValueCodec.encode(m, JsonModel.parse("{\"a\":1}"))));
     }
 }

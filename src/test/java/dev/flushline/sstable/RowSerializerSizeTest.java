@@ -1,24 +1,19 @@
 package dev.flushline.sstable;
 
-import dev.flushline.data.ArrayCell;
-import dev.flushline.data.BufferCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
-import dev.flushline.data.NativeCell;
 import dev.flushline.data.Row;
 import dev.flushline.data.Rows;
 import dev.flushline.io.FixedBuffer;
-import dev.flushline.io.NativeMemory;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.CqlType;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.SerializationHeader;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -54,14 +49,6 @@ class RowSerializerSizeTest {
         for (int i = 0; i < 70; i++) sb.append(String.format("c%02d %s, ", i, i % 3 == 0 ? "int" : i % 3 == 1 ? "text" : "bigint"));
         sb.append("xs set<int>, xm map<int, text>, PRIMARY KEY (pk, ck))");
         return sb.toString();
-    }
-
-    private final List<long[]> nativeAllocations = new ArrayList<>();
-
-    @AfterEach
-    void freeNative() {
-        for (long[] a : nativeAllocations) NativeMemory.free(a[0], a[1]);
-        nativeAllocations.clear();
     }
 
     // ---- independent size arithmetic (vints, deltas from the EncodingStats bases) ---------------
@@ -242,19 +229,19 @@ class RowSerializerSizeTest {
 
         Cell cell(CqlType valueType, byte[] path, Hint hint) {
             long ts = hint != null && r.nextBoolean() ? hint.ts : ts();
-            ArrayCell a;
+            Cell a;
             switch (r.nextInt(4)) {
-                case 0: a = ArrayCell.tombstone(ts, ldt(), path); break;
+                case 0: a = Cell.tombstone(ts, ldt(), path); break;
                 case 1: {
                     boolean shareRowTtl = hint != null && hint.ttl != 0 && r.nextBoolean();
                     int ttl = shareRowTtl ? hint.ttl : ttl();
                     long exp = shareRowTtl && r.nextInt(4) != 0 ? hint.exp : ldt();
-                    a = ArrayCell.expiring(ts, ttl, exp, valueType == null ? new byte[0] : value(valueType), path);
+                    a = Cell.expiring(ts, ttl, exp, valueType == null ? new byte[0] : value(valueType), path);
                     break;
                 }
-                default: a = ArrayCell.live(ts, valueType == null ? new byte[0] : value(valueType), path);
+                default: a = Cell.live(ts, valueType == null ? new byte[0] : value(valueType), path);
             }
-            return asClass(a, r.nextInt(3));
+            return a;
         }
 
         Row row(boolean isStatic, SerializationHeader header, int density) {
@@ -319,28 +306,6 @@ class RowSerializerSizeTest {
             }
             return new ClusteringBound(kind, v);
         }
-    }
-
-    /** The same cell as ArrayCell (0), BufferCell over a slice at a non-zero offset (1), or NativeCell (2). */
-    Cell asClass(ArrayCell a, int which) {
-        if (which == 0) return a;
-        if (which == 1) {
-            byte[] v = new byte[a.valueLength() + 7];
-            System.arraycopy(a.value(), 0, v, 3, a.valueLength());
-            ByteBuffer value = ByteBuffer.wrap(v, 3, a.valueLength());
-            ByteBuffer path = null;
-            if (a.pathLength() > 0) {
-                byte[] p = new byte[a.pathLength() + 5];
-                System.arraycopy(a.path(), 0, p, 5, a.pathLength());
-                path = ByteBuffer.wrap(p, 5, a.pathLength());
-            }
-            return new BufferCell(a.timestamp(), a.ttl(), a.localDeletionTime(), value, path);
-        }
-        long len = NativeCell.recordLength(a.pathLength(), a.valueLength());
-        long address = NativeMemory.allocate(len);
-        nativeAllocations.add(new long[] {address, len});
-        NativeCell.write(address, a);
-        return new NativeCell(address);
     }
 
     // ---- the properties ----------------------------------------------------------------------
@@ -445,13 +410,13 @@ class RowSerializerSizeTest {
                             CqlType t = cols[p].type();
                             byte[] v = t.fixedLength() >= 0 ? (r.nextInt(5) == 0 ? new byte[0] : gen.value(t))
                                     : new byte[r.nextInt(4) == 0 ? 0 : r.nextInt(r.nextBoolean() ? 200 : 10)];
-                            ArrayCell a;
+                            Cell a;
                             if (p == odd) {
-                                a = r.nextBoolean() ? ArrayCell.live(ts + 1, v, null) : ArrayCell.tombstone(ts, gen.ldt(), null);
+                                a = r.nextBoolean() ? Cell.live(ts + 1, v, null) : Cell.tombstone(ts, gen.ldt(), null);
                             } else {
-                                a = expiring ? ArrayCell.expiring(ts, ttl, exp, v, null) : ArrayCell.live(ts, v, null);
+                                a = expiring ? Cell.expiring(ts, ttl, exp, v, null) : Cell.live(ts, v, null);
                             }
-                            cells[p] = asClass(a, r.nextInt(3));
+                            cells[p] = a;
                         }
                         ColumnMetadata[] cc = schema.clusteringColumns();
                         byte[][] ck = new byte[cc.length][];
@@ -475,7 +440,7 @@ class RowSerializerSizeTest {
         SerializationHeader header = new SerializationHeader(schema, EncodingStats.NO_STATS, new boolean[0], new boolean[] {true, true});
         RowSerializer ser = new RowSerializer(header, new StatsCollector(new ClusteringComparator(schema)));
         Row row = new Row(false, new byte[][] {new byte[4]}, 5, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                new Cell[] {ArrayCell.live(5, new byte[3], null), ArrayCell.live(5, new byte[2], null)}, new ComplexColumn[0]);
+                new Cell[] {Cell.live(5, new byte[3], null), Cell.live(5, new byte[2], null)}, new ComplexColumn[0]);
         assertTrue(row.simpleCellsShareLiveness());
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> ser.rowSize(row, 0));
@@ -537,7 +502,7 @@ class RowSerializerSizeTest {
                 for (int p = 0; p < present; p++) {
                     if (p < cs) {
                         byte[] v = new byte[Math.max(0, schema.regularColumns()[p].type().fixedLength())];
-                        cells[p] = ArrayCell.expiring(6, p % 2 == 0 ? 1 : Cell.MAX_TTL, Cell.MAX_DELETION_TIME, v, null);
+                        cells[p] = Cell.expiring(6, p % 2 == 0 ? 1 : Cell.MAX_TTL, Cell.MAX_DELETION_TIME, v, null);
                     } else {
                         complex[p - cs] = new ComplexColumn(DeletionTime.LIVE, new Cell[0]);
                     }

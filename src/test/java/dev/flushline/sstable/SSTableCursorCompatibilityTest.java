@@ -66,7 +66,7 @@ class SSTableCursorCompatibilityTest {
         EncodingStats stats;
         try {
             FlushWriter w = new FlushWriter(m);
-            FlushResult r = w.write(m.partitionIterator(), m.partitionCount(), ours);
+            FlushResult r = w.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(ours), true, null, 0);
             assertTrue(r != null);
             stats = w.header().stats();
         } finally {
@@ -106,7 +106,7 @@ class SSTableCursorCompatibilityTest {
             m.seal();
             Path ours = tmp.resolve("big-ours-" + lz4);
             try {
-                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), ours);
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(ours), true, null, 0);
             } finally {
                 m.discard();
             }

@@ -38,7 +38,7 @@ class SSTableCursorTest {
         for (PartitionUpdate u : gen.next(updates)) m.apply(u);
         m.seal();
         try {
-            return new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir).dataPath;
+            return new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir), true, null, 0).dataPath;
         } finally {
             m.discard();
         }

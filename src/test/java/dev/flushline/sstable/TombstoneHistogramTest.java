@@ -100,8 +100,8 @@ class TombstoneHistogramTest {
 
     @Test
     void capAtMaxDeletionTime() throws IOException {
-        long[] points = {TombstoneHistogram.MAX_DELETION_TIME, TombstoneHistogram.MAX_DELETION_TIME - 1,
-            TombstoneHistogram.MAX_DELETION_TIME - 50, 4294967280L, 0, 59, 60, 61};
+        long[] points = {dev.flushline.data.Cell.MAX_DELETION_TIME, dev.flushline.data.Cell.MAX_DELETION_TIME - 1,
+            dev.flushline.data.Cell.MAX_DELETION_TIME - 50, 4294967280L, 0, 59, 60, 61};
         TombstoneHistogram ours = new TombstoneHistogram();
         StreamingTombstoneHistogramBuilder theirs = cassandraBuilder();
         for (long point : points) {
@@ -110,7 +110,7 @@ class TombstoneHistogramTest {
         }
         byte[] actual = serialize(ours);
         assertArrayEquals(cassandraBytes(theirs), actual);
-        assertEquals(TombstoneHistogram.MAX_DELETION_TIME, ours.binPoint(ours.binCount() - 1));
+        assertEquals(dev.flushline.data.Cell.MAX_DELETION_TIME, ours.binPoint(ours.binCount() - 1));
     }
 
     @Test

@@ -1,7 +1,6 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -15,6 +14,7 @@ import dev.flushline.testing.RandomUpdates;
 import org.apache.cassandra.db.Directories;
 import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
 import org.apache.cassandra.io.util.File;
+import dev.flushline.testing.CrashState;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,31 +73,38 @@ class TransactionLogCompatibilityTest {
 
     /** Builds the state of a crash at action {@code crashAt} (-1: none); returns the actions run. */
     static int build(Path root, int crashAt) throws IOException {
-        Path tableDir = FlushJob.tableDir(root, schema);
+        Path tableDir = schema.directoryUnder(root);
         Memtable m1 = memtable(1), m2 = memtable(2);
         try {
             TableDirectory dir = TableDirectory.open(tableDir);
-            new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), dir);
-            new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), dir);
+            new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), dir, true, null, 0);
+            new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), dir, true, null, 0);
             int[] counter = {0};
-            TransactionLog txn = TransactionLog.beginCompaction(dir);
+            Path[] crashed = {null};
             TransactionLog.StepListener l = what -> {
                 if (counter[0]++ == crashAt) {
-                    txn.simulateCrash();
+                    try {
+                        crashed[0] = CrashState.take(tableDir); // what a kill here leaves on disk
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
                     throw new Crash();
                 }
             };
+            TransactionLog txn = TransactionLog.beginCompaction(dir, l);
             try {
                 l.step("begun");
-                txn.onStep(l);
-                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs());
+                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs(), true, null, 0);
                 l.step("published 3");
-                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs());
+                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs(), true, null, 0);
                 l.step("published 4");
                 txn.obsolete(1);
                 txn.obsolete(2);
                 txn.commit();
             } catch (Crash c) {
+                // Let go of everything this process held, then put back the files as the kill left them.
+                txn.close();
+                CrashState.restore(crashed[0], tableDir);
                 return -1;
             }
             return counter[0];
@@ -108,7 +115,7 @@ class TransactionLogCompatibilityTest {
     }
 
     static Path tableDir(Path root) {
-        return FlushJob.tableDir(root, schema);
+        return schema.directoryUnder(root);
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.PartitionUpdate;
-import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushWriter;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
@@ -60,23 +59,31 @@ class TransactionLogCrashTest {
         return m;
     }
 
-    /** Child: args = outDir. Compacts the table's two live sstables into two new ones until killed. */
+    /** In lockstep, the child waits after each line it prints until the parent answers with a line. */
+    static final String LOCKSTEP = "lockstep";
+    private static BufferedReader answers;
+
+    /**
+     * Child: args = outDir [lockstep]. Compacts the table's two live sstables into two new ones until killed.
+     * In lockstep it cannot run ahead of the parent: without it, a parent slowed down on a loaded machine
+     * read a step's line while the child was already a whole compaction further, and killed it there.
+     */
     public static void main(String[] args) throws Exception {
+        if (args.length > 1 && args[1].equals(LOCKSTEP)) answers = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(Path.of(args[0]), schema);
+        Path tableDir = schema.directoryUnder(Path.of(args[0]));
         Memtable m1 = memtable(schema, SEEDS[0]), m2 = memtable(schema, SEEDS[1]);
         TableDirectory dir = TableDirectory.open(tableDir);
         while (true) {
             List<Path> inputs = TransactionLog.liveSSTables(tableDir);
             say("inputs " + inputs.size());
-            try (TransactionLog txn = TransactionLog.beginCompaction(dir)) {
-                txn.onStep(what -> {
-                    say(what);
-                    pause(); // widens each step's window, so a kill can land between any two
-                });
-                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs());
+            try (TransactionLog txn = TransactionLog.beginCompaction(dir, what -> {
+                say(what);
+                pause(); // widens each step's window, so a kill can land between any two
+            })) {
+                new FlushWriter(m2).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs(), true, null, 0);
                 say("published");
-                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs());
+                new FlushWriter(m1).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs(), true, null, 0);
                 say("published");
                 for (Path in : inputs) txn.obsolete(in);
                 txn.commit();
@@ -87,6 +94,13 @@ class TransactionLogCrashTest {
     private static void say(String line) {
         System.out.println(line);
         System.out.flush();
+        if (answers != null) {
+            try {
+                if (answers.readLine() == null) System.exit(3); // the parent is gone
+            } catch (java.io.IOException e) {
+                System.exit(3);
+            }
+        }
     }
 
     private static void pause() {
@@ -110,12 +124,12 @@ class TransactionLogCrashTest {
     void aKilledCompactionLeavesAllInputsOrAllOutputs() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         List<List<Partition>> copies = new ArrayList<>();
         TableDirectory dir = TableDirectory.open(tableDir);
         for (long seed : SEEDS) {
             Memtable m = memtable(schema, seed);
-            copies.add(CassandraReader.readAll(new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir).dataPath, CQL));
+            copies.add(CassandraReader.readAll(new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0).dataPath, CQL));
             m.discard();
         }
         assertNotEquals(copies.get(0), copies.get(1));
@@ -131,15 +145,20 @@ class TransactionLogCrashTest {
             List<Integer> inputs = generations(TransactionLog.liveSSTables(tableDir));
             assertEquals(2, inputs.size(), at);
 
-            Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", cp, TransactionLogCrashTest.class.getName(), tmp.toString())
+            Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", cp, TransactionLogCrashTest.class.getName(), tmp.toString(), LOCKSTEP)
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            // The child waits after each line for an answer: it is killed exactly after the chosen step (delay 0),
+            // or at most one step further (a delay lets it run on, into the writing that follows the step).
             List<Integer> outputs = new ArrayList<>();
             boolean sawCommit = false;
             int seen = 0;
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                 java.io.Writer go = new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8)) {
                 String first = in.readLine();
                 assertEquals("inputs 2", first, at);
                 while (true) {
+                    go.write('\n');
+                    go.flush();
                     String line = in.readLine();
                     assertNotNull(line, "child ended early, " + at);
                     if (line.startsWith("add ")) outputs.add(Integer.parseInt(line.substring(4)));
@@ -147,7 +166,11 @@ class TransactionLogCrashTest {
                     if (line.startsWith("inputs")) throw new AssertionError("the kill step was never reached, " + at);
                     if (line.startsWith(step) && ++seen == nth) break;
                 }
-                if (delayMs > 0) Thread.sleep(delayMs);
+                if (delayMs > 0) {
+                    go.write('\n');
+                    go.flush();
+                    Thread.sleep(delayMs);
+                }
                 p.destroyForcibly(); // SIGKILL on Linux
                 assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             }
@@ -203,11 +226,11 @@ class TransactionLogCrashTest {
     void aReaderBesideALiveCompactionSeesOneSideAndCleanupLeavesItAlone() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         TableDirectory dir = TableDirectory.open(tableDir);
         for (long seed : SEEDS) {
             Memtable m = memtable(schema, seed);
-            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir);
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), dir, true, null, 0);
             m.discard();
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

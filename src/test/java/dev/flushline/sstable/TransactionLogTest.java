@@ -1,5 +1,6 @@
 package dev.flushline.sstable;
 
+import dev.flushline.testing.CrashState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,19 +85,24 @@ class TransactionLogTest {
      */
     static int run(Path dir, int crashAt, boolean abortInstead) throws IOException {
         int[] counter = {0};
+        Path[] crashed = {null};
         TableDirectory td = TableDirectory.open(dir);
-        TransactionLog txn = TransactionLog.beginCompaction(td);
         TransactionLog.StepListener l = what -> {
             if (counter[0]++ == crashAt) {
-                txn.simulateCrash();
+                try {
+                    crashed[0] = CrashState.take(dir); // what a kill here leaves on disk
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
                 throw new Crash();
             }
         };
+        TransactionLog txn = TransactionLog.beginCompaction(td, l);
+        Descriptor[] current = {null};
         try {
             l.step("begun");
-            txn.onStep(l);
             for (int out = 0; out < 2; out++) {
-                Descriptor d = txn.reserveOutput();
+                Descriptor d = current[0] = txn.reserveOutput();
                 for (String c : ALL) Files.write(d.stagingDir().resolve("oa-" + d.generation() + "-big-" + c), ("out" + c).getBytes());
                 d.beforePublish();
                 for (Component c : Component.values()) { // the writer's publish order, TOC.txt last
@@ -107,11 +113,16 @@ class TransactionLogTest {
                 }
                 Files.delete(d.stagingDir());
                 d.releaseReservation();
+                current[0] = null;
             }
             txn.obsolete(dir.resolve("oa-1-big-Data.db"));
             txn.obsolete(2);
             if (abortInstead) txn.abort(); else txn.commit();
         } catch (Crash c) {
+            // Let go of everything this process held, then put back the files as the kill left them.
+            if (current[0] != null) current[0].releaseReservation();
+            txn.close();
+            CrashState.restore(crashed[0], dir);
             return -1;
         }
         return counter[0];
@@ -285,7 +296,10 @@ class TransactionLogTest {
         publishFake(dir, 2);
         TableDirectory td = TableDirectory.open(dir);
         List<List<Path>> cleanedMidDeletion = new ArrayList<>();
-        try (TransactionLog txn = TransactionLog.beginCompaction(td)) {
+        // The steps of the commit, seen as they happen: set once the transaction is under way.
+        java.util.concurrent.atomic.AtomicReference<TransactionLog.StepListener> steps =
+                new java.util.concurrent.atomic.AtomicReference<>(TransactionLog.StepListener.NONE);
+        try (TransactionLog txn = TransactionLog.beginCompaction(td, what -> steps.get().step(what))) {
             Descriptor out = txn.reserveOutput();
             Files.write(out.stagingPath(Component.DATA), new byte[] {1});
             assertEquals(new Leftovers.Result(List.of(), List.of()), Leftovers.clean(dir), "a live output's staging dir stays");
@@ -298,7 +312,7 @@ class TransactionLogTest {
             txn.obsolete(2);
             assertEquals(List.of(), TransactionLog.recover(dir), "a live log is not recovered");
             assertEquals(List.of(1, 2), liveGenerations(dir));
-            txn.onStep(what -> {
+            steps.set(what -> {
                 if (what.equals("deleted oa-1-big-Data.db")) {
                     try {
                         cleanedMidDeletion.add(Leftovers.clean(dir).removed()); // oa-1 has TOC.txt but no Data.db now
@@ -324,7 +338,9 @@ class TransactionLogTest {
         TransactionLog txn = TransactionLog.beginCompaction(td);
         Descriptor out = txn.reserveOutput();
         SSTableWriter.deleteStaging(out); // its writer aborted
-        txn.simulateCrash();
+        Path crashed = CrashState.take(dir); // and the process dies here
+        txn.close();
+        CrashState.restore(crashed, dir);
         // Another process's writer whose counter is behind: it must skip the generation the dead log names.
         assertEquals(null, Descriptor.tryReserve(dir, out.generation()), "the generation is still taken");
         TableDirectory reopened = TableDirectory.open(dir);

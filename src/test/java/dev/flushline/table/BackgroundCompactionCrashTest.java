@@ -118,7 +118,7 @@ class BackgroundCompactionCrashTest {
                 }
             }
 
-            Path tableDir = FlushJob.tableDir(out, schema);
+            Path tableDir = schema.directoryUnder(out);
             if (hasTransactionLog(tableDir)) interrupted++;
             TableDirectory.open(tableDir); // recovery: finishes or rolls back the interrupted transaction
             assertTrue(!hasTransactionLog(tableDir), "recovery removed the transaction log");

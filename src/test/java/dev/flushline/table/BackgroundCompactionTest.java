@@ -1,6 +1,6 @@
 package dev.flushline.table;
 
-import dev.flushline.compaction.CompactionRanges;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.SSTableInfo;
 import dev.flushline.compaction.Version;
@@ -115,7 +115,7 @@ class BackgroundCompactionTest {
         assertEquals(bc.compactionsDone(), log.size(), "one log line per compaction");
 
         // The version is what is on disk; levels come back from Statistics.db (ours and Cassandra's reading).
-        Path tableDir = FlushJob.tableDir(tmp, schema);
+        Path tableDir = schema.directoryUnder(tmp);
         Version v = bc.version();
         List<SSTableFiles> live = SSTableFiles.inDirectory(tableDir);
         assertEquals(v.size(), live.size(), where + ": version " + v + " vs disk " + live);
@@ -172,21 +172,21 @@ class BackgroundCompactionTest {
     void rangeAwareOutputNeverStraddlesARangeAboveTheMinimum(String strategy) throws Exception {
         Path dir = tmp.resolve("stress");
         java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
-        int rc = dev.flushline.cli.Main.run(new String[] {"compaction-stress", "write", "--dir", dir.toString(), "--size-gb", "0.006",
+        int rc = dev.flushline.Main.run(new String[] {"compaction-stress", "write", "--dir", dir.toString(), "--size-gb", "0.006",
                 "--flush-mb", "1", "--seed", "5"}, System.in, new java.io.PrintStream(written, true), System.err);
         assertEquals(0, rc);
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(" ([0-9,]+) distinct\\)").matcher(written.toString());
         assertTrue(m.find(), written.toString());
         long distinct = Long.parseLong(m.group(1).replace(",", ""));
         TableSchema schema = CqlParser.parse(STRESS_CQL);
-        Path tableDir = FlushJob.tableDir(dir, schema);
+        Path tableDir = schema.directoryUnder(dir);
         long minRange = 256 * 1024;
         BackgroundCompactions.Settings s = new BackgroundCompactions.Settings();
         Map<String, String> opts = new HashMap<>();
         opts.put("class", strategy.equals("lcs") ? "LeveledCompactionStrategy" : "SizeTieredCompactionStrategy");
         opts.put("range_aware_compaction", "true");
         s.strategy = CompactionStrategyOptions.parse(opts).withSizes(512 * 1024, minRange);
-        s.ranges = CompactionRanges.vnodes(8, 17);
+        s.ranges = TokenRanges.vnodes(8, 17);
         s.threads = 2;
         List<String> log = Collections.synchronizedList(new ArrayList<>());
         long before = 0;
@@ -237,16 +237,15 @@ class BackgroundCompactionTest {
         throw new AssertionError("no sstable " + gen + " in " + dir);
     }
 
-    /** Data.db bytes of each range in {@code f}, from the partitions' positions in Index.db. */
-    static long[] bytesPerRange(SSTableFiles f, TableSchema schema, CompactionRanges ranges) throws java.io.IOException {
+    /** Data.db bytes of each range in {@code f}, from the partitions' positions in its partition index. */
+    static long[] bytesPerRange(SSTableFiles f, TableSchema schema, TokenRanges ranges) throws java.io.IOException {
         long[] bytes = new long[ranges.size()];
-        dev.flushline.sstable.IndexReader r = dev.flushline.sstable.IndexReader.open(f, schema.clusteringColumns());
+        dev.flushline.sstable.PartitionIndex r = dev.flushline.sstable.PartitionIndex.open(f, schema);
         long dataLength = java.nio.file.Files.size(f.path(Component.DATA));
         int prevRange = -1;
         long prevPos = 0;
-        while (r.hasNext()) {
-            r.next();
-            long token = dev.flushline.data.Murmur3.token(r.bytes(), r.keyOffset(), r.keyLength());
+        while (r.next()) {
+            long token = dev.flushline.data.Murmur3.token(r.keyArray(), r.keyOffset(), r.keyLength());
             if (prevRange >= 0) bytes[prevRange] += r.dataPosition() - prevPos;
             prevRange = ranges.indexOf(token);
             prevPos = r.dataPosition();

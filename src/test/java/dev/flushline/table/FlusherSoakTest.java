@@ -66,7 +66,7 @@ class FlusherSoakTest {
             return published;
         };
         List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
-        Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, mode), new FlushJob.Options(out, 2, 1, -1, 0),
+        Flusher flusher = new Flusher(() -> new SkipListMemtable(schema, mode), FlushJob.Options.builder(out).ranges(2).build(),
                 new Flusher.Limits(limitBytes, limitBytes, 0.5), null, flaky, new Flusher.FailurePolicy(3, 1, 8), log::add);
 
         FlusherTest.Writers run = FlusherTest.runWriters(flusher, updates, WRITERS);
@@ -81,7 +81,7 @@ class FlusherSoakTest {
         assertEquals(updates.size(), acked.size());
         // Keys are distinct, so each partition comes from one update; a flush retried after it had
         // published wrote some partitions twice, identically.
-        Set<Partition> distinct = new LinkedHashSet<>(CassandraReader.readAll(FlushJob.tableDir(out, schema), FlusherTest.CQL));
+        Set<Partition> distinct = new LinkedHashSet<>(CassandraReader.readAll(schema.directoryUnder(out), FlusherTest.CQL));
         List<Partition> got = new ArrayList<>(distinct);
         got.sort((a, b) -> PartitionKey.of(a.key().toArray()).compareTo(PartitionKey.of(b.key().toArray())));
         assertEquals(FlusherTest.expected(schema, acked), got, "every acknowledged operation reads back");

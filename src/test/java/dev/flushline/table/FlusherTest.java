@@ -31,7 +31,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -67,7 +66,7 @@ class FlusherTest {
 
     /** All sstables under the table dir, read by cassandra-all, partitions sorted by token. */
     static List<Partition> readBack(Path outDir, TableSchema schema) {
-        Path tableDir = FlushJob.tableDir(outDir, schema);
+        Path tableDir = schema.directoryUnder(outDir);
         List<Partition> all = new ArrayList<>(CassandraReader.readAll(tableDir, CQL));
         all.sort((a, b) -> PartitionKey.of(a.key().toArray()).compareTo(PartitionKey.of(b.key().toArray())));
         return all;

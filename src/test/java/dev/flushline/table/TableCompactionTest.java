@@ -1,7 +1,7 @@
 package dev.flushline.table;
 
 import dev.flushline.commitlog.CommitLog;
-import dev.flushline.compaction.CompactionRanges;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.compaction.CompactionStrategyOptions;
 import dev.flushline.compaction.LeveledPicker;
 import dev.flushline.compaction.SSTableInfo;
@@ -53,7 +53,7 @@ class TableCompactionTest {
         if (strategy.endsWith("-ra")) o.put("range_aware_compaction", "true");
         // Small sizes, so that the ~200 KiB written fill levels and split by range.
         s.strategy = CompactionStrategyOptions.parse(o).withSizes(8 * 1024, 16 * 1024);
-        s.ranges = CompactionRanges.even(4);
+        s.ranges = TokenRanges.even(4);
         s.threads = 2;
         s.nowSeconds = () -> FlusherTest.NOW;
         return s;
@@ -103,13 +103,13 @@ class TableCompactionTest {
         }
         assertEquals(bc.compactionsDone(), compactedLines, where + ": one log line per compaction, in the table's log");
 
-        Path tableDir = dev.flushline.flush.FlushJob.tableDir(options.dataDir, schema);
+        Path tableDir = schema.directoryUnder(options.dataDir);
         List<SSTableFiles> live = SSTableFiles.inDirectory(tableDir);
         assertEquals(bc.version().size(), live.size(), where + ": the version is what is on disk");
         assertTrue(live.size() < flushes, where + ": fewer sstables than flushes");
         if (strategy.endsWith("-ra")) {
             int inOneRange = 0;
-            for (SSTableInfo s : bc.version().sstables()) if (settings(strategy).ranges.rangeOf(s) != CompactionRanges.SPANNING) inOneRange++;
+            for (SSTableInfo s : bc.version().sstables()) if (settings(strategy).ranges.rangeOf(s.firstToken(), s.lastToken()) != TokenRanges.SPANNING) inOneRange++;
             assertTrue(inOneRange > 0, where + ": split by range: " + bc.version());
         }
 
@@ -124,7 +124,7 @@ class TableCompactionTest {
             // Reopened, the version carries the start-up pointers (after the newest sstable of each next level).
             List<SSTableInfo> infos = new ArrayList<>();
             for (SSTableFiles f : live) infos.add(BackgroundCompactions.describe(f, schema));
-            VersionEdit expected = LeveledPicker.startupPointers(infos, CompactionRanges.SPANNING);
+            VersionEdit expected = LeveledPicker.startupPointers(infos, TokenRanges.SPANNING);
             assertTrue(expected.pointerCount() > 0, where + ": levels above L0 at rest: " + bc.version());
             BackgroundCompactions again = BackgroundCompactions.open(schema, TableDirectory.open(tableDir), settings(strategy), log::add);
             again.awaitQuiescent();
@@ -133,8 +133,8 @@ class TableCompactionTest {
             Version v = again.version();
             for (int i = 0; i < expected.pointerCount(); i++) {
                 int level = expected.pointerLevel(i);
-                assertTrue(v.hasCompactPointer(CompactionRanges.SPANNING, level), where + ": pointer of L" + level + " set at start");
-                assertEquals(expected.pointerToken(i), v.compactPointer(CompactionRanges.SPANNING, level), where + ": pointer of L" + level);
+                assertTrue(v.hasCompactPointer(TokenRanges.SPANNING, level), where + ": pointer of L" + level + " set at start");
+                assertEquals(expected.pointerToken(i), v.compactPointer(TokenRanges.SPANNING, level), where + ": pointer of L" + level);
             }
         }
     }

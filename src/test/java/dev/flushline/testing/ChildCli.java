@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code flushline} commands in child JVMs, for tests that need real processes: two writers in
  * different processes, a SIGKILL at a random moment, or a command that could hang (it is killed at
- * a deadline and the test fails, never waits for ever). The child runs {@code dev.flushline.cli.Main}
+ * a deadline and the test fails, never waits for ever). The child runs {@code dev.flushline.Main}
  * on the test class path; its stdout and stderr go to files next to each other in {@code logDir}.
  */
 public final class ChildCli {
@@ -37,7 +37,7 @@ public final class ChildCli {
     public static ChildCli start(Path logDir, String name, Path stdin, String... args) throws IOException {
         Files.createDirectories(logDir);
         List<String> cmd = new ArrayList<>(List.of(JAVA, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), "dev.flushline.cli.Main"));
+                System.getProperty("java.class.path"), "dev.flushline.Main"));
         cmd.addAll(List.of(args));
         Path out = logDir.resolve(name + ".out"), err = logDir.resolve(name + ".err");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());

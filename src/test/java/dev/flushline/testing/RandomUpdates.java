@@ -1,6 +1,5 @@
 package dev.flushline.testing;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -143,10 +142,10 @@ public final class RandomUpdates {
             ColumnMetadata c = cols[i];
             if (i < complexStart) {
                 if (cellDelete || random.nextDouble() < nullChance) {
-                    cells[i] = ArrayCell.tombstone(ts, nowSeconds, null);
+                    cells[i] = Cell.tombstone(ts, nowSeconds, null);
                 } else {
                     byte[] v = value(c.type());
-                    cells[i] = ttl == 0 ? ArrayCell.live(ts, v, null) : ArrayCell.expiring(ts, ttl, exp, v, null);
+                    cells[i] = ttl == 0 ? Cell.live(ts, v, null) : Cell.expiring(ts, ttl, exp, v, null);
                 }
             } else {
                 complex[i - complexStart] = randomCollection(c, ts, ttl, exp, cellDelete);
@@ -175,7 +174,7 @@ public final class RandomUpdates {
                     int f = random.nextInt(t.size());
                     path = CqlType.fieldPath(f);
                     if (random.nextInt(6) == 0) {
-                        cells.add(ArrayCell.tombstone(ts, nowSeconds, path));
+                        cells.add(Cell.tombstone(ts, nowSeconds, path));
                         continue;
                     }
                     value = value(t.component(f));
@@ -183,13 +182,13 @@ public final class RandomUpdates {
                 }
                 default: path = value(t.elementType()); value = value(t.valueType()); break;
             }
-            cells.add(ttl == 0 ? ArrayCell.live(ts, value, path) : ArrayCell.expiring(ts, ttl, exp, value, path));
+            cells.add(ttl == 0 ? Cell.live(ts, value, path) : Cell.expiring(ts, ttl, exp, value, path));
         }
         CqlType pathType = t.cellPathType();
-        cells.sort((x, y) -> pathType.compare(((ArrayCell) x).path(), ((ArrayCell) y).path()));
+        cells.sort((x, y) -> pathType.compare(x.path(), y.path()));
         List<Cell> dedup = new ArrayList<>();
         for (Cell x : cells) {
-            if (!dedup.isEmpty() && pathType.compare(((ArrayCell) dedup.get(dedup.size() - 1)).path(), ((ArrayCell) x).path()) == 0) continue;
+            if (!dedup.isEmpty() && pathType.compare(dedup.get(dedup.size() - 1).path(), x.path()) == 0) continue;
             dedup.add(x);
         }
         if (dedup.isEmpty() && cd.isLive()) return null;

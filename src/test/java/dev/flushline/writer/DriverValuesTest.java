@@ -58,39 +58,46 @@ class DriverValuesTest {
         FixedClock.installIfPossible();
         CassandraOracle.init();
         UserDefinedType pt = pt();
-        Path theirs = Files.createDirectories(tmp.resolve("c"));
-        Path ours = Files.createDirectories(tmp.resolve("f"));
-        try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).withType(TYPE).forTable(TABLE).using(INSERT).build();
-             FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).withType(TYPE).forTable(TABLE).using(INSERT)
-                     .withNowMillis(Clock.Global.currentTimeMillis()).build()) {
-            org.apache.cassandra.schema.TableMetadata table = CassandraOracle.parseTable(TYPE + ";\n" + TABLE);
-            for (int i = 0; i < 12; i++) {
-                // A set inside a UDT value keeps the order the driver serialized it in, as a node keeps a bound UDT
-                // value's bytes (it validates them, it does not re-sort them); sorted here, as JSON parsing sorts.
-                UdtValue frozen = pt.newValue(i, "y" + i, new java.util.TreeSet<>(java.util.Set.of("a", "b" + i)));
-                UdtValue partial = pt.newValue().setString("\"Y\"", "only"); // x and tags null
-                TupleValue tuple = DataTypes.tupleOf(DataTypes.INT, DataTypes.TEXT, DataTypes.DURATION)
-                        .newValue(i, i % 2 == 0 ? null : "t", CqlDuration.newInstance(1, 2, 3_000_000_000L * i));
-                CqlDuration d = CqlDuration.newInstance(-i, -2 * i, -5);
-                List<Float> floats = new ArrayList<>();
-                for (int k = 0; k < 8; k++) floats.add(k * 0.5f - i);
-                f.addRow(i % 3, i, frozen, i % 2 == 0 ? partial : frozen, tuple, d, CqlVector.newInstance(floats),
-                        CqlVector.newInstance("", "v" + i));
-                // the same values as Cassandra serializes their JSON
-                String[] json = {Integer.toString(i % 3), Integer.toString(i),
-                        "{\"x\":" + i + ",\"\\\"Y\\\"\":\"y" + i + "\",\"tags\":[\"a\",\"b" + i + "\"]}",
-                        i % 2 == 0 ? "{\"\\\"Y\\\"\":\"only\"}" : "{\"x\":" + i + ",\"\\\"Y\\\"\":\"y" + i + "\",\"tags\":[\"a\",\"b" + i + "\"]}",
-                        "[" + i + "," + (i % 2 == 0 ? "null" : "\"t\"") + ",\"1mo2d" + (3L * i) + "s\"]",
-                        i == 0 ? "\"-5ns\"" : "\"-" + i + "mo" + (2 * i) + "d5ns\"",
-                        floats.toString(), "[\"\",\"v" + i + "\"]"};
-                String[] columns = {"k", "c", "f", "u", "t", "d", "v", "vt"};
-                List<ByteBuffer> raw = new ArrayList<>();
-                for (int k = 0; k < json.length; k++) {
-                    raw.add(table.getColumn(org.apache.cassandra.cql3.ColumnIdentifier.getInterned(columns[k], true)).type
-                            .fromJSONObject(JsonUtils.decodeJson(json[k])).bindAndGet(QueryOptions.DEFAULT));
+        // CQLSSTableWriter takes "now" (the deletion time a non-frozen value's cells are written under) per row from
+        // Cassandra's clock, ours once: unless that clock is frozen in this JVM, write again if a second passed meanwhile.
+        Path theirs, ours;
+        for (int attempt = 0; ; attempt++) {
+            theirs = Files.createDirectories(tmp.resolve("c" + attempt));
+            ours = Files.createDirectories(tmp.resolve("f" + attempt));
+            long now = Clock.Global.currentTimeMillis();
+            try (CQLSSTableWriter c = CQLSSTableWriter.builder().inDirectory(theirs.toString()).withType(TYPE).forTable(TABLE).using(INSERT).build();
+                 FlushlineSSTableWriter f = FlushlineSSTableWriter.builder().inDirectory(ours).withType(TYPE).forTable(TABLE).using(INSERT)
+                         .withNowMillis(now).build()) {
+                org.apache.cassandra.schema.TableMetadata table = CassandraOracle.parseTable(TYPE + ";\n" + TABLE);
+                for (int i = 0; i < 12; i++) {
+                    // A set inside a UDT value keeps the order the driver serialized it in, as a node keeps a bound UDT
+                    // value's bytes (it validates them, it does not re-sort them); sorted here, as JSON parsing sorts.
+                    UdtValue frozen = pt.newValue(i, "y" + i, new java.util.TreeSet<>(java.util.Set.of("a", "b" + i)));
+                    UdtValue partial = pt.newValue().setString("\"Y\"", "only"); // x and tags null
+                    TupleValue tuple = DataTypes.tupleOf(DataTypes.INT, DataTypes.TEXT, DataTypes.DURATION)
+                            .newValue(i, i % 2 == 0 ? null : "t", CqlDuration.newInstance(1, 2, 3_000_000_000L * i));
+                    CqlDuration d = CqlDuration.newInstance(-i, -2 * i, -5);
+                    List<Float> floats = new ArrayList<>();
+                    for (int k = 0; k < 8; k++) floats.add(k * 0.5f - i);
+                    f.addRow(i % 3, i, frozen, i % 2 == 0 ? partial : frozen, tuple, d, CqlVector.newInstance(floats),
+                            CqlVector.newInstance("", "v" + i));
+                    // the same values as Cassandra serializes their JSON
+                    String[] json = {Integer.toString(i % 3), Integer.toString(i),
+                            "{\"x\":" + i + ",\"\\\"Y\\\"\":\"y" + i + "\",\"tags\":[\"a\",\"b" + i + "\"]}",
+                            i % 2 == 0 ? "{\"\\\"Y\\\"\":\"only\"}" : "{\"x\":" + i + ",\"\\\"Y\\\"\":\"y" + i + "\",\"tags\":[\"a\",\"b" + i + "\"]}",
+                            "[" + i + "," + (i % 2 == 0 ? "null" : "\"t\"") + ",\"1mo2d" + (3L * i) + "s\"]",
+                            i == 0 ? "\"-5ns\"" : "\"-" + i + "mo" + (2 * i) + "d5ns\"",
+                            floats.toString(), "[\"\",\"v" + i + "\"]"};
+                    String[] columns = {"k", "c", "f", "u", "t", "d", "v", "vt"};
+                    List<ByteBuffer> raw = new ArrayList<>();
+                    for (int k = 0; k < json.length; k++) {
+                        raw.add(table.getColumn(org.apache.cassandra.cql3.ColumnIdentifier.getInterned(columns[k], true)).type
+                                .fromJSONObject(JsonUtils.decodeJson(json[k])).bindAndGet(QueryOptions.DEFAULT));
+                    }
+                    c.rawAddRow(raw);
                 }
-                c.rawAddRow(raw);
             }
+            if (Clock.Global.currentTimeMillis() / 1000 == now / 1000 || attempt == 4) break;
         }
         String schema = TYPE + ";\n" + TABLE;
         List<Partition> expected = CassandraReader.readAll(theirs, schema);
@@ -126,10 +133,11 @@ class DriverValuesTest {
     @Test
     void theDriverIsNeverNeeded() throws Exception {
         List<URL> urls = new ArrayList<>();
+        // The main classes wherever this build puts them (-DbuildDir moves them out of target/).
+        urls.add(FlushlineSSTableWriter.class.getProtectionDomain().getCodeSource().getLocation());
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            boolean main = entry.endsWith("target" + File.separator + "classes")
-                    || entry.contains("jctools") || entry.contains("lz4") || entry.contains("jackson-core");
-            if (main && !entry.contains("java-driver")) urls.add(new File(entry).toURI().toURL());
+            boolean dependency = entry.contains("jctools") || entry.contains("lz4") || entry.contains("jackson-core");
+            if (dependency && !entry.contains("java-driver")) urls.add(new File(entry).toURI().toURL());
         }
         try (URLClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
             assertThrows(ClassNotFoundException.class, () -> loader.loadClass("com.datastax.oss.driver.api.core.data.UdtValue"));

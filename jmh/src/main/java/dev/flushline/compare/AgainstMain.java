@@ -1,6 +1,7 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.schema.ValueText;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.flush.FlushLog;
 import dev.flushline.schema.ColumnMetadata;
@@ -201,7 +202,7 @@ public final class AgainstMain {
                     FlushRun r = rocks.fillAndFlush(w, c);
                     out.println(fillLine(r));
                     out.println(String.format(Locale.ROOT, "RocksDB flushed %s (%s), time spent: %d ms, cpu time: %d ms "
-                                    + "(threads %s), process cpu: %d ms", r.sstable, FlushLog.mib(r.bytes),
+                                    + "(threads %s), process cpu: %d ms", r.sstable, ValueText.mib(r.bytes),
                             r.wallNanos / 1_000_000, r.cpuNanos / 1_000_000, r.threads, r.processCpuNanos / 1_000_000));
                     runs.add(r);
                     jsonLines.add(r.json());
@@ -307,9 +308,9 @@ public final class AgainstMain {
         return String.format(Locale.ROOT, "CQLSSTableWriter (%s, %s): Completed writing %s (%s), time spent: %d ms, "
                         + "bytes written: %d/(%d per sec), partitions written: %d/(%d per sec), rows: %d/(%d per sec), "
                         + "cpu time: %d ms, allocated: %s (threads %s; process cpu %d ms)%s",
-                r.allocation, r.compression, r.sstable, FlushLog.mib(r.bytes), r.wallNanos / 1_000_000, r.bytes,
+                r.allocation, r.compression, r.sstable, ValueText.mib(r.bytes), r.wallNanos / 1_000_000, r.bytes,
                 (long) (r.bytes / secs), r.partitions, (long) (r.partitions / secs), r.rows, (long) (r.rows / secs),
-                r.cpuNanos / 1_000_000, FlushLog.mib(r.allocatedBytes), r.threads, r.processCpuNanos / 1_000_000,
+                r.cpuNanos / 1_000_000, ValueText.mib(r.allocatedBytes), r.threads, r.processCpuNanos / 1_000_000,
                 gcText(r, "write"));
     }
 
@@ -320,9 +321,9 @@ public final class AgainstMain {
                         + "CommitLogPosition(segmentId=-1, position=0), time spent: %d ms, bytes flushed: %d/(%d per sec), "
                         + "partitions flushed: %d/(%d per sec), rows: %d/(%d per sec), cpu time: %d ms, allocated: %s "
                         + "(threads %s; process cpu %d ms)",
-                c.sstable, FlushLog.mib(c.bytes), c.wallNanos / 1_000_000, c.bytes, (long) (c.bytes / secs), c.partitions,
+                c.sstable, ValueText.mib(c.bytes), c.wallNanos / 1_000_000, c.bytes, (long) (c.bytes / secs), c.partitions,
                 (long) (c.partitions / secs), c.rows, (long) (c.rows / secs), c.cpuNanos / 1_000_000,
-                FlushLog.mib(c.allocatedBytes), c.threads, c.processCpuNanos / 1_000_000);
+                ValueText.mib(c.allocatedBytes), c.threads, c.processCpuNanos / 1_000_000);
     }
 
     /** Whether Flushline's and Cassandra's Data.db of the same data are the same bytes (a check that the work is equal). */

@@ -1,12 +1,13 @@
 package dev.flushline.compare;
 
+import dev.flushline.io.ChunkCodec;
+import dev.flushline.io.ChunkCodecException;
 import dev.flushline.io.DataFileLayout;
+import dev.flushline.schema.CompressionParams;
+import dev.flushline.sstable.ChunkCodecs;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.DataChunks;
 import dev.flushline.sstable.SSTableFiles;
-import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -23,16 +24,16 @@ import java.util.zip.CRC32;
  * of these sstables can avoid, done once over the same bytes. It says how far each system is from that work.
  *
  * <ul>
- * <li><b>Inputs</b>, every Data.db read in: per chunk, the CRC32 checked against the one stored (after each LZ4
- *     block; in CRC.db for an uncompressed file), and for LZ4 the block decompressed
- *     ({@code safeDecompressor}).</li>
- * <li><b>Outputs</b>, the uncompressed content of the compaction's Data.db written out: for LZ4, per chunk of the
- *     table's chunk length, the length prefix, the block compressed ({@code fastCompressor}, what Flushline and
- *     Cassandra use), the CRC32 over prefix and block; uncompressed, the CRC32 of each CRC.db chunk. Then the
- *     Digest: the CRC32 of the whole Data.db as written.</li>
+ * <li><b>Inputs</b>, every Data.db read in: per stored chunk, the CRC32 checked against the one stored (after each
+ *     block; in CRC.db for an uncompressed file), and each compressed block decompressed with the input's own
+ *     codec (a chunk stored raw is only checked).</li>
+ * <li><b>Outputs</b>, the uncompressed content of the compaction's Data.db written out: compressed, per chunk of
+ *     its chunk length, the block compressed with the output's codec (stored raw where it reaches the max
+ *     compressed length, as the writers do) and the CRC32 over what is stored; uncompressed, the CRC32 of each
+ *     CRC.db chunk. Then the Digest: the CRC32 of the whole Data.db as written.</li>
  * </ul>
- * Codec and checksum: lz4-java's {@code LZ4Factory.fastestInstance()} and {@code java.util.zip.CRC32}, the
- * implementations both Flushline and Cassandra call. The layouts are {@link DataFileLayout}'s.
+ * Codecs and checksum: the codec classes Flushline's readers and writers use ({@code ChunkCodec}, through the same
+ * libraries Cassandra calls) and {@code java.util.zip.CRC32}. The layouts are {@link DataFileLayout}'s.
  *
  * <p>Left out on purpose: reading the files (the bytes are in memory before the clock starts), parsing and
  * merging rows, serializing them, the index, filter and statistics components, and writing to disk. So the floor
@@ -44,40 +45,53 @@ import java.util.zip.CRC32;
  * <p>Not thread-safe; {@link #run} uses the caller's thread only.
  */
 final class CodecFloor {
-    private static final LZ4Factory LZ4 = LZ4Factory.fastestInstance();
-    private static final LZ4Compressor COMPRESSOR = LZ4.fastCompressor();
-    private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4.safeDecompressor();
-
     /** One input Data.db in memory, with where its chunks start. */
     private static final class Input {
         final Path path;
         final byte[] data;
         final boolean compressed;
-        /** Compressed: each chunk's offset. Uncompressed: null. */
+        /** Compressed: each stored chunk's offset. Uncompressed: null. */
         final long[] chunkOffsets;
         /** Uncompressed: CRC.db's value per chunk, or null without CRC.db. */
         final int[] chunkCrcs;
         final int chunkLength;
+        /** Compressed: the logical length, the max compressed length and the codec (owned). */
+        final long uncompressedLength;
+        final int maxCompressedLength;
+        final ChunkCodec codec;
 
-        Input(Path path, byte[] data, boolean compressed, long[] chunkOffsets, int[] chunkCrcs, int chunkLength) {
+        Input(Path path, byte[] data, boolean compressed, long[] chunkOffsets, int[] chunkCrcs, int chunkLength,
+              long uncompressedLength, int maxCompressedLength, ChunkCodec codec) {
             this.path = path;
             this.data = data;
             this.compressed = compressed;
             this.chunkOffsets = chunkOffsets;
             this.chunkCrcs = chunkCrcs;
             this.chunkLength = chunkLength;
+            this.uncompressedLength = uncompressedLength;
+            this.maxCompressedLength = maxCompressedLength;
+            this.codec = codec;
         }
     }
 
-    /** Everything {@link #run} needs, in memory. */
-    static final class Prepared {
+    /** Everything {@link #run} needs, in memory; closing it releases the inputs' codecs. */
+    static final class Prepared implements AutoCloseable {
         final List<Input> inputs = new ArrayList<>();
         final List<byte[]> outputs = new ArrayList<>();
         final List<Long> outputDigests = new ArrayList<>();
         final List<Path> outputPaths = new ArrayList<>();
         boolean compressed;
         int outputChunkLength;
+        /** The outputs' compression (their CompressionInfo.db), when compressed. */
+        CompressionParams outputCompression;
         long inputBytes, outputUncompressedBytes;
+
+        @Override
+        public void close() {
+            for (Input in : inputs) {
+                if (in.codec != null) in.codec.close();
+            }
+        }
     }
 
     /** What the measured pass did; CPU per part is the calling thread's. */
@@ -97,7 +111,7 @@ final class CodecFloor {
             byte[] bytes = readSmall(data);
             p.inputBytes += bytes.length;
             if (f.isCompressed()) {
-                p.inputs.add(compressedInput(data, bytes, f.readAll(Component.COMPRESSION_INFO)));
+                p.inputs.add(compressedInput(f, data, bytes));
             } else {
                 int[] crcs = null;
                 int chunk = DataFileLayout.CRC_CHUNK_BYTES;
@@ -108,7 +122,7 @@ final class CodecFloor {
                     crcs = new int[n];
                     for (int i = 0; i < n; i++) crcs[i] = in.readInt();
                 }
-                p.inputs.add(new Input(data, bytes, false, null, crcs, chunk));
+                p.inputs.add(new Input(data, bytes, false, null, crcs, chunk, bytes.length, 0, null));
             }
         }
         for (Path out : outputDataFiles) {
@@ -125,6 +139,7 @@ final class CodecFloor {
                 p.outputs.add(content);
                 p.outputUncompressedBytes += content.length;
                 p.outputChunkLength = p.compressed ? chunks.chunkLength() : DataFileLayout.CRC_CHUNK_BYTES;
+                if (p.compressed) p.outputCompression = chunks.compression();
             }
             p.outputPaths.add(out);
             p.outputDigests.add(f.has(Component.DIGEST)
@@ -139,30 +154,15 @@ final class CodecFloor {
         return Files.readAllBytes(p);
     }
 
-    /** CompressionInfo.db as {@link DataFileLayout} draws it: name, options, chunk length, max, length, count, offsets. */
-    private static Input compressedInput(Path data, byte[] bytes, byte[] info) throws IOException {
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(info));
-        String compressor = in.readUTF();
-        if (!compressor.equals(DataFileLayout.LZ4_COMPRESSOR_NAME)) {
-            throw new IOException("codec floor: " + data + " is compressed with " + compressor + "; the floor knows "
-                    + DataFileLayout.LZ4_COMPRESSOR_NAME);
+    /** A compressed input: its chunk map and codec from our reader of CompressionInfo.db (any codec Cassandra writes). */
+    private static Input compressedInput(SSTableFiles f, Path data, byte[] bytes) throws IOException {
+        try (DataChunks chunks = DataChunks.open(f, false)) {
+            long[] offsets = new long[chunks.storedChunkCount()];
+            for (int i = 0; i < offsets.length; i++) offsets[i] = chunks.chunkOffset(i);
+            CompressionParams c = chunks.compression();
+            return new Input(data, bytes, true, offsets, null, chunks.chunkLength(), chunks.length(), c.maxCompressedLengthBytes(),
+                    ChunkCodecs.open(c));
         }
-        int options = in.readInt();
-        for (int i = 0; i < options; i++) {
-            in.readUTF();
-            in.readUTF();
-        }
-        int chunkLength = in.readInt();
-        int maxCompressed = in.readInt();
-        if (maxCompressed != DataFileLayout.UNBOUNDED_MAX_COMPRESSED_LENGTH) {
-            throw new IOException("codec floor: " + data + " may hold raw chunks (max compressed length " + maxCompressed
-                    + "); the floor handles the table default only, every chunk compressed");
-        }
-        in.readLong(); // uncompressed length
-        int count = in.readInt();
-        long[] offsets = new long[count];
-        for (int i = 0; i < count; i++) offsets[i] = in.readLong();
-        return new Input(data, bytes, true, offsets, null, chunkLength);
     }
 
     /** The measured pass, on the calling thread (see the class comment). */
@@ -180,43 +180,50 @@ final class CodecFloor {
         }
         long cpu1 = Costs.cpu(thread);
         int chunk = Math.max(1, p.outputChunkLength);
-        byte[] block = new byte[DataFileLayout.LZ4_LENGTH_PREFIX_BYTES + COMPRESSOR.maxCompressedLength(chunk)
-                + DataFileLayout.CHUNK_CRC_BYTES];
+        ChunkCodec codec = p.compressed ? ChunkCodecs.open(p.outputCompression) : null;
+        int maxCompressed = p.compressed ? p.outputCompression.maxCompressedLengthBytes() : 0;
+        byte[] block = new byte[(p.compressed ? Math.max(codec.maxCompressedLength(chunk), chunk) : 0) + DataFileLayout.CHUNK_CRC_BYTES];
         CRC32 digest = new CRC32();
         StringBuilder checks = new StringBuilder();
-        for (int k = 0; k < p.outputs.size(); k++) {
-            byte[] out = p.outputs.get(k);
-            digest.reset();
-            if (p.compressed) {
-                int pos = 0;
-                do {
-                    int n = Math.min(chunk, out.length - pos);
-                    putIntLE(block, 0, n);
-                    int c = COMPRESSOR.compress(out, pos, n, block, DataFileLayout.LZ4_LENGTH_PREFIX_BYTES,
-                            block.length - DataFileLayout.LZ4_LENGTH_PREFIX_BYTES - DataFileLayout.CHUNK_CRC_BYTES);
-                    int end = DataFileLayout.LZ4_LENGTH_PREFIX_BYTES + c;
-                    crc.reset();
-                    crc.update(block, 0, end);
-                    putIntBE(block, end, (int) crc.getValue());
-                    digest.update(block, 0, end + DataFileLayout.CHUNK_CRC_BYTES);
-                    r.outputBytesWritten += end + DataFileLayout.CHUNK_CRC_BYTES;
-                    r.outputChunks++;
-                    pos += n;
-                } while (pos < out.length);
-            } else {
-                for (int pos = 0; pos < out.length; pos += chunk) {
-                    crc.reset();
-                    crc.update(out, pos, Math.min(chunk, out.length - pos));
-                    r.outputChunks++;
+        try {
+            for (int k = 0; k < p.outputs.size(); k++) {
+                byte[] out = p.outputs.get(k);
+                digest.reset();
+                if (p.compressed) {
+                    int pos = 0;
+                    do {
+                        int n = Math.min(chunk, out.length - pos);
+                        int c = ChunkCodec.compress(codec, out, pos, n, block, 0);
+                        if (c >= maxCompressed) { // stored raw, zero-padded up to the max compressed length
+                            System.arraycopy(out, pos, block, 0, n);
+                            c = Math.max(n, Math.min(maxCompressed, chunk));
+                            java.util.Arrays.fill(block, n, c, (byte) 0);
+                        }
+                        crc.reset();
+                        crc.update(block, 0, c);
+                        putIntBE(block, c, (int) crc.getValue());
+                        digest.update(block, 0, c + DataFileLayout.CHUNK_CRC_BYTES);
+                        r.outputBytesWritten += c + DataFileLayout.CHUNK_CRC_BYTES;
+                        r.outputChunks++;
+                        pos += n;
+                    } while (pos < out.length);
+                } else {
+                    for (int pos = 0; pos < out.length; pos += chunk) {
+                        crc.reset();
+                        crc.update(out, pos, Math.min(chunk, out.length - pos));
+                        r.outputChunks++;
+                    }
+                    digest.update(out, 0, out.length);
+                    r.outputBytesWritten += out.length;
                 }
-                digest.update(out, 0, out.length);
-                r.outputBytesWritten += out.length;
+                long expected = p.outputDigests.get(k);
+                if (checks.length() > 0) checks.append("; ");
+                checks.append(expected < 0 ? "no Digest.crc32 to check against"
+                        : digest.getValue() == expected ? "Digest matches the output's"
+                        : "Digest " + digest.getValue() + " differs from the output's " + expected + " (" + p.outputPaths.get(k) + ")");
             }
-            long expected = p.outputDigests.get(k);
-            if (checks.length() > 0) checks.append("; ");
-            checks.append(expected < 0 ? "no Digest.crc32 to check against"
-                    : digest.getValue() == expected ? "Digest matches the output's"
-                    : "Digest " + digest.getValue() + " differs from the output's " + expected + " (" + p.outputPaths.get(k) + ")");
+        } finally {
+            if (codec != null) codec.close();
         }
         long cpu2 = Costs.cpu(thread);
         r.inputCpuNanos = cpu1 - cpu0;
@@ -231,17 +238,19 @@ final class CodecFloor {
         for (int i = 0; i < offsets.length; i++) {
             int off = (int) offsets[i];
             int end = i + 1 < offsets.length ? (int) offsets[i + 1] : d.length;
-            int blockLength = end - off - DataFileLayout.LZ4_LENGTH_PREFIX_BYTES - DataFileLayout.CHUNK_CRC_BYTES;
-            int crcAt = off + DataFileLayout.LZ4_LENGTH_PREFIX_BYTES + blockLength;
+            int blockLength = end - off - DataFileLayout.CHUNK_CRC_BYTES;
             crc.reset();
-            crc.update(d, off, DataFileLayout.LZ4_LENGTH_PREFIX_BYTES + blockLength);
-            if ((int) crc.getValue() != getIntBE(d, crcAt)) {
+            crc.update(d, off, blockLength);
+            if ((int) crc.getValue() != getIntBE(d, off + blockLength)) {
                 throw new IOException("codec floor: chunk " + i + " of " + in.path + " (offset " + off + ") fails its CRC");
             }
-            int rawLength = getIntLE(d, off);
-            int n = DECOMPRESSOR.decompress(d, off + DataFileLayout.LZ4_LENGTH_PREFIX_BYTES, blockLength, scratch, 0, scratch.length);
-            if (n != rawLength) {
-                throw new IOException("codec floor: chunk " + i + " of " + in.path + " decompressed to " + n + " bytes, its prefix says " + rawLength);
+            long logicalStart = (long) i * in.chunkLength;
+            int size = (int) Math.max(0, Math.min(in.chunkLength, in.uncompressedLength - logicalStart));
+            if (size == 0 || blockLength >= in.maxCompressedLength) continue; // an empty extra chunk, or stored raw
+            try {
+                ChunkCodec.decompress(in.codec, d, off, blockLength, scratch, 0, size);
+            } catch (ChunkCodecException e) {
+                throw new IOException("codec floor: chunk " + i + " of " + in.path + " does not decompress: " + e.getMessage(), e);
             }
         }
         return offsets.length;
@@ -265,10 +274,6 @@ final class CodecFloor {
         return (b[at] & 0xff) << 24 | (b[at + 1] & 0xff) << 16 | (b[at + 2] & 0xff) << 8 | (b[at + 3] & 0xff);
     }
 
-    private static int getIntLE(byte[] b, int at) {
-        return (b[at] & 0xff) | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | (b[at + 3] & 0xff) << 24;
-    }
-
     private static void putIntBE(byte[] b, int at, int v) {
         b[at] = (byte) (v >>> 24);
         b[at + 1] = (byte) (v >>> 16);
@@ -276,10 +281,4 @@ final class CodecFloor {
         b[at + 3] = (byte) v;
     }
 
-    private static void putIntLE(byte[] b, int at, int v) {
-        b[at] = (byte) v;
-        b[at + 1] = (byte) (v >>> 8);
-        b[at + 2] = (byte) (v >>> 16);
-        b[at + 3] = (byte) (v >>> 24);
-    }
 }

@@ -1,8 +1,7 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.compaction.Compactor;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -261,7 +260,7 @@ public final class CompactCompareMain {
         Path inputRoot = base.resolve("inputs");
         long t0 = System.nanoTime();
         long rowsIn = writeInputs(schema, shape, rows / ROWS_PER_PARTITION, inputRoot);
-        Path inputTable = FlushJob.tableDir(inputRoot, schema);
+        Path inputTable = schema.directoryUnder(inputRoot);
         List<SSTableFiles> inputs = SSTableFiles.inDirectory(inputTable);
         List<Path> inputFiles = listFiles(inputTable);
         List<Path> dataFiles = new ArrayList<>();
@@ -356,7 +355,12 @@ public final class CompactCompareMain {
                 }
                 CodecFloor.Prepared prepared = CodecFloor.prepare(inputs, r.published);
                 CodecFloor.Result[] floorResult = new CodecFloor.Result[1];
-                Cost f = measured("floor", "codec-floor", () -> floorResult[0] = CodecFloor.run(prepared));
+                Cost f;
+                try {
+                    f = measured("floor", "codec-floor", () -> floorResult[0] = CodecFloor.run(prepared));
+                } finally {
+                    prepared.close();
+                }
                 f.bytesIn = prepared.inputBytes;
                 f.bytesOut = floorResult[0].outputBytesWritten;
                 f.floorInputCpuNanos = floorResult[0].inputCpuNanos;
@@ -425,10 +429,8 @@ public final class CompactCompareMain {
     private static Cost ours(TableSchema schema, List<SSTableFiles> inputs, long gcBefore, Path outDir, Compactor.Result[] result,
                              Runnable started) throws Exception {
         Files.createDirectories(outDir);
-        Compactor.Options o = new Compactor.Options();
-        o.nowSeconds = NOW_SECONDS;
-        o.gcBefore = gcBefore;
-        Path table = FlushJob.tableDir(outDir, schema);
+        Compactor.Options o = Compactor.Options.builder(NOW_SECONDS, gcBefore).build();
+        Path table = schema.directoryUnder(outDir);
         Files.createDirectories(table);
         Cost c = measured("flushline", "flushline-compact-0", () -> {
             if (started != null) started.run();
@@ -724,7 +726,7 @@ public final class CompactCompareMain {
                         sd ^= sd << 17;
                         v[i] = (byte) ('!' + (int) ((sd >>> 33) % 94));
                     }
-                    cells[c] = expired ? ArrayCell.expiring(ts, EXPIRED_TTL, exp, v, null) : ArrayCell.live(ts, v, null);
+                    cells[c] = expired ? Cell.expiring(ts, EXPIRED_TTL, exp, v, null) : Cell.live(ts, v, null);
                 }
                 list.add(new Row(false, new byte[][] {int32(r)}, ts, expired ? EXPIRED_TTL : Cell.NO_TTL,
                         expired ? exp : Cell.NO_DELETION_TIME, DeletionTime.LIVE, cells, noComplex));

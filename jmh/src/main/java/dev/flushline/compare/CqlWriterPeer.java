@@ -1,6 +1,6 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 
 import org.apache.cassandra.db.marshal.LongType;
 import org.apache.cassandra.dht.Murmur3Partitioner;

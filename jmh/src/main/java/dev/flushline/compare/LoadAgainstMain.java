@@ -1,7 +1,7 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
-import dev.flushline.cli.Main;
+import dev.flushline.bench.BenchCommand;
+import dev.flushline.Main;
 import dev.flushline.jmh.JsonLinesParseBench;
 import dev.flushline.ops.OperationReader;
 import dev.flushline.schema.ColumnMetadata;

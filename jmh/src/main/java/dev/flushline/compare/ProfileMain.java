@@ -1,6 +1,6 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 
 import java.io.IOException;
 import java.io.InputStream;

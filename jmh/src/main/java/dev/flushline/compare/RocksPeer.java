@@ -1,6 +1,6 @@
 package dev.flushline.compare;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

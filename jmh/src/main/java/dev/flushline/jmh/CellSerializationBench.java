@@ -1,9 +1,6 @@
 package dev.flushline.jmh;
 
-import dev.flushline.data.ArrayCell;
-import dev.flushline.data.BufferCell;
 import dev.flushline.data.Cell;
-import dev.flushline.data.NativeCell;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.Row;
 import dev.flushline.flush.FlushWriter;
@@ -11,6 +8,11 @@ import dev.flushline.sstable.RowSerializer;
 import dev.flushline.sstable.StatsCollector;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.NativeMemory;
+import dev.flushline.jmh.ExperimentCells.ArrayXCell;
+import dev.flushline.jmh.ExperimentCells.BufferXCell;
+import dev.flushline.jmh.ExperimentCells.NativeXCell;
+import dev.flushline.jmh.ExperimentCells.XCell;
+import dev.flushline.jmh.ExperimentCells.XRow;
 import dev.flushline.jmh.Workloads.MemtableKind;
 import dev.flushline.jmh.Workloads.UpdateShape;
 import dev.flushline.memtable.AllocationMode;
@@ -36,11 +38,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * <b>Question.</b> Does splitting the cell call sites by concrete class ({@code RowSerializer}:
- * {@code NativeCell}, then {@code ArrayCell}, then generic) beat a Cassandra-style serializer
- * with one shared virtual call per cell accessor ({@link SharedCallSiteRowSerializer}), once all
- * three cell classes have been seen at those sites, and what does it cost when only one class was
- * ever seen?
+ * <b>Question.</b> Does splitting the cell call sites by concrete class
+ * ({@link SplitCallSiteRowSerializer}: native, then array, then buffer) beat a Cassandra-style
+ * serializer with one shared virtual call per cell accessor ({@link SharedCallSiteRowSerializer}),
+ * once all three cell classes have been seen at those sites, and what does it cost when only one
+ * class was ever seen? This is the idea behind Flushline's split call sites, kept as an experiment
+ * with its own three cell classes ({@link ExperimentCells}): production has one final cell class
+ * now (memtables hold row records), and its flush splits its one polymorphic site by row source.
  *
  * <p><b>Hypothesis.</b> Polluted, the shared-site baseline pays a vtable call for each of
  * {@code timestamp/ttl/localDeletionTime/valueLength/copyValueTo}, twice per cell (size pass and
@@ -48,18 +52,17 @@ import java.util.concurrent.TimeUnit;
  * load. The split path should win clearly on small values (16 B, where per-cell overhead
  * dominates) and less on large ones (256 B, where the copy dominates). Clean (one class seen),
  * C2 inlines the baseline's monomorphic sites behind a class guard, and the two should be about
- * equal. {@code BufferCell}, the split path's generic branch, is expected to be the slowest class
- * on both paths (ByteBuffer bounds checks on the copy).
+ * equal. The buffer class is expected to be the slowest on both paths (ByteBuffer bounds checks on
+ * the copy).
  *
  * <p><b>What is measured.</b> One op = one cell; an invocation serializes 1280 cells
  * ({@code 1280 / cellsPerRow} rows) into a {@link FixedBuffer}: per row {@code rowSize} then
- * {@code writeRow}, feeding a {@link StatsCollector} (the baseline keeps the same min/max stats
- * itself), exactly as {@code FlushWriter} drives it. Rows come from a sealed unslabbed_heap
- * memtable (INSERT rows of {@code pk bigint, ck int, c0..cN text}, one row per partition, in
- * flush order), their cells rebuilt as the chosen class ({@link #asCellClass}: the slab modes store
- * row records, not cell objects, since 2026-12-02), with the header from
- * {@code FlushWriter.headerFor(memtable)}. The trial setup checks that both serializers produce
- * the identical bytes for every class, so they do the same work.
+ * {@code writeRow}, keeping min/max cell statistics as the flush's {@link StatsCollector} does.
+ * Rows come from a sealed unslabbed_heap memtable (INSERT rows of {@code pk bigint, ck int,
+ * c0..cN text}, one row per partition, in flush order), their cells rebuilt as the chosen class
+ * ({@link #asCellClass}), with the header from {@code FlushWriter.headerFor(memtable)}. The trial
+ * setup checks that both serializers write, for every class, exactly the bytes Flushline's own
+ * {@link RowSerializer} writes for the same rows, so the experiment does the real work.
  *
  * <p><b>Megamorphism.</b> {@code profile=POLLUTED}: the trial setup runs both serializers over
  * rows of all three cell classes (3000 passes each, interleaved) before JMH's warmup, so each
@@ -75,7 +78,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Last result</b> (2026-11-30, 2-core AMD EPYC VM shared with other workers, OpenJDK
  * 17.0.15; ns per cell, lower is better; ratios = baseline / split in the same run; raw table in
- * profiles/2026-11-30-jmh/README.md):
+ * profiles/2026-11-30-jmh/README.md). Measured in the experiment's earlier form, when the split
+ * side was Flushline's RowSerializer over Flushline's own three cell classes; the same code shape,
+ * not re-run since it moved into this module:
  * <pre>
  * run2: -p valueSize=16 -f 1 -wi 3 -i 8 -w 1s -r 1s -prof gc        median ns/cell (best iteration)
  *                          split          sharedCallSite   shared/split
@@ -101,13 +106,13 @@ public class CellSerializationBench {
     static final int POLLUTION_PASSES = 3000;
 
     public enum CellClass {
-        ARRAY(ArrayCell.class),
-        BUFFER(BufferCell.class),
-        NATIVE(NativeCell.class);
+        ARRAY(ArrayXCell.class),
+        BUFFER(BufferXCell.class),
+        NATIVE(NativeXCell.class);
 
-        final Class<? extends Cell> cls;
+        final Class<? extends XCell> cls;
 
-        CellClass(Class<? extends Cell> cls) {
+        CellClass(Class<? extends XCell> cls) {
             this.cls = cls;
         }
     }
@@ -126,70 +131,87 @@ public class CellSerializationBench {
     @Param({"POLLUTED", "CLEAN"})
     public Profile profile;
 
-    /** Everything one cell class needs: its memtable's rows, header, both serializers and an output buffer. */
+    /** Everything one cell class needs: its rows, both serializers, the reference bytes and an output buffer. */
     static final class Fixture {
         final Memtable memtable;
-        final Row[] rows;
-        final RowSerializer split;
+        final XRow[] rows;
+        final SplitCallSiteRowSerializer split;
         final SharedCallSiteRowSerializer baseline;
         final FixedBuffer out;
+        /** What Flushline's own RowSerializer writes for these rows. */
+        final byte[] reference;
         long nativeAddress, nativeBytes;
 
         Fixture(TableSchema schema, List<PartitionUpdate> updates, CellClass cellClass) {
             memtable = Workloads.sealedMemtable(MemtableKind.SKIPLIST, AllocationMode.UNSLABBED_HEAP, schema, updates);
-            rows = asCellClass(Workloads.rowsInFlushOrder(memtable), cellClass, this);
-            for (Row r : rows) {
-                for (Cell c : r.cells()) {
+            Row[] source = Workloads.rowsInFlushOrder(memtable);
+            rows = asCellClass(source, cellClass, this);
+            for (XRow r : rows) {
+                for (XCell c : r.cells) {
                     if (c.getClass() != cellClass.cls) throw new IllegalStateException("expected " + cellClass.cls + ", got " + c.getClass());
                 }
             }
             SerializationHeader header = FlushWriter.headerFor(memtable);
-            split = new RowSerializer(header, new StatsCollector(memtable.comparator()));
+            RowSerializer production = new RowSerializer(header, new StatsCollector(memtable.comparator()));
+            split = new SplitCallSiteRowSerializer(header);
             baseline = new SharedCallSiteRowSerializer(header);
-            long prev = 0, total = 0;
-            for (Row r : rows) {
-                int size = split.rowSize(r, prev);
+            long total = 0, prev = 0;
+            for (Row r : source) {
+                int size = production.rowSize(r, prev);
                 total += size;
                 prev = size;
             }
             out = new FixedBuffer((int) total);
+            prev = 0;
+            for (Row r : source) {
+                int size = production.rowSize(r, prev);
+                production.writeRow(out, r, prev, size);
+                prev = size;
+            }
+            reference = Arrays.copyOf(out.array(), out.position());
         }
     }
 
     /**
-     * The rows with their cells as {@code cellClass}: the memtables store rows as records now, so
-     * this benchmark of the Row path's per-class call sites makes the cell objects itself (a
-     * BufferCell over a slice of one heap slab, a NativeCell over a record in one native region).
+     * The rows with their cells as {@code cellClass}: an array cell over the value's own array, a
+     * buffer cell over a slice of one heap buffer, a native cell over a record in one native region.
      */
-    static Row[] asCellClass(Row[] rows, CellClass cellClass, Fixture owner) {
-        if (cellClass == CellClass.ARRAY) return rows;
+    static XRow[] asCellClass(Row[] rows, CellClass cellClass, Fixture owner) {
         long bytes = 0;
-        for (Row r : rows) for (Cell c : r.cells()) bytes += NativeCell.recordLength(c.pathLength(), c.valueLength());
+        for (Row r : rows) for (Cell c : r.cells()) if (c != null) bytes += NativeXCell.recordLength(c.valueLength());
         java.nio.ByteBuffer slab = java.nio.ByteBuffer.allocate((int) bytes);
         long address = cellClass == CellClass.NATIVE ? NativeMemory.allocate(Math.max(1, bytes)) : 0;
         owner.nativeAddress = address;
         owner.nativeBytes = Math.max(1, bytes);
         long next = address;
-        Row[] out = new Row[rows.length];
+        XRow[] out = new XRow[rows.length];
         for (int i = 0; i < rows.length; i++) {
             Row r = rows[i];
-            Cell[] cells = new Cell[r.cells().length];
+            if (r.isStatic() || !r.hasLiveness() || r.isLivenessExpiring() || !r.deletion().isLive() || r.complex().length != 0) {
+                throw new IllegalArgumentException("the experiment takes plain INSERT rows only: " + r);
+            }
+            XCell[] cells = new XCell[r.cells().length];
             for (int j = 0; j < cells.length; j++) {
-                ArrayCell a = (ArrayCell) r.cells()[j];
+                Cell a = r.cells()[j];
                 if (a == null) continue;
-                if (cellClass == CellClass.NATIVE) {
-                    NativeCell.write(next, a);
-                    cells[j] = new NativeCell(next);
-                    next += NativeCell.recordLength(a.pathLength(), a.valueLength());
-                } else {
-                    java.nio.ByteBuffer value = slab.slice(slab.position(), a.valueLength());
-                    value.put(0, a.value());
-                    slab.position(slab.position() + a.valueLength());
-                    cells[j] = new BufferCell(a.timestamp(), a.ttl(), a.localDeletionTime(), value, null);
+                switch (cellClass) {
+                    case ARRAY:
+                        cells[j] = new ArrayXCell(a.timestamp(), a.ttl(), a.localDeletionTime(), a.value());
+                        break;
+                    case NATIVE:
+                        NativeXCell.write(next, a.timestamp(), a.ttl(), a.localDeletionTime(), a.value());
+                        cells[j] = new NativeXCell(next);
+                        next += NativeXCell.recordLength(a.valueLength());
+                        break;
+                    default: {
+                        java.nio.ByteBuffer value = slab.slice(slab.position(), a.valueLength());
+                        value.put(0, a.value());
+                        slab.position(slab.position() + a.valueLength());
+                        cells[j] = new BufferXCell(a.timestamp(), a.ttl(), a.localDeletionTime(), value);
+                    }
                 }
             }
-            out[i] = new Row(r.isStatic(), r.clustering(), r.livenessTimestamp(), r.livenessTtl(), r.livenessExpirationTime(),
-                    r.deletion(), cells, r.complex());
+            out[i] = new XRow(r.clustering(), r.livenessTimestamp(), cells);
         }
         return out;
     }
@@ -206,13 +228,11 @@ public class CellSerializationBench {
             if (profile == Profile.POLLUTED || c == cellClass) all.put(c, new Fixture(schema, updates, c));
         }
         fixture = all.get(cellClass);
-        byte[] expected = null;
         for (Fixture f : all.values()) {
             byte[] a = Arrays.copyOf(f.out.array(), runSplit(f));
             byte[] b = Arrays.copyOf(f.out.array(), runBaseline(f));
-            if (!Arrays.equals(a, b)) throw new IllegalStateException("baseline and RowSerializer bytes differ");
-            if (expected != null && !Arrays.equals(expected, a)) throw new IllegalStateException("cell classes serialize differently");
-            expected = a;
+            if (!Arrays.equals(a, f.reference)) throw new IllegalStateException("the split serializer's bytes differ from RowSerializer's");
+            if (!Arrays.equals(b, f.reference)) throw new IllegalStateException("the shared serializer's bytes differ from RowSerializer's");
         }
         if (profile == Profile.POLLUTED) {
             for (int pass = 0; pass < POLLUTION_PASSES; pass++) {
@@ -235,8 +255,8 @@ public class CellSerializationBench {
 
     static int runSplit(Fixture f) {
         final FixedBuffer out = f.out;
-        final RowSerializer rs = f.split;
-        final Row[] rows = f.rows;
+        final SplitCallSiteRowSerializer rs = f.split;
+        final XRow[] rows = f.rows;
         out.clear();
         long prev = 0;
         for (int i = 0; i < rows.length; i++) {
@@ -250,7 +270,7 @@ public class CellSerializationBench {
     static int runBaseline(Fixture f) {
         final FixedBuffer out = f.out;
         final SharedCallSiteRowSerializer bs = f.baseline;
-        final Row[] rows = f.rows;
+        final XRow[] rows = f.rows;
         out.clear();
         long prev = 0;
         for (int i = 0; i < rows.length; i++) {

@@ -2,7 +2,6 @@ package dev.flushline.jmh;
 
 import dev.flushline.commitlog.CommitLog;
 import dev.flushline.commitlog.MutationLayout;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -108,9 +107,9 @@ public class CommitLogBatchBench {
             long key = Thread.currentThread().getId();
             byte[] pk = new byte[8];
             for (int i = 0; i < 8; i++) pk[i] = (byte) (key >>> (56 - 8 * i));
-            Cell[] cells = {ArrayCell.live(Workloads.BASE_TIMESTAMP, "value-a".getBytes(), null),
-                    ArrayCell.live(Workloads.BASE_TIMESTAMP, new byte[] {0, 0, 0, 7}, null),
-                    ArrayCell.live(Workloads.BASE_TIMESTAMP, "value-c".getBytes(), null)};
+            Cell[] cells = {Cell.live(Workloads.BASE_TIMESTAMP, "value-a".getBytes(), null),
+                    Cell.live(Workloads.BASE_TIMESTAMP, new byte[] {0, 0, 0, 7}, null),
+                    Cell.live(Workloads.BASE_TIMESTAMP, "value-c".getBytes(), null)};
             Row row = new Row(false, new byte[][] {{0, 0, 0, 1}}, Workloads.BASE_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME,
                     DeletionTime.LIVE, cells, new ComplexColumn[0]);
             mutation = new Mutation(shared.schema, new PartitionUpdate(PartitionKey.of(pk), DeletionTime.LIVE, List.of(), null,

@@ -35,9 +35,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Hypothesis.</b> Tens of milliseconds per 100k rows (~10 MB of Data.db), with allocation per
  * flush independent of the row count apart from the fixed per-sstable structures (buffers, bloom
  * filter, index summary, the clustering arrays kept for min/max): the row loop itself is meant to
- * allocate nothing. The allocation mode changes the cell class the serializer
- * reads; offheap_objects and unslabbed_heap take the split path's specialized branches, heap_buffers
- * the generic one.
+ * allocate nothing. The allocation mode changes the row source the serializer reads: Row objects
+ * (unslabbed_heap) or row records in a heap or native slab (heap_buffers, offheap_objects), each on
+ * its own branch of the split call site.
  *
  * <p><b>Shape.</b> {@code SingleShotTime}: each iteration is exactly one flush, the measured
  * single shot. A flush consumes its memtable and needs an empty output directory, so the fresh
@@ -57,7 +57,7 @@ import java.util.concurrent.TimeUnit;
  * check every mode wrote the same thing.
  *
  * <p><b>Megamorphism.</b> The trial setup flushes a 20 000-row memtable of each allocation mode
- * (three cell classes) and each memtable class, twice, before the first measured flush.
+ * (every row source) and each memtable class, twice, before the first measured flush.
  *
  * <p><b>@Param axis.</b> {@code memtable} ∈ {SKIPLIST, SHARDED} × {@code mode} ∈
  * {UNSLABBED_HEAP, HEAP_BUFFERS, OFFHEAP_OBJECTS}; {@code rows} = 100 000 (10 rows/partition).

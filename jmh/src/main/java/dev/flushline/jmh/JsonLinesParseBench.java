@@ -1,14 +1,14 @@
 package dev.flushline.jmh;
 
+import dev.flushline.schema.ValueText;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.data.Mutation;
 import dev.flushline.ops.JsonParser;
 import dev.flushline.ops.JsonSyntaxException;
 import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
-import dev.flushline.ops.OpsText;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -166,7 +166,7 @@ public class JsonLinesParseBench {
                     value[k] = (char) ('!' + (int) ((seed >>> 33) % 94));
                 }
                 sb.append(",\"v").append(c).append("\":");
-                OpsText.appendQuoted(sb, new String(value));
+                ValueText.appendQuoted(sb, new String(value));
             }
             sb.append("}}");
             sink.line(sb);

@@ -1,6 +1,6 @@
 package dev.flushline.jmh;
 
-import dev.flushline.cli.BenchCommand;
+import dev.flushline.bench.BenchCommand;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.jmh.Workloads.MemtableKind;

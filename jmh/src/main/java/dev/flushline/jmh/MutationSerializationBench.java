@@ -1,7 +1,6 @@
 package dev.flushline.jmh;
 
 import dev.flushline.commitlog.MutationLayout;
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -79,7 +78,7 @@ public class MutationSerializationBench {
         byte[] value = new byte[valueBytes];
         new Random(3).nextBytes(value);
         Row row = new Row(false, new byte[][] {{0, 0, 0, 1}}, Workloads.BASE_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME,
-                DeletionTime.LIVE, new Cell[] {ArrayCell.live(Workloads.BASE_TIMESTAMP, value, null)}, new ComplexColumn[0]);
+                DeletionTime.LIVE, new Cell[] {Cell.live(Workloads.BASE_TIMESTAMP, value, null)}, new ComplexColumn[0]);
         PartitionUpdate u = new PartitionUpdate(PartitionKey.of(new byte[] {0, 0, 0, 0, 0, 0, 0, 42}), DeletionTime.LIVE,
                 List.of(), null, List.of(row));
         mutation = new Mutation(schema, u);

@@ -1,7 +1,8 @@
 package dev.flushline.jmh;
 
 import dev.flushline.data.Cell;
-import dev.flushline.data.Row;
+import dev.flushline.jmh.ExperimentCells.XCell;
+import dev.flushline.jmh.ExperimentCells.XRow;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.io.VInt;
 import dev.flushline.schema.ColumnMetadata;
@@ -11,11 +12,13 @@ import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.SerializationHeader;
 
 /**
- * The baseline for {@link CellSerializationBench}: the same oa row bytes as
- * {@code flush.RowSerializer}, written the way Cassandra's {@code Cell.Serializer} does it, with one
- * virtual call per {@link Cell} accessor on a single shared call site and the value copied through
- * {@link Cell#copyValueTo}. When all three cell classes are live, every accessor site here is
- * megamorphic (a vtable call, no inlining).
+ * The baseline for {@link CellSerializationBench}: oa row bytes (the same as Flushline's
+ * {@code sstable.RowSerializer} writes for the same row), written the way Cassandra's
+ * {@code Cell.Serializer} does it, with one virtual call per {@link XCell} accessor on a single
+ * shared call site and the value copied through {@link XCell#copyValueTo}. When all three cell
+ * classes are live, every accessor site here is megamorphic (a vtable call, no inlining).
+ * {@link SplitCallSiteRowSerializer} is the same code with the cell sites split by class; the row
+ * framing is deliberately written in each, since the shape of these call sites is what is measured.
  *
  * <p>Scope: exactly what the benchmark's rows hold, namely regular rows with primary-key liveness
  * (no TTL), no row deletion, every header column present, simple cells (live, expiring or
@@ -49,54 +52,44 @@ final class SharedCallSiteRowSerializer {
         this.headerColumns = header.regularColumns().length;
     }
 
-    private static void checkSupported(Row row) {
-        if (row.isStatic() || !row.hasLiveness() || row.isLivenessExpiring() || !row.deletion().isLive()
-                || row.complex().length != 0) {
-            throw new IllegalArgumentException("baseline serializer supports plain INSERT rows only: " + row);
-        }
-    }
-
-    int rowSize(Row row, long prevSize) {
-        checkSupported(row);
-        rowTimestamp = row.livenessTimestamp();
+    int rowSize(XRow row, long prevSize) {
+        rowTimestamp = row.livenessTimestamp;
         int body = rowBodySize(row, prevSize);
-        return 1 + VInt.sizeOfUnsigned(body) + body + clusteringLayout.valuesSize(row.clustering());
+        return 1 + VInt.sizeOfUnsigned(body) + body + clusteringLayout.valuesSize(row.clustering);
     }
 
-    private int rowBodySize(Row row, long prevSize) {
+    private int rowBodySize(XRow row, long prevSize) {
         int size = VInt.sizeOfUnsigned(prevSize) + stats.timestampSize(rowTimestamp);
-        final Cell[] cells = row.cells();
+        final XCell[] cells = row.cells;
         final int[] fixed = fixedLength;
         for (int i = 0; i < cells.length; i++) {
-            Cell c = cells[i];
+            XCell c = cells[i];
             if (c != null) size += cellSize(c, fixed[i]);
         }
         return size;
     }
 
-    void writeRow(FixedBuffer out, Row row, long prevSize, int expectedSize) {
+    void writeRow(FixedBuffer out, XRow row, long prevSize, int expectedSize) {
         final int start = out.position();
-        checkSupported(row);
-        rowTimestamp = row.livenessTimestamp();
-        int present = row.columnCount();
-        if (present != headerColumns) throw new IllegalArgumentException("baseline writes full rows only");
+        rowTimestamp = row.livenessTimestamp;
+        if (row.cells.length != headerColumns) throw new IllegalArgumentException("the experiment writes full rows only");
         out.putByte(DataLayout.HAS_TIMESTAMP | DataLayout.HAS_ALL_COLUMNS);
-        clusteringLayout.putValues(out, row.clustering());
+        clusteringLayout.putValues(out, row.clustering);
         out.putUnsignedVInt(rowBodySize(row, prevSize));
         out.putUnsignedVInt(prevSize);
         stats.putTimestamp(out, rowTimestamp);
         minTimestamp = Math.min(minTimestamp, rowTimestamp);
         maxTimestamp = Math.max(maxTimestamp, rowTimestamp);
-        final Cell[] cells = row.cells();
+        final XCell[] cells = row.cells;
         final int[] fixed = fixedLength;
         for (int i = 0; i < cells.length; i++) {
-            Cell c = cells[i];
+            XCell c = cells[i];
             if (c != null) writeCell(out, c, fixed[i]);
         }
         FixedBuffer.checkWritten("baseline row", expectedSize, out.position() - start);
     }
 
-    // ---- the shared call sites: every accessor below is a virtual call on Cell ----------------
+    // ---- the shared call sites: every accessor below is a virtual call on XCell ----------------
 
     private int flags(long ts, int ttl, long ldt, int valueLength) {
         boolean expiring = ttl != Cell.NO_TTL;
@@ -109,7 +102,7 @@ final class SharedCallSiteRowSerializer {
         return flags; // rows here never expire, so USE_ROW_TTL never applies
     }
 
-    private int cellSize(Cell c, int fixed) {
+    private int cellSize(XCell c, int fixed) {
         long ts = c.timestamp();
         int ttl = c.ttl();
         long ldt = c.localDeletionTime();
@@ -123,7 +116,7 @@ final class SharedCallSiteRowSerializer {
         return size;
     }
 
-    private void writeCell(FixedBuffer out, Cell c, int fixed) {
+    private void writeCell(FixedBuffer out, XCell c, int fixed) {
         long ts = c.timestamp();
         int ttl = c.ttl();
         long ldt = c.localDeletionTime();

@@ -1,6 +1,5 @@
 package dev.flushline.jmh;
 
-import dev.flushline.data.ArrayCell;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -96,7 +95,7 @@ public final class Workloads {
                 ts++;
                 Cell[] cells = new Cell[columns];
                 for (int c = 0; c < columns; c++) {
-                    cells[c] = ArrayCell.live(ts, asciiLetters(random, valueBytes), null);
+                    cells[c] = Cell.live(ts, asciiLetters(random, valueBytes), null);
                 }
                 Row row = new Row(false, new byte[][] {bigEndian(r, 4)}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
                         DeletionTime.LIVE, cells, new ComplexColumn[0]);

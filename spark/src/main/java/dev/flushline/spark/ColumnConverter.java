@@ -51,8 +51,12 @@ import java.util.regex.Pattern;
  * from a {@code decimal} of scale 0 (the connector maps it to {@code decimal(38, 0)}); blob from
  * {@code binary}; timestamp from {@code timestamp}; date from {@code date}; time from
  * {@code bigint} (nanoseconds since midnight); list and set from {@code array}, map from
- * {@code map}, element types mapped the same way. Any other pair converts nothing: it fails on
- * the first non-null value, naming the column, both types and that value.
+ * {@code map}, element types mapped the same way; a user-defined type from a {@code struct} of
+ * its fields, a tuple from a {@code struct} of its components by position, a vector from an
+ * {@code array}, a duration from a {@code string} literal or {@code bigint} nanoseconds (see
+ * {@link CompositeConverters}, which also refuses a misfit of those at plan time). Any other
+ * pair converts nothing: it fails on the first non-null value, naming the column, both types
+ * and that value.
  *
  * <p>REQUIRES: the value at the ordinal is not null (the caller checks {@code isNullAt}).
  * Thread safety: stateless once built; each task builds its own anyway.
@@ -118,6 +122,23 @@ abstract class ColumnConverter implements Serializable {
     private static ColumnConverter select(String column, CqlType t, DataType s) {
         switch (t.kind()) {
             case ASCII:
+                if (s instanceof StringType) {
+                    return new ColumnConverter(column, t, s) {
+                        @Override Object convert(SpecializedGetters r, int i) { return r.getUTF8String(i).toString(); }
+                        @Override void serialize(SpecializedGetters r, int i, ValueBuffer out) {
+                            UTF8String u = r.getUTF8String(i);
+                            int n = u.numBytes();
+                            out.ensure(n);
+                            byte[] a = out.array();
+                            int p = out.position();
+                            u.writeToMemory(a, Platform.BYTE_ARRAY_OFFSET + p);
+                            // UTF-8 of anything beyond ASCII has its top bits set: refused as the Java writer refuses it
+                            for (int k = p; k < p + n; k++) if (a[k] < 0) throw bad("'" + u + "'", "is not ASCII (byte " + (k - p) + ")");
+                            out.advance(n);
+                        }
+                    };
+                }
+                return null;
             case TEXT:
                 if (s instanceof StringType) {
                     return new ColumnConverter(column, t, s) {
@@ -337,13 +358,18 @@ abstract class ColumnConverter implements Serializable {
                     };
                 }
                 return null;
+            case TUPLE:
+            case UDT:
+            case VECTOR:
+            case DURATION:
+                return CompositeConverters.select(column, t, s);
             default:
                 return null;
         }
     }
 
     /** An array value for a message: its first ten elements. */
-    private static String describe(ArrayData a, DataType elementType) {
+    static String describe(ArrayData a, DataType elementType) {
         StringBuilder sb = new StringBuilder("[");
         for (int j = 0; j < a.numElements() && j < 10; j++) sb.append(j == 0 ? "" : ", ").append(a.isNullAt(j) ? "null" : a.get(j, elementType));
         return sb.append(a.numElements() > 10 ? ", ...]" : "]").toString();
@@ -385,6 +411,10 @@ abstract class ColumnConverter implements Serializable {
             case TIME: return "it takes a Spark bigint (nanoseconds since midnight)";
             case LIST: case SET: return "it takes a Spark array of its element type";
             case MAP: return "it takes a Spark map of its key and value types";
+            case UDT: return "it takes a Spark struct of its fields, by name";
+            case TUPLE: return "it takes a Spark struct of its components, by position";
+            case VECTOR: return "it takes a Spark array of its element type";
+            case DURATION: return "it takes a Spark string (a duration literal) or bigint (nanoseconds)";
             default: return "it is not supported";
         }
     }

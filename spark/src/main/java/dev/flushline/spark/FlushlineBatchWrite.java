@@ -1,5 +1,8 @@
 package dev.flushline.spark;
 
+import dev.flushline.data.TokenRing;
+import dev.flushline.sstable.ReplicaPlacement;
+
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -36,6 +39,13 @@ import java.util.List;
  * {@code <path>/}{@value #MANIFEST}: one line per range with its first and last token, rows and
  * sstables. The manifest is written last, so its presence says the write completed.
  *
+ * <p>With the 'ring' option the ranges are the ring's, and commit places each reported range's
+ * sstables into the directory of every replica of that range,
+ * {@code <path>/<node address>/<ks>/<table>-<id>/} ({@link ReplicaPlacement}: hard links, each
+ * sstable published whole, generations unique per node directory), instead of renaming it to a
+ * range directory; the manifest names each range's replicas. Abort deletes those node
+ * directories, which the write refuses to find already there.
+ *
  * <p>Thread safety: Spark calls commit or abort once, from one driver thread.
  */
 final class FlushlineBatchWrite implements BatchWrite {
@@ -52,7 +62,7 @@ final class FlushlineBatchWrite implements BatchWrite {
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(root)) {
                 for (Path p : ds) {
                     String n = p.getFileName().toString();
-                    if (n.startsWith("range-") || n.startsWith("part-") || n.equals(MANIFEST)) {
+                    if (n.startsWith("range-") || n.startsWith("part-") || n.equals(MANIFEST) || isNodeDirectory(n)) {
                         throw new IllegalArgumentException("flushline: " + root + " already holds the output of an earlier write (" + n
                                 + "); write into an empty or new directory");
                     }
@@ -63,6 +73,12 @@ final class FlushlineBatchWrite implements BatchWrite {
         } catch (IOException e) {
             throw new UncheckedIOException("flushline: cannot prepare " + root, e);
         }
+    }
+
+    /** Whether {@code name} is the directory of a node of the write's ring. */
+    private boolean isNodeDirectory(String name) {
+        TokenRing ring = plan.options.ring();
+        return ring != null && ring.nodeIndex(name) >= 0;
     }
 
     @Override
@@ -81,15 +97,25 @@ final class FlushlineBatchWrite implements BatchWrite {
         RangeCommitMessage[] ms = new RangeCommitMessage[messages.length];
         for (int i = 0; i < messages.length; i++) ms[i] = (RangeCommitMessage) messages[i];
         Arrays.sort(ms, Comparator.comparingInt(m -> m.partition));
+        TokenRing ring = plan.options.ring();
         try {
             StringBuilder manifest = new StringBuilder();
             manifest.append("# flushline bulk write of ").append(plan.keyspace).append('.').append(plan.table)
-                    .append(plan.byTokenRange() ? ", split into " + plan.ranges + " token ranges" : ", not split by token range").append('\n');
-            manifest.append("# directory\tfirst_token\tlast_token\trows\tsstables\n");
-            long[] starts = plan.byTokenRange() ? TokenPartitioning.starts(plan.ranges) : null;
+                    .append(ring != null ? ", split at the " + plan.ranges + " token ranges of the ring " + plan.options.ringSource + " (" + ring.replication()
+                            + ") and placed into one directory per node"
+                            : plan.byTokenRange() ? ", split into " + plan.ranges + " token ranges" : ", not split by token range").append('\n');
+            manifest.append(ring != null ? "# range\tfirst_token\tlast_token\trows\tsstables\treplicas\n"
+                    : "# directory\tfirst_token\tlast_token\trows\tsstables\n");
+            long[] starts = plan.byTokenRange() ? plan.options.starts() : null;
             for (RangeCommitMessage m : ms) {
                 String name = plan.publishedName(m.partition);
-                if (m.rows > 0) {
+                String replicas = "";
+                if (ring != null) {
+                    StringBuilder r = new StringBuilder();
+                    for (int node : ring.segmentReplicas(m.partition)) r.append(r.length() == 0 ? "" : ",").append(ring.node(node).address());
+                    replicas = "\t" + r;
+                    if (m.rows > 0) place(m, ring, root);
+                } else if (m.rows > 0) {
                     Path to = root.resolve(name);
                     DurableFiles.publish(Paths.get(m.attemptDir), to);
                     published.add(to);
@@ -97,7 +123,7 @@ final class FlushlineBatchWrite implements BatchWrite {
                 String first = starts != null ? Long.toString(starts[m.partition]) : (m.rows > 0 ? "?" : "-");
                 String last = starts != null ? Long.toString(TokenPartitioning.lastToken(starts, m.partition)) : (m.rows > 0 ? "?" : "-");
                 manifest.append(m.rows > 0 ? name : "-" + name).append('\t').append(first).append('\t').append(last)
-                        .append('\t').append(m.rows).append('\t').append(m.sstables).append('\n');
+                        .append('\t').append(m.rows).append('\t').append(m.sstables).append(replicas).append('\n');
             }
             Path tmp = Paths.get(plan.stagingRoot).resolve(MANIFEST);
             Files.write(tmp, manifest.toString().getBytes(StandardCharsets.UTF_8));
@@ -117,9 +143,34 @@ final class FlushlineBatchWrite implements BatchWrite {
         }
     }
 
+    /**
+     * Places the sstables of one reported range into the directories of its replicas. Each must lie
+     * in the range the task was given: a task that wrote outside it fails the commit.
+     */
+    private void place(RangeCommitMessage m, TokenRing ring, Path root) throws IOException {
+        Path tableDir = Paths.get(m.attemptDir).resolve(plan.tableFolder);
+        ReplicaPlacement.Result r = ReplicaPlacement.place(tableDir, ring, root);
+        for (int i = 0; i < ring.nodeCount(); i++) {
+            Path node = ReplicaPlacement.nodeRoot(root, ring.node(i).address());
+            if (r.sstablesPerNode[i] > 0 && !published.contains(node)) published.add(node);
+        }
+        for (ReplicaPlacement.Placed p : r.placed) {
+            if (ring.segmentOf(p.firstToken()) != m.partition) {
+                throw new IllegalStateException("flushline: Spark partition " + m.partition + " wrote " + p.source() + " with tokens " + p.firstToken()
+                        + " to " + p.lastToken() + ", outside its ring range [" + ring.segmentFirst(m.partition) + ", " + ring.segmentLast(m.partition) + "]");
+            }
+        }
+    }
+
     @Override
     public void abort(WriterCommitMessage[] messages) {
         try {
+            TokenRing ring = plan.options.ring();
+            // With a ring, every node directory is this write's: the write refused to start beside one.
+            for (int i = 0; ring != null && i < ring.nodeCount(); i++) {
+                Path node = ReplicaPlacement.nodeRoot(Paths.get(plan.outputRoot), ring.node(i).address());
+                if (!published.contains(node)) published.add(node);
+            }
             for (Path p : published) DurableFiles.deleteTree(p);
             DurableFiles.deleteTree(Paths.get(plan.outputRoot).resolve(MANIFEST));
             DurableFiles.deleteTree(Paths.get(plan.stagingRoot));

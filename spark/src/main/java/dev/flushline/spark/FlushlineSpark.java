@@ -9,8 +9,11 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -58,6 +61,11 @@ public final class FlushlineSpark {
     public static void write(Dataset<Row> df, Map<String, String> options) {
         Map<String, String> o = new HashMap<>(options);
         WriteOptions parsed = WriteOptions.parse(o);
+        if (parsed.ring() != null) {
+            // The ring's ranges, one task each; the data source reads the ring again from the same option.
+            partitionByTokenRange(df, parsed.tableCql, parsed.starts()).write().format("flushline").mode("append").options(o).save();
+            return;
+        }
         int ranges = parsed.ranges > 0 ? parsed.ranges : Math.max(1, df.rdd().getNumPartitions());
         o.put(WriteOptions.RANGES, Integer.toString(ranges));
         partitionByTokenRange(df, parsed.tableCql, ranges).write().format("flushline").mode("append").options(o).save();
@@ -69,6 +77,11 @@ public final class FlushlineSpark {
      */
     public static Dataset<Row> partitionByTokenRange(Dataset<Row> df, String createTableCql, int ranges) {
         if (ranges < 1) throw new IllegalArgumentException("ranges must be at least 1: " + ranges);
+        return partitionByTokenRange(df, createTableCql, TokenPartitioning.starts(ranges));
+    }
+
+    /** As {@link #partitionByTokenRange(Dataset, String, int)}, for the token ranges that start at {@code starts} (starts[0] = Long.MIN_VALUE). */
+    static Dataset<Row> partitionByTokenRange(Dataset<Row> df, String createTableCql, long[] starts) {
         TableSchema schema = CqlParser.parse(createTableCql);
         ColumnMetadata[] pk = schema.partitionKeyColumns();
         StructType dfSchema = df.schema();
@@ -84,10 +97,11 @@ public final class FlushlineSpark {
             StructField f = dfSchema.apply(name);
             sparkTypes[i] = f.dataType().simpleString();
             accepted[i] = ColumnConverter.accepts(pk[i].type(), f.dataType());
+            CompositeConverters.refuseMismatch(name, pk[i].type(), f.dataType());
             keyColumns[i] = functions.col(name);
         }
         UserDefinedFunction token = functions.udf(new TokenOf(createTableCql, sparkTypes, accepted), DataTypes.LongType);
-        UserDefinedFunction bucket = functions.udf(new BucketOf(ranges), DataTypes.IntegerType);
+        UserDefinedFunction bucket = functions.udf(new BucketOf(starts), DataTypes.IntegerType);
         return df.withColumn(TOKEN_COLUMN, token.apply(functions.struct(keyColumns)))
                 .withColumn(BUCKET_COLUMN, bucket.apply(functions.col(TOKEN_COLUMN)));
     }
@@ -101,6 +115,10 @@ public final class FlushlineSpark {
         private final boolean[] accepted;
         private transient TableSchema schema;
         private transient Object[] values;
+        /** Per key column of a type with parameters (a frozen collection, tuple, UDT): its converter, as the writer's; else null. */
+        private transient ColumnConverter[] converters;
+        /** Per such column: Spark's conversion of its external value (a Row, a Seq, a Map) back to the internal one. */
+        private transient scala.Function1<Object, Object>[] toInternal;
 
         TokenOf(String tableCql, String[] sparkTypes, boolean[] accepted) {
             this.tableCql = tableCql;
@@ -110,10 +128,7 @@ public final class FlushlineSpark {
 
         @Override
         public Long call(Row key) {
-            if (schema == null) {
-                schema = CqlParser.parse(tableCql);
-                values = new Object[schema.partitionKeyColumns().length];
-            }
+            if (schema == null) init(key.schema());
             ColumnMetadata[] pk = schema.partitionKeyColumns();
             for (int i = 0; i < pk.length; i++) {
                 if (key.isNullAt(i)) throw new IllegalArgumentException("partition key column '" + pk[i].name() + "' is null");
@@ -123,29 +138,42 @@ public final class FlushlineSpark {
                             + " column cannot fill (first value: " + (v instanceof byte[] ? "0x" + dev.flushline.data.Hex.of((byte[]) v) : v)
                             + "); " + ColumnConverter.expected(pk[i].type()));
                 }
-                values[i] = javaValue(pk[i], key.get(i));
+                values[i] = converters[i] == null ? javaValue(pk[i], key.get(i))
+                        : converters[i].convert(new GenericInternalRow(new Object[] {toInternal[i].apply(key.get(i))}), 0);
             }
             return TokenPartitioning.token(schema, values);
+        }
+
+        @SuppressWarnings("unchecked")
+        private void init(StructType keyStruct) {
+            schema = CqlParser.parse(tableCql);
+            ColumnMetadata[] pk = schema.partitionKeyColumns();
+            values = new Object[pk.length];
+            converters = new ColumnConverter[pk.length];
+            toInternal = new scala.Function1[pk.length];
+            for (int i = 0; i < pk.length; i++) {
+                if (pk[i].type().isNative() || !accepted[i]) continue;
+                // The value's bytes as the writer will write them: the same converter, on the internal form.
+                DataType t = keyStruct.fields()[i].dataType();
+                converters[i] = ColumnConverter.of(pk[i].name(), pk[i].type(), t);
+                toInternal[i] = CatalystTypeConverters.createToCatalystConverter(t);
+            }
         }
     }
 
     /** The bucket key of a token's range. */
     private static final class BucketOf implements UDF1<Long, Integer> {
         private static final long serialVersionUID = 1L;
-        private final int ranges;
-        private transient long[] starts;
+        private final long[] starts;
         private transient int[] keys;
 
-        BucketOf(int ranges) {
-            this.ranges = ranges;
+        BucketOf(long[] starts) {
+            this.starts = starts.clone();
         }
 
         @Override
         public Integer call(Long token) {
-            if (starts == null) {
-                starts = TokenPartitioning.starts(ranges);
-                keys = TokenPartitioning.bucketKeys(ranges);
-            }
+            if (keys == null) keys = TokenPartitioning.bucketKeys(starts.length);
             return keys[TokenPartitioning.rangeOf(starts, token)];
         }
     }

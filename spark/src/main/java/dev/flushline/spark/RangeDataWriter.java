@@ -29,6 +29,7 @@ final class RangeDataWriter implements DataWriter<InternalRow> {
     private long minToken = Long.MAX_VALUE;
     private long maxToken = Long.MIN_VALUE;
     private boolean done;
+    private boolean held;
 
     RangeDataWriter(WritePlan plan, int partition, long taskId, int attempt) {
         this.plan = plan;
@@ -39,7 +40,7 @@ final class RangeDataWriter implements DataWriter<InternalRow> {
             if (partition >= plan.ranges) {
                 throw new IllegalStateException("flushline: Spark partition " + partition + " of a write split into " + plan.ranges + " token ranges");
             }
-            long[] starts = TokenPartitioning.starts(plan.ranges);
+            long[] starts = plan.options.starts();
             this.firstToken = starts[partition];
             this.lastToken = TokenPartitioning.lastToken(starts, partition);
         } else {
@@ -62,6 +63,25 @@ final class RangeDataWriter implements DataWriter<InternalRow> {
             if (token > maxToken) maxToken = token;
         }
         writer.add(row);
+        if (!held && plan.options.holdTasksUntilFile != null) {
+            held = true;
+            holdUntilFile(Paths.get(plan.options.holdTasksUntilFile));
+        }
+    }
+
+    /** The testing hold (see {@link WriteOptions#HOLD_TASKS_UNTIL_FILE}): bounded, then the task fails. */
+    private void holdUntilFile(Path file) throws IOException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
+        while (!Files.exists(file)) {
+            if (System.nanoTime() > deadline) throw new IOException("flushline: " + file + " did not appear in 10 minutes (option "
+                    + WriteOptions.HOLD_TASKS_UNTIL_FILE + ")");
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("flushline: interrupted while holding (option " + WriteOptions.HOLD_TASKS_UNTIL_FILE + ")", e);
+            }
+        }
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.flushline.spark;
 
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.PartitionKey;
-import dev.flushline.data.TokenSplits;
+import dev.flushline.data.TokenRanges;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
 import dev.flushline.schema.JavaValues;
@@ -19,7 +19,7 @@ import java.util.Arrays;
 /**
  * Token arithmetic of the bulk writer: the Murmur3 token of a partition key given as Java values,
  * the contiguous token ranges (range {@code i} of {@code n} is
- * {@code [TokenSplits.startToken(i, n), TokenSplits.startToken(i + 1, n))}, the last one ending
+ * {@code [TokenRanges.startToken(i, n), TokenRanges.startToken(i + 1, n))}, the last one ending
  * at Long.MAX_VALUE inclusive), and the bucket keys that make Spark's hash partitioning send
  * range {@code i} to Spark partition {@code i}.
  *
@@ -93,7 +93,7 @@ final class TokenPartitioning {
     /** The first token of each of the n ranges (starts[0] = Long.MIN_VALUE). */
     static long[] starts(int n) {
         long[] starts = new long[n];
-        for (int i = 0; i < n; i++) starts[i] = TokenSplits.startToken(i, n);
+        for (int i = 0; i < n; i++) starts[i] = TokenRanges.startToken(i, n);
         return starts;
     }
 

@@ -1,9 +1,15 @@
 package dev.flushline.spark;
 
+import dev.flushline.data.RingFile;
+import dev.flushline.data.TokenRing;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
 
+import java.io.IOException;
 import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -36,9 +42,21 @@ final class WriteOptions implements Serializable {
      * retry replace it.
      */
     static final String FAIL_FIRST_ATTEMPT_OF_PARTITION = "test_fail_first_attempt_of_partition";
+    /**
+     * Testing only: every task attempt, once it has written its first row, waits (up to ten
+     * minutes) until this file exists, so that a test can kill a worker while its tasks are
+     * mid-write and then let the job go on.
+     */
+    static final String HOLD_TASKS_UNTIL_FILE = "test_hold_tasks_until_file";
+    /**
+     * A ring file (see dev.flushline.data.RingFile), read on the driver: the write is split at the
+     * ring's token ranges, one task each, and each range is placed into the directories of its
+     * replicas, {@code <path>/<node address>/<ks>/<table>-<id>/}.
+     */
+    static final String RING = "ring";
 
     private static final Set<String> KNOWN = Set.of(TABLE, PATH, RANGES, COMPRESSION, SSTABLE_VERSION, MAX_SSTABLE_SIZE_MB,
-            BUFFER_SIZE_MB, TIMESTAMP_COLUMN, TTL_COLUMN, IGNORE_NULLS, NOW_MILLIS, FAIL_FIRST_ATTEMPT_OF_PARTITION);
+            BUFFER_SIZE_MB, TIMESTAMP_COLUMN, TTL_COLUMN, IGNORE_NULLS, NOW_MILLIS, FAIL_FIRST_ATTEMPT_OF_PARTITION, HOLD_TASKS_UNTIL_FILE, RING);
     private static final Pattern WITH = Pattern.compile("(?i)\\bWITH\\b");
 
     /** The CREATE TABLE statement as given. */
@@ -61,6 +79,13 @@ final class WriteOptions implements Serializable {
     /** -1: the wall clock. */
     final long nowMillis;
     final int failFirstAttemptOfPartition;
+    /** Null, or the file tasks wait for after their first row. */
+    final String holdTasksUntilFile;
+    /** The ring file as given, and its text (read on the driver); null without the option. */
+    final String ringSource;
+    final String ringText;
+    private transient TokenRing ring;
+    private transient long[] starts;
 
     private WriteOptions(Map<String, String> o) {
         for (String k : o.keySet()) {
@@ -76,7 +101,29 @@ final class WriteOptions implements Serializable {
         if (path == null || path.isBlank()) {
             throw new IllegalArgumentException("flushline: option 'path' is required: the directory the range directories are written into");
         }
-        this.ranges = intOption(o, RANGES, 0, 1);
+        this.ringSource = o.get(RING);
+        if (ringSource != null) {
+            try {
+                this.ringText = Files.readString(Paths.get(ringSource), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("flushline: option 'ring': cannot read the ring file " + ringSource + ": " + e, e);
+            }
+            int segments;
+            try {
+                segments = RingFile.parse(ringText, ringSource).segmentCount();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("flushline: option 'ring': " + e.getMessage(), e);
+            }
+            int given = intOption(o, RANGES, 0, 1);
+            if (given != 0 && given != segments) {
+                throw new IllegalArgumentException("flushline: option 'ranges' is " + given + ", but the ring " + ringSource + " splits into "
+                        + segments + " token ranges; drop 'ranges'");
+            }
+            this.ranges = segments;
+        } else {
+            this.ringText = null;
+            this.ranges = intOption(o, RANGES, 0, 1);
+        }
         this.sstableVersion = o.getOrDefault(SSTABLE_VERSION, "oa");
         if (!sstableVersion.equals("oa") && !sstableVersion.equals("nb")) {
             throw new IllegalArgumentException("flushline: option 'sstable_version' must be oa or nb, not '" + sstableVersion + "'");
@@ -98,6 +145,7 @@ final class WriteOptions implements Serializable {
         }
         if (now != null && nowMillis < 0) throw new IllegalArgumentException("flushline: option 'now_millis' must be 0 or more, not " + now);
         this.failFirstAttemptOfPartition = intOption(o, FAIL_FIRST_ATTEMPT_OF_PARTITION, -1, 0);
+        this.holdTasksUntilFile = o.get(HOLD_TASKS_UNTIL_FILE);
         this.effectiveTableCql = withCompression(tableCql, o.get(COMPRESSION));
         CqlParser.parse(effectiveTableCql); // refuse a bad statement on the driver, naming line and column
     }
@@ -111,6 +159,31 @@ final class WriteOptions implements Serializable {
 
     TableSchema schema() {
         return CqlParser.parse(effectiveTableCql);
+    }
+
+    /** The ring of the 'ring' option, or null. */
+    TokenRing ring() {
+        if (ringText == null) return null;
+        if (ring == null) ring = RingFile.parse(ringText, ringSource);
+        return ring;
+    }
+
+    /**
+     * The first token of each of the {@link #ranges} token ranges: the ring's ranges with the
+     * 'ring' option, else the ring split evenly.
+     */
+    long[] starts() {
+        if (starts == null) {
+            TokenRing r = ring();
+            if (r == null) {
+                starts = TokenPartitioning.starts(ranges);
+            } else {
+                long[] s = new long[r.segmentCount()];
+                for (int i = 0; i < s.length; i++) s[i] = r.segmentFirst(i);
+                starts = s;
+            }
+        }
+        return starts;
     }
 
     private static int intOption(Map<String, String> o, String name, int absent, int min) {

@@ -116,6 +116,10 @@ final class WritePlan implements Serializable {
             throw new IllegalArgumentException("flushline: the DataFrame has one of " + FlushlineSpark.TOKEN_COLUMN + " and " + FlushlineSpark.BUCKET_COLUMN
                     + " but not the other; add both with FlushlineSpark.partitionByTokenRange");
         }
+        if (token < 0 && options.ringText != null) {
+            throw new IllegalArgumentException("flushline: option 'ring' splits the write at the ring's token ranges, which takes "
+                    + "FlushlineSpark.write (it adds " + FlushlineSpark.TOKEN_COLUMN + " and " + FlushlineSpark.BUCKET_COLUMN + ")");
+        }
         if (token >= 0 && options.ranges == 0) {
             throw new IllegalArgumentException("flushline: the DataFrame is split by token range (it has " + FlushlineSpark.TOKEN_COLUMN
                     + "); give the 'ranges' option FlushlineSpark.partitionByTokenRange was given");

@@ -500,6 +500,86 @@ class BulkWriteTest {
         }
     }
 
+    /**
+     * With a ring, the write is split at the ring's token ranges and each range is placed into the
+     * directory of each of its replicas: every node directory holds exactly the partitions whose
+     * replicas (by the ring, which TokenRingTest checks against cassandra-all's strategies) include
+     * it, each once with all its rows; the manifest names each range's replicas. The first attempt
+     * of one task fails after writing, and nothing of it shows.
+     */
+    @Test
+    void aRingSplitsAtItsRangesAndPlacesEachRangeOnItsReplicas() throws Exception {
+        Random r = new Random(16_009L);
+        StringBuilder ringText = new StringBuilder("replication NetworkTopologyStrategy dc1=2 dc2=1\n");
+        String[][] nodes = {{"10.1.0.1", "dc1", "r1"}, {"10.1.0.2", "dc1", "r2"}, {"10.1.0.3", "dc1", "r1"}, {"10.1.0.4", "dc2", "r1"}};
+        for (String[] n : nodes) {
+            ringText.append("node ").append(String.join(" ", n));
+            for (int k = 0; k < 6; k++) ringText.append(' ').append(r.nextLong());
+            ringText.append('\n');
+        }
+        Path ringFile = tmp.resolve("ring.txt");
+        Files.writeString(ringFile, ringText);
+        dev.flushline.data.TokenRing ring = dev.flushline.data.RingFile.parse(ringText.toString(), "ring.txt");
+
+        List<Row> rows = rows(16_010L, 300, 2);
+        Path out = tmp.resolve("out");
+        Map<String, String> o = options(out, 1);
+        o.remove("ranges");
+        o.put("ring", ringFile.toString());
+        o.put(WriteOptions.FAIL_FIRST_ATTEMPT_OF_PARTITION, "1");
+        FlushlineSpark.write(frame(rows, 3), o);
+
+        List<String[]> m = manifest(out);
+        assertEquals(ring.segmentCount(), m.size(), "one manifest line per ring range");
+        for (int i = 0; i < m.size(); i++) {
+            String[] line = m.get(i);
+            assertEquals(ring.segmentFirst(i), Long.parseLong(line[1]), "range " + i);
+            assertEquals(ring.segmentLast(i), Long.parseLong(line[2]), "range " + i);
+            StringBuilder replicas = new StringBuilder();
+            for (int node : ring.segmentReplicas(i)) replicas.append(replicas.length() == 0 ? "" : ",").append(ring.node(node).address());
+            assertEquals(replicas.toString(), line[5], "replicas of range " + i);
+        }
+        assertNoStaging(out);
+        Map<Integer, Integer> rowsOfKey = new HashMap<>();
+        for (Row row : rows) rowsOfKey.merge(row.getInt(0), 1, Integer::sum);
+        for (int node = 0; node < ring.nodeCount(); node++) {
+            Path dir = out.resolve(ring.node(node).address());
+            Map<Integer, Integer> held = new HashMap<>();
+            for (Partition p : CassandraReader.readAll(tableDir(dir), TABLE)) {
+                long t = token(p.key());
+                assertTrue(java.util.Arrays.binarySearch(ring.replicasOf(t), node) >= 0, dir + " holds token " + t + ", not its own");
+                assertEquals(null, held.put(p.key().toBuffer().getInt(0), p.rows().size()), dir + ": partition " + p.key() + " twice");
+            }
+            Map<Integer, Integer> want = new HashMap<>();
+            for (Map.Entry<Integer, Integer> e : rowsOfKey.entrySet()) {
+                long t = token(Bytes.int32(e.getKey()));
+                if (java.util.Arrays.binarySearch(ring.replicasOf(t), node) >= 0) want.put(e.getKey(), e.getValue());
+            }
+            assertEquals(want, held, dir + ": partitions and their rows");
+            assertTrue(!want.isEmpty(), dir + " replicates none of the keys");
+        }
+        try (Stream<Path> s = Files.list(out)) {
+            Set<String> names = new HashSet<>();
+            for (Path p : s.toList()) names.add(p.getFileName().toString());
+            Set<String> expected = new HashSet<>(Set.of(FlushlineBatchWrite.MANIFEST));
+            for (String[] n : nodes) expected.add(n[0]);
+            assertEquals(expected, names, "what the write left in " + out);
+        }
+
+        // The ring needs the token columns FlushlineSpark adds, and its own count of ranges.
+        Map<String, String> plain = options(tmp.resolve("plain"), 1);
+        plain.remove("ranges");
+        plain.put("ring", ringFile.toString());
+        Exception e = assertThrows(Exception.class, () -> frame(rows, 2).write().format("flushline").mode("append").options(plain).save());
+        assertTrue(String.valueOf(e.getMessage()).contains("option 'ring' splits the write at the ring's token ranges, which takes FlushlineSpark.write"),
+                String.valueOf(e));
+        Map<String, String> both = options(tmp.resolve("both"), 3);
+        both.put("ring", ringFile.toString());
+        e = assertThrows(IllegalArgumentException.class, () -> FlushlineSpark.write(frame(rows, 2), both));
+        assertEquals("flushline: option 'ranges' is 3, but the ring " + ringFile + " splits into " + ring.segmentCount()
+                + " token ranges; drop 'ranges'", e.getMessage());
+    }
+
     /** A value the column's CQL type cannot take fails the write, naming column, both types and value; nothing is published. */
     @Test
     void aTypeMismatchNamesColumnTypesAndValueAndPublishesNothing() throws Exception {

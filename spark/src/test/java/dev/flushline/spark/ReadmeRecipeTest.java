@@ -46,18 +46,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Runs in the integration-test phase (the bundle is made in package); its inputs come as system
  * properties from the pom.
  */
-class ReadmeRecipeTest {
-    static final String EXAMPLE = "SparkWriteExample";
-    static final String TABLE = "CREATE TABLE ks.t (pk int, ck text, v bigint, PRIMARY KEY (pk, ck))";
+public class ReadmeRecipeTest {
+    public static final String EXAMPLE = "SparkWriteExample";
+    public static final String TABLE = "CREATE TABLE ks.t (pk int, ck text, v bigint, PRIMARY KEY (pk, ck))";
     /** The example writes {@code range(1000)}: row {@code id} is {@code (pk = id % 100, ck = 'c' + id, v = id)}. */
-    static final int ROWS = 1000;
-    static final int PARTITIONS = 100;
+    public static final int ROWS = 1000;
+    public static final int PARTITIONS = 100;
     static final int RANGES = 8;
 
     @TempDir
     Path tmp;
 
-    static Path property(String name) {
+    public static Path property(String name) {
         String v = System.getProperty(name);
         assertTrue(v != null && !v.isEmpty(), "system property " + name + " is not set (the pom sets it)");
         Path p = Paths.get(v);
@@ -65,7 +65,7 @@ class ReadmeRecipeTest {
         return p;
     }
 
-    static String example(Path readme) throws Exception {
+    public static String example(Path readme) throws Exception {
         String text = Files.readString(readme, StandardCharsets.UTF_8);
         String marker = "<!-- readme-example: " + EXAMPLE + " -->";
         int at = text.indexOf(marker);
@@ -173,7 +173,7 @@ class ReadmeRecipeTest {
     }
 
     /** Checks each row of {@code p} against what the example writes; counts them per key (a key seen twice fails). */
-    static int checkPartition(Partition p, Map<Integer, Integer> rowsOfKey) {
+    public static int checkPartition(Partition p, Map<Integer, Integer> rowsOfKey) {
         int pk = p.key().toBuffer().getInt(0);
         int n = 0;
         for (Row row : p.rows()) {
@@ -192,7 +192,7 @@ class ReadmeRecipeTest {
         return n;
     }
 
-    static Path tableDir(Path folder) throws Exception {
+    public static Path tableDir(Path folder) throws Exception {
         try (Stream<Path> s = Files.list(folder.resolve("ks"))) {
             List<Path> dirs = s.toList();
             assertEquals(1, dirs.size(), "table folders in " + folder);
@@ -202,7 +202,7 @@ class ReadmeRecipeTest {
     }
 
     /** The manifest's lines without comments; fails if there is none (the write did not complete). */
-    static List<String[]> manifest(Path dir) throws Exception {
+    public static List<String[]> manifest(Path dir) throws Exception {
         Path m = dir.resolve(FlushlineBatchWrite.MANIFEST);
         assertTrue(Files.exists(m), "no manifest " + m);
         List<String[]> lines = new ArrayList<>();
@@ -212,7 +212,7 @@ class ReadmeRecipeTest {
         return lines;
     }
 
-    static String tail(Path log) throws Exception {
+    public static String tail(Path log) throws Exception {
         if (!Files.exists(log)) return "(none)";
         List<String> lines = Files.readAllLines(log);
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));

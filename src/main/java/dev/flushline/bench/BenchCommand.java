@@ -1,0 +1,553 @@
+package dev.flushline.bench;
+
+import dev.flushline.cli.EngineOptions;
+import dev.flushline.cli.UsageException;
+import dev.flushline.cli.Args;
+
+import dev.flushline.table.TableOptions;
+import dev.flushline.schema.ValueText;
+import dev.flushline.data.Cell;
+import dev.flushline.data.ComplexColumn;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.PartitionKey;
+import dev.flushline.data.PartitionUpdate;
+import dev.flushline.data.Row;
+import dev.flushline.flush.FlushJob;
+import dev.flushline.flush.FlushOutcome;
+import dev.flushline.memtable.AllocationMode;
+import dev.flushline.memtable.Memtable;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.CqlParser;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueCodec;
+import dev.flushline.sstable.SSTableCursor;
+import dev.flushline.sstable.SSTableFiles;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code flushline bench}: the end-to-end flush benchmark on cassandra-stress's default shape,
+ * {@code stress.stress_table (pk bigint, ck int, v1..vN text, PRIMARY KEY (pk, ck))}.
+ *
+ * <p>Steps: warm up (a small fill and flush with each of the three allocation
+ * modes, so the flush call sites have seen every row source (Row objects of unslabbed_heap, row
+ * records of the slab modes) before anything is measured; a JVM that has seen only one would inline
+ * it and report a speed no real node sees);
+ * fill one memtable (rows/s reported); seal; flush with FlushJob; print the flush log lines and,
+ * with {@code --json}, one JSON object per sstable.
+ *
+ * <p>The workload is deterministic (fixed seed, fixed timestamps), so two runs flush the same
+ * bytes. Thread safety: one thread fills; FlushJob may use {@code --flush-threads}.
+ */
+public final class BenchCommand {
+    private BenchCommand() {}
+
+    static final String HELP =
+            "Usage: flushline bench [options]\n"
+          + "\n"
+          + "End-to-end flush benchmark: fills a memtable with stress.stress_table (pk bigint, ck int,\n"
+          + "v1..v5 text, PRIMARY KEY (pk, ck)) rows, flushes it, prints Cassandra-style flush log lines.\n"
+          + "The workload is deterministic (fixed seed and timestamps), so two runs write the same bytes.\n"
+          + "Before measuring, it flushes a small memtable of each allocation mode (warm-up).\n"
+          + "\n"
+          + "  --partitions N                partitions (default 260000: about 2.6 million rows)\n"
+          + "  --rows-per-partition N        rows per partition (default 10)\n"
+          + "  --value-columns N             text columns v1..vN per row (default 5)\n"
+          + "  --value-bytes N               bytes per text value (default 16)\n"
+          + EngineOptions.HELP
+          + "  --json                        also print one JSON object per sstable, with the keys sstable, bytes,\n"
+          + "                                partitions, rows, cells, wall_ms, cpu_ms, allocated_bytes, memtable,\n"
+          + "                                allocation, compression, system\n"
+          + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
+          + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 allocation modes)\n"
+          + "  --against SYSTEMS             also flush the same operations through cassandra (5.0.5), cassandra6\n"
+          + "                                (6.0-alpha2, in a child JVM), rocksdb, or write them with cqlsstablewriter\n"
+          + "                                (sorted and unsorted), or a comma list of these, and print the ratios to\n"
+          + "                                Flushline;\n"
+          + "                                then --allocation and --compression may be lists (lz4,none)\n"
+          + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
+          + "  --help                        this text\n"
+          + "\n"
+          + "flushline bench compact benchmarks major compaction instead (4 input sstables; beside Cassandra 5.0.5's\n"
+          + "and 6.0's compaction and the codec floor; its options: flushline bench compact --help; needs the jmh/\n"
+          + "module, which scripts/flushline adds)\n"
+          + "\n"
+          + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size, GC during the fill), then one line\n"
+          + "per sstable:\n"
+          + "  Completed flushing <Data.db path> (<Data.db MiB>) for commitlog position\n"
+          + "  CommitLogPosition(segmentId=-1, position=0), time spent: N ms, bytes flushed: B/(R per sec),\n"
+          + "  partitions flushed: N/(R per sec), rows: N/(R per sec), cpu time: N ms, allocated: <MiB>\n"
+          + "(all on one line; cpu time and allocated are summed over the flush's threads; the first sstable's line\n"
+          + "also counts the work outside any one sstable, such as splitting the memtable into ranges), then one line per sstable\n"
+          + "for a full cursor scan of it (every cell's timestamp and value read), with its cpu time and allocation:\n"
+          + "  Scanned <Data.db path>: N partitions, R rows, C cells in N ms, cpu time: N ms (N ns/row), allocated: <MiB>\n"
+          + "\n"
+          + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
+
+    public static final Set<String> OPTIONS;
+
+    static {
+        Set<String> s = new HashSet<>(EngineOptions.OPTIONS);
+        s.add("partitions");
+        s.add("rows-per-partition");
+        s.add("value-columns");
+        s.add("value-bytes");
+        s.add("out");
+        s.add("warmup-partitions");
+        s.add("against");
+        OPTIONS = Set.copyOf(s);
+    }
+
+    /**
+     * Seed of the value generator: xorshift {@code s ^= s << 13; s ^= s >>> 7; s ^= s << 17}, one step per value
+     * byte, byte = {@code '!' + (s >>> 33) % 94}; values in row order, v1..vN. The comparison main repeats it.
+     */
+    public static final long VALUE_SEED = 0x9E3779B97F4A7C15L;
+
+    /** Microsecond timestamps of the workload: fixed, so reruns write the same bytes. */
+    public static final long BASE_TIMESTAMP_MICROS = 1_750_000_000_000_000L;
+
+    /** Runs the command; returns the exit status and never calls System.exit. */
+    public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
+        if (argv.length > 0 && argv[0].equals("compact")) {
+            return inModule(COMPACT_MAIN, "compact", java.util.Arrays.copyOfRange(argv, 1, argv.length), out, err);
+        }
+        Path tempDir = null;
+        try {
+            for (String s : argv) {
+                if (s.equals("--help") || s.equals("-h")) {
+                    out.print(HELP);
+                    return 0;
+                }
+            }
+            Args a = new Args("bench", argv, OPTIONS, Set.of("json"));
+            if (a.has("against")) {
+                return inModule(AGAINST_MAIN, "--against", argv, out, err);
+            }
+            Setup setup = new Setup(a);
+            Path outDir;
+            if (a.has("out")) {
+                outDir = Path.of(a.string("out", null));
+            } else {
+                tempDir = Files.createTempDirectory("flushline-bench-");
+                outDir = tempDir;
+            }
+            bench(setup.workload, setup.engine, setup.schema, outDir, setup.warmupPartitions, setup.json, out, err);
+            return 0;
+        } catch (UsageException e) {
+            err.println("flushline bench: " + e.getMessage());
+            return 1;
+        } catch (IOException e) {
+            err.println("flushline bench: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
+            return 2;
+        } catch (RuntimeException | Error e) {
+            err.println("flushline bench: internal error: " + e);
+            e.printStackTrace(err);
+            return 2;
+        } finally {
+            if (tempDir != null) {
+                try {
+                    deleteRecursively(tempDir);
+                } catch (IOException e) {
+                    err.println("flushline bench: could not delete " + tempDir + ": " + e);
+                }
+            }
+        }
+    }
+
+    /**
+     * The comparisons live in the benchmark module (dev.flushline.compare in jmh/), because they need
+     * cassandra-all and RocksDB, which the main code never depends on. They are found by name, so this jar runs
+     * without them; scripts/flushline puts the module and its dependencies on the class path for
+     * {@code bench --against} and {@code bench compact}.
+     */
+    private static int inModule(String mainClass, String what, String[] argv, PrintStream out, PrintStream err) {
+        Class<?> c;
+        try {
+            c = Class.forName(mainClass);
+        } catch (ClassNotFoundException e) {
+            err.println("flushline bench: " + what + " needs the comparison module (" + mainClass + " in jmh/, with "
+                    + "cassandra-all and rocksdbjni) on the class path; run it through scripts/flushline, which builds "
+                    + "and adds it");
+            return 2;
+        }
+        try {
+            return (Integer) c.getMethod("run", String[].class, PrintStream.class, PrintStream.class)
+                    .invoke(null, argv, out, err);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            err.println("flushline bench: internal error in the comparison: " + e.getCause());
+            e.getCause().printStackTrace(err);
+            return 2;
+        } catch (ReflectiveOperationException e) {
+            err.println("flushline bench: cannot start the comparison: " + e);
+            return 2;
+        }
+    }
+
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    static final String AGAINST_MAIN = "dev.flushline.compare.AgainstMain";
+    static final String COMPACT_MAIN = "dev.flushline.compare.CompactCompareMain";
+
+    /**
+     * The parsed bench options, public for the comparison main in the benchmark module, so that it runs
+     * Flushline exactly as {@code flushline bench} does (same options, same warm-up, same fill, same FlushJob).
+     */
+    public static final class Setup {
+        public final Workload workload;
+        final EngineOptions engine;
+        public final TableSchema schema;
+        public final int warmupPartitions;
+        public final boolean json;
+
+        Setup(Args a) throws UsageException {
+            workload = new Workload(a.intValue("partitions", 260_000, 1, Integer.MAX_VALUE),
+                    a.intValue("rows-per-partition", 10, 1, 1_000_000),
+                    a.intValue("value-columns", 5, 1, 1000),
+                    a.intValue("value-bytes", 16, 0, 1 << 20));
+            engine = new EngineOptions(a);
+            warmupPartitions = a.intValue("warmup-partitions", 20000, 0, Integer.MAX_VALUE);
+            json = a.has("json");
+            schema = engine.apply(CqlParser.parse(workload.cql()));
+        }
+
+        /**
+         * Parses bench options (without {@code --against}, {@code --out}); a usage problem becomes an
+         * IllegalArgumentException whose message is the one {@code flushline bench} prints.
+         */
+        public static Setup parse(String[] argv) {
+            try {
+                return new Setup(new Args("bench", argv, OPTIONS, Set.of("json")));
+            } catch (UsageException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        }
+
+        public String memtable() {
+            return engine.memtable;
+        }
+
+        public AllocationMode allocation() {
+            return AllocationMode.fromCliName(engine.allocation);
+        }
+
+        public String compression() {
+            return EngineOptions.compressionName(schema);
+        }
+
+        public int ranges() {
+            return engine.ranges;
+        }
+
+        public int flushThreads() {
+            return engine.flushThreads;
+        }
+
+        /** The warm-up {@code flushline bench} does before it measures (all three allocation modes). */
+        public void warmUp(PrintStream out) throws IOException {
+            BenchCommand.warmUp(workload, engine, schema, warmupPartitions, out);
+        }
+
+        /** One measured fill + seal + FlushJob.run into {@code outDir}, as {@code flushline bench} does it. */
+        public Measured fillAndFlush(Path outDir, PrintStream out) throws IOException {
+            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, null, null);
+        }
+
+        /** As {@link #fillAndFlush(Path, PrintStream)}, calling the hooks just before and after FlushJob.run (profilers). */
+        public Measured fillAndFlush(Path outDir, PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
+            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, beforeFlush, afterFlush);
+        }
+
+        /** The {@code --json} object of one Flushline sstable. */
+        public String json(FlushOutcome o) {
+            return BenchCommand.json(o, engine, schema);
+        }
+    }
+
+    /** What one measured Flushline fill and flush did. */
+    public static final class Measured {
+        public final long fillNanos;
+        public final long onHeapBytes;
+        public final long offHeapBytes;
+        public final List<FlushOutcome> outcomes;
+        /** Wall time of FlushJob.run, and the whole process's CPU over it (GC and JIT threads included). */
+        public final long flushWallNanos;
+        public final long flushProcessCpuNanos;
+        /** Collections, and milliseconds collecting, during the fill (GarbageCollectorMXBeans before and after). */
+        public final long fillGcCount;
+        public final long fillGcMillis;
+
+        Measured(long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes,
+                 long flushWallNanos, long flushProcessCpuNanos, long fillGcCount, long fillGcMillis) {
+            this.fillGcCount = fillGcCount;
+            this.fillGcMillis = fillGcMillis;
+            this.fillNanos = fillNanos;
+            this.onHeapBytes = onHeapBytes;
+            this.offHeapBytes = offHeapBytes;
+            this.outcomes = outcomes;
+            this.flushWallNanos = flushWallNanos;
+            this.flushProcessCpuNanos = flushProcessCpuNanos;
+        }
+    }
+
+    private static void bench(Workload w, EngineOptions engine, TableSchema schema, Path outDir, int warmupPartitions,
+                              boolean json, PrintStream out, PrintStream err) throws IOException {
+        warmUp(w, engine, schema, warmupPartitions, out);
+        Measured r = fillAndFlush(w, engine, schema, outDir, out, null, null);
+        for (FlushOutcome o : r.outcomes) out.println(o.logLine());
+        if (json) {
+            for (FlushOutcome o : r.outcomes) out.println(json(o, engine, schema));
+        }
+        for (FlushOutcome o : r.outcomes) out.println(scanLine(o.result.dataPath, schema));
+    }
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /**
+     * A full cursor scan of a just-flushed sstable on this thread, touching every cell's timestamp and value (so
+     * nothing is skipped), timed with wall clock, thread CPU and thread allocation. The file was just written,
+     * so it reads from the page cache: this measures decoding, not the disk.
+     */
+    static String scanLine(Path dataFile, TableSchema schema) throws IOException {
+        long id = Thread.currentThread().getId();
+        long cpu0 = THREADS.getCurrentThreadCpuTime(), alloc0 = THREADS.getThreadAllocatedBytes(id), wall0 = System.nanoTime();
+        long partitions = 0, rows = 0, cells = 0, sum = 0;
+        try (SSTableCursor c = SSTableCursor.open(SSTableFiles.of(dataFile), schema)) {
+            int kind;
+            while ((kind = c.advance()) != SSTableCursor.END) {
+                if (kind == SSTableCursor.PARTITION_START) partitions++;
+                if (kind != SSTableCursor.ROW) continue;
+                rows++;
+                SSTableCursor.Row row = c.row();
+                byte[] b = c.buffer();
+                int n = row.cellCount();
+                for (int k = 0; k < n; k++) {
+                    SSTableCursor.Cell cell = row.cell(k);
+                    int len = cell.valueLength();
+                    sum += cell.timestamp() + len + (len > 0 ? b[cell.valueOffset()] : 0);
+                }
+                cells += n;
+            }
+        }
+        long wall = System.nanoTime() - wall0;
+        long cpu = THREADS.getCurrentThreadCpuTime() - cpu0, alloc = THREADS.getThreadAllocatedBytes(id) - alloc0;
+        return String.format(Locale.ROOT, "Scanned %s: %d partitions, %d rows, %d cells in %d ms, cpu time: %d ms (%.0f ns/row), "
+                        + "allocated: %s (checksum %x)", dataFile, partitions, rows, cells, wall / 1_000_000, cpu / 1_000_000,
+                (double) cpu / Math.max(1, rows), ValueText.mib(alloc), sum);
+    }
+
+    static final int WARMUP_ROUNDS = 3;
+
+    /** A memtable as the options' table would make it, in {@code mode}: the benchmark fills and flushes it itself. */
+    private static Memtable newMemtable(EngineOptions engine, TableSchema schema, AllocationMode mode) {
+        return TableOptions.MemtableKind.fromConfigName(engine.memtable).create(schema, mode, engine.shards);
+    }
+
+    private static void warmUp(Workload w, EngineOptions engine, TableSchema schema, int warmupPartitions,
+                               PrintStream out) throws IOException {
+        if (warmupPartitions > 0) {
+            long t0 = System.nanoTime();
+            Path warmDir = Files.createTempDirectory("flushline-warmup-");
+            try {
+                FlushJob.Options warmOptions = FlushJob.Options.builder(warmDir).ranges(engine.ranges).flushThreads(engine.flushThreads).build();
+                Workload small = w.withPartitions(warmupPartitions);
+                // Several rounds through all three allocation modes: the type profiles see every row source
+                // before C2 compiles the flush loop, and C2 has finished compiling it before the
+                // measured flush (one short round left the JIT compiling during the measurement).
+                for (int round = 0; round < WARMUP_ROUNDS; round++) {
+                    for (AllocationMode mode : AllocationMode.values()) {
+                        Memtable m = newMemtable(engine, schema, mode);
+                        fill(m, small);
+                        m.seal();
+                        try {
+                            FlushJob.run(m, warmOptions);
+                        } finally {
+                            m.discard();
+                        }
+                    }
+                }
+            } finally {
+                deleteRecursively(warmDir);
+            }
+            out.println("Warm-up: " + WARMUP_ROUNDS * AllocationMode.values().length + " flushes of " + warmupPartitions * (long) w.rowsPerPartition
+                    + " rows (unslabbed_heap, heap_buffers, offheap_objects) in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            System.gc(); // so the measured fill does not pay for the warm-up's garbage
+        }
+    }
+
+    private static Measured fillAndFlush(Workload w, EngineOptions engine, TableSchema schema, Path outDir,
+                                         PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
+        FlushJob.Options flushOptions = FlushJob.Options.builder(outDir).ranges(engine.ranges).flushThreads(engine.flushThreads).build();
+        Memtable m = newMemtable(engine, schema, AllocationMode.fromCliName(engine.allocation));
+        List<FlushOutcome> outcomes;
+        long fillNanos;
+        long onHeap;
+        long offHeap;
+        long flushWall;
+        long flushProcessCpu;
+        long fillGcCount;
+        long fillGcMillis;
+        try {
+            long gcCount0 = gcCount(), gcMillis0 = gcMillis();
+            long fill0 = System.nanoTime();
+            fill(m, w);
+            fillNanos = System.nanoTime() - fill0;
+            fillGcCount = gcCount() - gcCount0;
+            fillGcMillis = gcMillis() - gcMillis0;
+            long rows = (long) w.partitions * w.rowsPerPartition;
+            out.println(String.format(Locale.ROOT,
+                    "Filled %s memtable (%s) with %d rows (%d partitions, %d cells) in %d ms: %d rows/s; on-heap %s, off-heap %s; "
+                            + "gc during the fill: %d collections, %d ms",
+                    engine.memtable, engine.allocation, rows, w.partitions, rows * w.valueColumns,
+                    fillNanos / 1_000_000, fillNanos <= 0 ? rows : (long) (rows * 1e9 / fillNanos),
+                    ValueText.mib(m.onHeapBytes()), ValueText.mib(m.offHeapBytes()), fillGcCount, fillGcMillis));
+            onHeap = m.onHeapBytes();
+            offHeap = m.offHeapBytes();
+            m.seal();
+            if (beforeFlush != null) beforeFlush.run();
+            long cpu0 = PROCESS.getProcessCpuTime();
+            long wall0 = System.nanoTime();
+            outcomes = FlushJob.run(m, flushOptions);
+            flushWall = System.nanoTime() - wall0;
+            flushProcessCpu = PROCESS.getProcessCpuTime() - cpu0;
+            if (afterFlush != null) afterFlush.run();
+        } finally {
+            m.discard();
+        }
+        return new Measured(fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu, fillGcCount, fillGcMillis);
+    }
+
+    /** Collections so far, summed over the JVM's collectors (GarbageCollectorMXBean; a collector that cannot tell adds 0). */
+    public static long gcCount() {
+        long n = 0;
+        List<java.lang.management.GarbageCollectorMXBean> gcs = java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+        for (int i = 0; i < gcs.size(); i++) n += Math.max(0, gcs.get(i).getCollectionCount());
+        return n;
+    }
+
+    /**
+     * Milliseconds spent collecting so far, summed over the JVM's collectors. For G1 that is its pauses
+     * plus the concurrent cycles' time as the MXBeans report it.
+     */
+    public static long gcMillis() {
+        long n = 0;
+        List<java.lang.management.GarbageCollectorMXBean> gcs = java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+        for (int i = 0; i < gcs.size(); i++) n += Math.max(0, gcs.get(i).getCollectionTime());
+        return n;
+    }
+
+    static String json(FlushOutcome o, EngineOptions engine, TableSchema schema) {
+        StringBuilder sb = new StringBuilder(320).append('{');
+        sb.append("\"sstable\":");
+        ValueText.appendQuoted(sb, o.result.dataPath.toString());
+        sb.append(",\"bytes\":").append(o.bytesFlushed);
+        sb.append(",\"partitions\":").append(o.result.partitions);
+        sb.append(",\"rows\":").append(o.result.rows);
+        sb.append(",\"cells\":").append(o.result.cells);
+        sb.append(",\"wall_ms\":").append(String.format(Locale.ROOT, "%.3f", o.wallNanos / 1e6));
+        sb.append(",\"cpu_ms\":").append(String.format(Locale.ROOT, "%.3f", o.cpuNanos / 1e6));
+        sb.append(",\"allocated_bytes\":").append(o.allocatedBytes);
+        sb.append(",\"memtable\":\"").append(engine.memtable).append('"');
+        sb.append(",\"allocation\":\"").append(engine.allocation).append('"');
+        sb.append(",\"compression\":\"").append(EngineOptions.compressionName(schema)).append('"');
+        sb.append(",\"system\":\"flushline\"");
+        return sb.append('}').toString();
+    }
+
+    /**
+     * The stress-like workload: one PartitionUpdate per partition, all rows inserted (with liveness).
+     * Public for the comparison main, which feeds the same operations to Cassandra and RocksDB.
+     */
+    public static final class Workload {
+        public final int partitions;
+        public final int rowsPerPartition;
+        public final int valueColumns;
+        public final int valueBytes;
+
+        Workload(int partitions, int rowsPerPartition, int valueColumns, int valueBytes) {
+            this.partitions = partitions;
+            this.rowsPerPartition = rowsPerPartition;
+            this.valueColumns = valueColumns;
+            this.valueBytes = valueBytes;
+        }
+
+        public Workload withPartitions(int n) {
+            return new Workload(n, rowsPerPartition, valueColumns, valueBytes);
+        }
+
+        public String cql() {
+            StringBuilder sb = new StringBuilder("CREATE TABLE stress.stress_table (pk bigint, ck int");
+            for (int i = 1; i <= valueColumns; i++) sb.append(", v").append(i).append(" text");
+            return sb.append(", PRIMARY KEY (pk, ck))").toString();
+        }
+    }
+
+    /**
+     * Fills {@code m} with the workload. Values are printable ASCII from a fixed-seed xorshift, so
+     * they compress about as well as cassandra-stress's random strings. Public for the benchmark
+     * module, whose memtable-fill benchmark measures this same fill.
+     */
+    public static void fill(Memtable m, Workload w) {
+        TableSchema schema = m.schema();
+        ColumnMetadata[] regulars = schema.regularColumns();
+        int simple = schema.regularComplexStart();
+        ComplexColumn[] noComplex = new ComplexColumn[regulars.length - simple];
+        long seed = VALUE_SEED;
+        long ts = BASE_TIMESTAMP_MICROS;
+        for (int p = 0; p < w.partitions; p++) {
+            byte[] pk = ValueCodec.int64(p);
+            List<Row> rows = new ArrayList<>(w.rowsPerPartition);
+            for (int r = 0; r < w.rowsPerPartition; r++) {
+                Cell[] cells = new Cell[simple];
+                for (int c = 0; c < simple; c++) {
+                    byte[] v = new byte[w.valueBytes];
+                    for (int i = 0; i < v.length; i++) {
+                        seed ^= seed << 13;
+                        seed ^= seed >>> 7;
+                        seed ^= seed << 17;
+                        v[i] = (byte) ('!' + (int) ((seed >>> 33) % 94));
+                    }
+                    cells[c] = Cell.live(ts, v, null);
+                }
+                rows.add(new Row(false, new byte[][] {ValueCodec.int32(r)}, ts, Cell.NO_TTL, Cell.NO_DELETION_TIME,
+                        DeletionTime.LIVE, cells, noComplex));
+                ts++;
+            }
+            PartitionUpdate u = new PartitionUpdate(PartitionKey.of(pk), DeletionTime.LIVE, List.of(), null, rows);
+            if (!m.apply(u)) throw new IllegalStateException("bench memtable sealed during fill");
+        }
+    }
+
+
+    public static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        Files.walkFileTree(dir, new SimpleFileVisitor<Path>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                if (e != null) throw e;
+                Files.delete(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}

@@ -1,0 +1,194 @@
+package dev.flushline.sstable;
+
+import dev.flushline.data.ClusteringBuffer;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.io.FixedBuffer;
+
+import java.util.Arrays;
+
+/**
+ * The row index blocks of one partition, as every format's row index records them: the
+ * partition's unfiltereds cut into blocks of at least {@code column_index_size} bytes, each with
+ * its first and last clustering name, its offset and width in the partition, and the range
+ * deletion still open at its end. What a format writes from them (BIG: the promoted index in an
+ * Index.db entry) is its {@link PartitionIndexWriter}'s business; the cutting is shared, so it is
+ * done here, on the partition writer's per-row path, with no call per row into a format.
+ *
+ * <p>A block closes after the unfiltered that takes it to {@code column_index_size} bytes (from the
+ * block's start), and the last block also covers the end-of-partition byte. Offsets are relative
+ * to the partition start.
+ *
+ * <p>Two forms, one per partition (the row source decides): names as references to {@code byte[][]}
+ * clusterings (memtable rows, valid until the partition's index entry is written), or copied from
+ * flyweights ({@link ClusteringBuffer}s of a cursor window that moves on) into buffers kept across
+ * partitions. Arrays grow to the largest partition seen and are reused: nothing is allocated per
+ * partition once they have grown.
+ *
+ * <p>Thread safety: none; owned by one partition writer.
+ */
+public final class RowIndexBlocks {
+    public static final int DEFAULT_COLUMN_INDEX_SIZE_BYTES = 64 * 1024;
+
+    private final int columnIndexSizeBytes;
+
+    private int count;
+    private byte[] firstKinds = new byte[8];
+    private byte[][][] firstValues = new byte[8][][];
+    private byte[] lastKinds = new byte[8];
+    private byte[][][] lastValues = new byte[8][][];
+    private long[] offsets = new long[8];
+    private long[] widths = new long[8];
+    private DeletionTime[] endOpen = new DeletionTime[8];
+
+    private boolean blockOpen;
+    private byte blockFirstKind;
+    private byte[][] blockFirstValues;
+    private long blockStart;
+    private byte lastKind;
+    private byte[][] lastVals;
+    private DeletionTime openMarker = DeletionTime.LIVE;
+
+    public RowIndexBlocks(int columnIndexSizeBytes) {
+        this.columnIndexSizeBytes = columnIndexSizeBytes;
+    }
+
+    public void reset() {
+        count = 0;
+        blockOpen = false;
+        openMarker = DeletionTime.LIVE;
+        openTs = Long.MIN_VALUE;
+        openLdt = Long.MAX_VALUE;
+        blockFirstValues = null;
+        lastVals = null;
+        flyweight = false;
+    }
+
+    /**
+     * After writing an unfiltered that started at {@code startOffset} and ended at {@code endOffset}
+     * (relative to the partition). {@code openAfter}: the range deletion still open after it.
+     */
+    public void added(byte kind, byte[][] values, long startOffset, long endOffset, DeletionTime openAfter) {
+        if (!blockOpen) {
+            blockOpen = true;
+            blockFirstKind = kind;
+            blockFirstValues = values;
+            blockStart = startOffset;
+        }
+        lastKind = kind;
+        lastVals = values;
+        openMarker = openAfter;
+        if (endOffset - blockStart >= columnIndexSizeBytes) {
+            closeBlock(endOffset);
+        }
+    }
+
+    // The flyweight form (compaction): the item's clustering lives in a cursor window that moves on,
+    // so the first and last names of each block are copied into reusable buffers (one pair per
+    // block, kept across partitions), and nothing is allocated per partition or row.
+    private boolean flyweight;
+    private ClusteringBuffer[] firstBufs = new ClusteringBuffer[0];
+    private ClusteringBuffer[] lastBufs = new ClusteringBuffer[0];
+    private final ClusteringBuffer blockFirstBuf = new ClusteringBuffer(4);
+    private final ClusteringBuffer lastBuf = new ClusteringBuffer(4);
+    private long openTs = Long.MIN_VALUE, openLdt = Long.MAX_VALUE;
+
+    /** As {@link #added(byte, byte[][], long, long, DeletionTime)}, for a flyweight prefix and open deletion. */
+    public void added(ClusteringBuffer values, long startOffset, long endOffset, long openAfterTs, long openAfterLdt) {
+        flyweight = true;
+        if (!blockOpen) {
+            blockOpen = true;
+            blockFirstKind = values.kind();
+            blockFirstBuf.copyFrom(values);
+            blockStart = startOffset;
+        }
+        lastBuf.copyFrom(values);
+        lastKind = values.kind();
+        if (openAfterTs != openTs || openAfterLdt != openLdt) {
+            openTs = openAfterTs;
+            openLdt = openAfterLdt;
+            openMarker = DeletionTime.of(openAfterTs, openAfterLdt);
+        }
+        if (endOffset - blockStart >= columnIndexSizeBytes) {
+            closeBlock(endOffset);
+        }
+    }
+
+    private ClusteringBuffer pooled(ClusteringBuffer[] pool, int i) {
+        if (pool[i] == null) pool[i] = new ClusteringBuffer(4);
+        return pool[i];
+    }
+
+    /** After the end-of-partition byte; {@code endOffset} includes it. */
+    public void finish(long endOffset) {
+        if (blockOpen) closeBlock(endOffset);
+    }
+
+    private void closeBlock(long endOffset) {
+        if (count == offsets.length) grow();
+        if (flyweight) {
+            if (count >= firstBufs.length) {
+                firstBufs = Arrays.copyOf(firstBufs, Math.max(8, offsets.length));
+                lastBufs = Arrays.copyOf(lastBufs, Math.max(8, offsets.length));
+            }
+            pooled(firstBufs, count).copyFrom(blockFirstBuf);
+            pooled(lastBufs, count).copyFrom(lastBuf);
+        }
+        firstKinds[count] = blockFirstKind;
+        firstValues[count] = blockFirstValues;
+        lastKinds[count] = lastKind;
+        lastValues[count] = lastVals;
+        offsets[count] = blockStart;
+        widths[count] = endOffset - blockStart;
+        endOpen[count] = openMarker;
+        count++;
+        blockOpen = false;
+    }
+
+    private void grow() {
+        int n = offsets.length * 2;
+        firstKinds = Arrays.copyOf(firstKinds, n);
+        firstValues = Arrays.copyOf(firstValues, n);
+        lastKinds = Arrays.copyOf(lastKinds, n);
+        lastValues = Arrays.copyOf(lastValues, n);
+        offsets = Arrays.copyOf(offsets, n);
+        widths = Arrays.copyOf(widths, n);
+        endOpen = Arrays.copyOf(endOpen, n);
+    }
+
+    /** Blocks of the partition. Valid after {@link #finish}. */
+    public int blockCount() {
+        return count;
+    }
+
+    /** Block {@code i}'s start, from the partition start. */
+    public long blockOffset(int i) {
+        return offsets[i];
+    }
+
+    /** Block {@code i}'s bytes. */
+    public long blockWidth(int i) {
+        return widths[i];
+    }
+
+    /** The range deletion open at the end of block {@code i}, or LIVE. */
+    public DeletionTime openAfterBlock(int i) {
+        return endOpen[i];
+    }
+
+    /** Bytes of block {@code i}'s first and last names in {@code layout}'s prefix-with-kind form. */
+    public int namesSize(ClusteringLayout layout, int i) {
+        if (flyweight) return layout.prefixSize(firstBufs[i]) + layout.prefixSize(lastBufs[i]);
+        return layout.prefixSize(firstKinds[i], firstValues[i]) + layout.prefixSize(lastKinds[i], lastValues[i]);
+    }
+
+    /** Writes block {@code i}'s first and last names in {@code layout}'s prefix-with-kind form. */
+    public void putNames(FixedBuffer out, ClusteringLayout layout, int i) {
+        if (flyweight) {
+            layout.putPrefix(out, firstBufs[i]);
+            layout.putPrefix(out, lastBufs[i]);
+        } else {
+            layout.putPrefix(out, firstKinds[i], firstValues[i]);
+            layout.putPrefix(out, lastKinds[i], lastValues[i]);
+        }
+    }
+}
