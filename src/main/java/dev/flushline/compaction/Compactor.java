@@ -486,6 +486,15 @@ public final class Compactor {
     private CompactionInput[] active;
     private CompactionInput[] group;
     private int[] groupSlot;
+    /**
+     * The merge's two heaps, of input indices (partitions, by token then key) and of active slots
+     * (rows and markers of the current partition, by clustering): each next item costs O(log k)
+     * comparisons, not a scan of every input. Arrays of the inputs' size, allocated once.
+     */
+    private int[] keyHeap, rowHeap;
+    private int keyHeapSize, rowHeapSize;
+    /** The input indices of the current partition's active slots, ascending. */
+    private int[] activeIndex;
     private boolean[] slotOpen;
     private long[] slotOpenTs, slotOpenLdt;
     private byte[] key = new byte[64];
@@ -538,6 +547,9 @@ public final class Compactor {
         active = new CompactionInput[in.length];
         group = new CompactionInput[in.length];
         groupSlot = new int[in.length];
+        keyHeap = new int[in.length];
+        rowHeap = new int[in.length];
+        activeIndex = new int[in.length];
         slotOpen = new boolean[in.length];
         slotOpenTs = new long[in.length];
         slotOpenLdt = new long[in.length];
@@ -609,27 +621,117 @@ public final class Compactor {
         final CompactionInput[] in = this.in;
         for (CompactionInput c : in) c.advance();
         final long hi = options.tokenHi;
-        while (true) {
-            int min = -1;
-            for (int i = 0; i < in.length; i++) {
-                if (in[i].state == SSTableCursor.PARTITION_START && in[i].token <= hi && (min < 0 || compareKeys(in[i], in[min]) < 0)) min = i;
-            }
-            if (min < 0) break;
+        final int[] idx = activeIndex;
+        keyHeapSize = 0;
+        for (int i = 0; i < in.length; i++) {
+            if (inSlice(in[i], hi)) keyHeapPush(i);
+        }
+        while (keyHeapSize > 0) {
+            int first = keyHeapPop();
             int n = 0;
-            for (int i = 0; i < in.length; i++) {
-                if (in[i].state == SSTableCursor.PARTITION_START && in[i].token <= hi && (i == min || compareKeys(in[i], in[min]) == 0)) {
-                    active[n++] = in[i];
-                }
-            }
+            idx[n++] = first;
+            while (keyHeapSize > 0 && compareKeys(in[keyHeap[0]], in[first]) == 0) idx[n++] = keyHeapPop();
+            // In input order, as the versions of a partition have always been merged: ties between
+            // equal versions then resolve the same way in every run.
+            sortAscending(idx, n);
+            for (int a = 0; a < n; a++) active[a] = in[idx[a]];
             result.mergeCounts[n]++;
             result.inputPartitions += n;
             mergePartition(n);
+            for (int a = 0; a < n; a++) {
+                if (inSlice(in[idx[a]], hi)) keyHeapPush(idx[a]);
+            }
         }
         for (CompactionInput c : in) {
             if (c.state != SSTableCursor.END && !(c.state == SSTableCursor.PARTITION_START && c.token > hi)) {
                 throw new IllegalStateException("input " + c.files + " not read to the end of its slice");
             }
         }
+    }
+
+    /** Whether {@code c} stands at a partition of this compactor's slice. */
+    private static boolean inSlice(CompactionInput c, long hi) {
+        return c.state == SSTableCursor.PARTITION_START && c.token <= hi;
+    }
+
+    /** Insertion sort of a[0, n): n is at most the number of inputs, and usually 1 or 2. */
+    private static void sortAscending(int[] a, int n) {
+        for (int i = 1; i < n; i++) {
+            int v = a[i], j = i - 1;
+            while (j >= 0 && a[j] > v) {
+                a[j + 1] = a[j];
+                j--;
+            }
+            a[j + 1] = v;
+        }
+    }
+
+    private void keyHeapPush(int input) {
+        final int[] h = keyHeap;
+        final CompactionInput[] in = this.in;
+        int i = keyHeapSize++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            if (compareKeys(in[h[parent]], in[input]) <= 0) break;
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = input;
+    }
+
+    private int keyHeapPop() {
+        final int[] h = keyHeap;
+        final CompactionInput[] in = this.in;
+        int top = h[0];
+        int last = h[--keyHeapSize];
+        int n = keyHeapSize, i = 0;
+        while (true) {
+            int child = 2 * i + 1;
+            if (child >= n) break;
+            if (child + 1 < n && compareKeys(in[h[child + 1]], in[h[child]]) < 0) child++;
+            if (compareKeys(in[h[child]], in[last]) >= 0) break;
+            h[i] = h[child];
+            i = child;
+        }
+        if (n > 0) h[i] = last;
+        return top;
+    }
+
+    /** Whether active slot {@code a} stands at a row or a range tombstone marker. */
+    private boolean atRowOrMarker(int a) {
+        int s = active[a].state;
+        return s == SSTableCursor.ROW || s == SSTableCursor.MARKER;
+    }
+
+    private void rowHeapPush(int slot) {
+        final int[] h = rowHeap;
+        final CompactionInput[] active = this.active;
+        int i = rowHeapSize++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            if (comparator.compare(active[h[parent]].clustering, active[slot].clustering) <= 0) break;
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = slot;
+    }
+
+    private int rowHeapPop() {
+        final int[] h = rowHeap;
+        final CompactionInput[] active = this.active;
+        int top = h[0];
+        int last = h[--rowHeapSize];
+        int n = rowHeapSize, i = 0;
+        while (true) {
+            int child = 2 * i + 1;
+            if (child >= n) break;
+            if (child + 1 < n && comparator.compare(active[h[child + 1]].clustering, active[h[child]].clustering) < 0) child++;
+            if (comparator.compare(active[h[child]].clustering, active[last].clustering) >= 0) break;
+            h[i] = h[child];
+            i = child;
+        }
+        if (n > 0) h[i] = last;
+        return top;
     }
 
     private static int compareKeys(CompactionInput a, CompactionInput b) {
@@ -681,23 +783,21 @@ public final class Compactor {
 
         for (int a = 0; a < n; a++) slotOpen[a] = false;
         long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT; // the merged stream's open deletion
-        while (true) {
-            int min = -1;
-            for (int a = 0; a < n; a++) {
-                int s = active[a].state;
-                if ((s == SSTableCursor.ROW || s == SSTableCursor.MARKER)
-                        && (min < 0 || comparator.compare(active[a].clustering, active[min].clustering) < 0)) min = a;
-            }
-            if (min < 0) break;
+        rowHeapSize = 0;
+        for (int a = 0; a < n; a++) {
+            if (atRowOrMarker(a)) rowHeapPush(a);
+        }
+        while (rowHeapSize > 0) {
+            // Every slot at the smallest clustering, in slot order (the order a scan of the slots gave).
+            int first = rowHeapPop();
             int g = 0;
-            for (int a = 0; a < n; a++) {
-                int s = active[a].state;
-                if ((s == SSTableCursor.ROW || s == SSTableCursor.MARKER)
-                        && (a == min || comparator.compare(active[a].clustering, active[min].clustering) == 0)) {
-                    group[g] = active[a];
-                    groupSlot[g++] = a;
-                }
+            groupSlot[g++] = first;
+            while (rowHeapSize > 0 && comparator.compare(active[rowHeap[0]].clustering, active[first].clustering) == 0) {
+                groupSlot[g++] = rowHeapPop();
             }
+            sortAscending(groupSlot, g);
+            for (int i = 0; i < g; i++) group[i] = active[groupSlot[i]];
+            int min = groupSlot[0];
             if (active[min].state == SSTableCursor.MARKER) {
                 long prevTs = openTs, prevLdt = openLdt;
                 for (int i = 0; i < g; i++) {
@@ -738,7 +838,10 @@ public final class Compactor {
                     output.row(rowBuffer);
                 }
             }
-            for (int i = 0; i < g; i++) group[i].advance();
+            for (int i = 0; i < g; i++) {
+                group[i].advance();
+                if (atRowOrMarker(groupSlot[i])) rowHeapPush(groupSlot[i]);
+            }
         }
         if (started) {
             try {

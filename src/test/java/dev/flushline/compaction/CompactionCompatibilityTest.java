@@ -21,6 +21,7 @@ import dev.flushline.sstable.TableDirectory;
 import dev.flushline.testing.Compressions;
 import dev.flushline.testing.RandomSchemas;
 import dev.flushline.testing.RandomUpdates;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -225,6 +226,48 @@ class CompactionCompatibilityTest {
             assertEquals(CassandraReader.readAll(refData, cql), CassandraReader.readAll(ours, cql), "lz4=" + lz4);
             assertArrayEquals(Files.readAllBytes(refData), Files.readAllBytes(r.published.get(0)), "Data.db bytes, lz4=" + lz4);
         }
+    }
+
+    /**
+     * Eleven inputs, each holding some of the same partitions and rows (and statics, collections,
+     * deletions), merge as Cassandra merges them: the merge takes its next partition and its next
+     * row from heaps of the inputs, and with eleven both heaps sift through several levels.
+     */
+    @Test
+    void elevenOverlappingInputsMergeAsCassandraMerges() throws Exception {
+        CassandraOracle.init();
+        String cql = "CREATE TABLE ks.eleven (pk bigint, ck int, s1 text static, a text, t set<int>, PRIMARY KEY (pk, ck)) "
+                + "WITH compression = {'enabled': 'false'}";
+        TableSchema schema = CqlParser.parse(cql);
+        Path inputs = Files.createDirectories(tmp.resolve("eleven-in"));
+        TableDirectory table = TableDirectory.open(inputs);
+        // 40 keys of 6 clusterings: most partitions, and many rows, are in several inputs at once.
+        RandomUpdates gen = new RandomUpdates(schema, 11, BASE_NOW, 40, 6);
+        gen.staticChance = 0.3;
+        for (int i = 0; i < 11; i++) {
+            gen.setNowSeconds(BASE_NOW + i * FLUSH_INTERVAL / 11);
+            Memtable m = new SkipListMemtable(schema, AllocationMode.values()[i % AllocationMode.values().length]);
+            for (PartitionUpdate u : gen.next(120)) m.apply(u);
+            m.seal();
+            try {
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
+            } finally {
+                m.discard();
+            }
+        }
+        List<SSTableFiles> in = SSTableFiles.inDirectory(inputs);
+        assertEquals(11, in.size());
+        long now = BASE_NOW + FLUSH_INTERVAL, gcBefore = now - 864_000;
+        Compactor.Result r = new Compactor(schema, in, Compactor.Options.builder(now, gcBefore).build()).run(TableDirectory.open(tmp.resolve("eleven-ours")));
+        long[] merged = r.mergeCounts;
+        long severalInputs = 0;
+        for (int k = 3; k < merged.length; k++) severalInputs += merged[k];
+        assertTrue(severalInputs > 0, "partitions held by three inputs or more: " + java.util.Arrays.toString(merged));
+        List<Path> dataFiles = new ArrayList<>();
+        for (SSTableFiles f : in) dataFiles.add(f.path(Component.DATA));
+        Path refData = CassandraCompactor.compact(dataFiles, cql, tmp.resolve("eleven-ref"), now, gcBefore);
+        assertEquals(CassandraReader.readAll(refData, cql), CassandraReader.readAll(tmp.resolve("eleven-ours"), cql));
+        assertArrayEquals(Files.readAllBytes(refData), Files.readAllBytes(r.published.get(0)), "Data.db bytes");
     }
 
     /** Three flushes at three clocks of overlapping random operations. */
