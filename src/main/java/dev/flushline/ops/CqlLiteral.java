@@ -292,9 +292,15 @@ final class CqlLiteral {
             sb.append(c);
         }
         if (copy && sb.length() == 0 && !emptyAllowed(t)) {
-            throw new IllegalArgumentException("empty value '' at index " + start + "; a " + t + " inside a composite may not be empty");
+            throw new IllegalArgumentException("empty value '' at index " + start + "; " + a(t) + " inside a composite may not be empty");
         }
         return sb.toString();
+    }
+
+    /** The type with its article, as messages say it: "an int", "a uuid". */
+    static String a(CqlType t) {
+        String name = t.toString();
+        return ("aeio".indexOf(name.charAt(0)) >= 0 ? "an " : "a ") + name;
     }
 
     private static boolean emptyAllowed(CqlType t) {
@@ -350,7 +356,7 @@ final class CqlLiteral {
                     + (start < s.length() ? ", found '" + s.charAt(start) + "'" : ", found the end"));
         }
         if (k == CqlType.Kind.TEXT || k == CqlType.Kind.ASCII || k == CqlType.Kind.INET) {
-            throw new IllegalArgumentException("'" + ValueText.cut(w) + "' at index " + start + " is not quoted: a " + t
+            throw new IllegalArgumentException("'" + ValueText.cut(w) + "' at index " + start + " is not quoted: " + a(t)
                     + " inside a composite is written in single quotes, as '" + ValueText.cut(w) + "'");
         }
         if (w.startsWith("0X")) return "0x" + w.substring(2);

@@ -79,12 +79,16 @@ public final class CsvReader implements MutationSource {
      * Blank lines skipped; no limits from jackson's side but the field length (the input is a
      * stream of records, each bounded by its fields and its count of them by the table).
      */
-    private static final CsvFactory FACTORY = CsvFactory.builder()
-            .enable(CsvParser.Feature.SKIP_EMPTY_LINES)
-            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_FIELD_CHARS)
-                    .maxNumberLength(Integer.MAX_VALUE).maxNameLength(Integer.MAX_VALUE).maxNestingDepth(Integer.MAX_VALUE)
-                    .maxDocumentLength(-1).maxTokenCount(-1).build())
-            .build();
+    private static final CsvFactory FACTORY = factory(MAX_FIELD_CHARS);
+
+    private static CsvFactory factory(int maxFieldChars) {
+        return CsvFactory.builder()
+                .enable(CsvParser.Feature.SKIP_EMPTY_LINES)
+                .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(maxFieldChars)
+                        .maxNumberLength(Integer.MAX_VALUE).maxNameLength(Integer.MAX_VALUE).maxNestingDepth(Integer.MAX_VALUE)
+                        .maxDocumentLength(-1).maxTokenCount(-1).build())
+                .build();
+    }
 
     /** Marks a null field in {@link #value}'s result. */
     private static final Object NULL = new Object();
@@ -94,6 +98,7 @@ public final class CsvReader implements MutationSource {
     private final String source;
     private final OperationDecoder decoder;
     private final CsvOptions options;
+    private final int maxFieldChars;
     /** The column of each field. */
     private final ColumnMetadata[] columns;
     private final String[] fields;
@@ -113,6 +118,13 @@ public final class CsvReader implements MutationSource {
      * @throws IllegalArgumentException if {@link CsvOptions#columns} does not fit the table (see {@link #resolveColumns})
      */
     public CsvReader(InputStream in, String source, OperationDecoder decoder, CsvOptions options) throws IOException, BadInputException {
+        this(in, source, decoder, options, MAX_FIELD_CHARS);
+    }
+
+    /** As above, refusing fields longer than {@code maxFieldChars} (tests). */
+    CsvReader(InputStream in, String source, OperationDecoder decoder, CsvOptions options, int maxFieldChars)
+            throws IOException, BadInputException {
+        this.maxFieldChars = maxFieldChars;
         this.input = new CheckedUtf8Input(in, source);
         this.source = source;
         this.decoder = decoder;
@@ -120,7 +132,7 @@ public final class CsvReader implements MutationSource {
         TableSchema schema = decoder.schema();
         CsvSchema dialect = CsvSchema.emptySchema().withColumnSeparator(options.delimiter).withQuoteChar(options.quote);
         dialect = options.escape == CsvOptions.NO_ESCAPE ? dialect.withoutEscapeChar() : dialect.withEscapeChar((char) options.escape);
-        this.parser = FACTORY.createParser(input);
+        this.parser = (maxFieldChars == MAX_FIELD_CHARS ? FACTORY : factory(maxFieldChars)).createParser(input);
         parser.setSchema(dialect);
         this.timestamp = BigDecimal.valueOf(options.timestampMicros);
         this.ttl = options.ttlSeconds == CsvOptions.TABLE_TTL ? null : BigDecimal.valueOf(options.ttlSeconds);
@@ -299,7 +311,7 @@ public final class CsvReader implements MutationSource {
             throw new BadInputException(source, e.line, "not valid UTF-8 at byte " + e.byteInLine + " of the line", false);
         } catch (StreamConstraintsException e) {
             ended = true;
-            throw new BadInputException(source, recordLine(), "a field longer than the limit of " + MAX_FIELD_CHARS
+            throw new BadInputException(source, recordLine(), "a field longer than the limit of " + maxFieldChars
                     + " chars (a quote that is never closed?)", false);
         } catch (JsonProcessingException e) {
             throw malformed(e);
@@ -326,8 +338,9 @@ public final class CsvReader implements MutationSource {
             return new BadInputException(source, line, "a quoted field of the record that starts on this line is not closed "
                     + "before the end of the input", false);
         }
-        String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-        String detail = "malformed CSV" + where + ": " + ValueText.cut(String.valueOf(reason)) + " (quote " + CsvOptions.show(options.quote)
+        // jackson's column is the one after the character its message names
+        String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + Math.max(1, at.getColumnNr() - 1);
+        String detail = "malformed CSV" + where + ": " + reason + " (quote " + CsvOptions.show(options.quote)
                 + ", delimiter " + CsvOptions.show(options.delimiter) + ", escape " + CsvOptions.show(options.escape) + ")";
         try {
             JsonToken t;
@@ -431,17 +444,17 @@ public final class CsvReader implements MutationSource {
                 try {
                     v = CqlLiteral.parseCopy(field, t, nullMarker);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(ValueText.display(field) + " is not a " + t + " (" + e.getMessage() + ")");
+                    throw new IllegalArgumentException(ValueText.display(field) + " is not " + CqlLiteral.a(t) + " (" + e.getMessage() + ")");
                 }
                 if (v == null) {
-                    throw new IllegalArgumentException(ValueText.display(field) + " is not a " + t + " (a null value is written as the "
+                    throw new IllegalArgumentException(ValueText.display(field) + " is not " + CqlLiteral.a(t) + " (a null value is written as the "
                             + "null marker, " + (nullMarker.isEmpty() ? "an empty field" : ValueText.display(nullMarker)) + ")");
                 }
                 return v;
             }
             default: {
                 String s = field.strip();
-                if (s.isEmpty()) throw new IllegalArgumentException(ValueText.display(field) + " is not a " + t + " (only spaces)");
+                if (s.isEmpty()) throw new IllegalArgumentException(ValueText.display(field) + " is not " + CqlLiteral.a(t) + " (only spaces)");
                 if (k == CqlType.Kind.BLOB && s.startsWith("0X")) return "0x" + s.substring(2);
                 return s;
             }
