@@ -48,6 +48,7 @@ final class CheckedUtf8Input extends InputStream {
     private boolean afterCr;
 
     private MalformedUtf8Exception failure;
+    private final byte[] one = new byte[1];
 
     CheckedUtf8Input(InputStream in, String source) {
         this.in = in;
@@ -60,8 +61,10 @@ final class CheckedUtf8Input extends InputStream {
 
     @Override
     public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
+        int n;
+        do {
+            n = read(one, 0, 1);
+        } while (n == 0);
         return n < 0 ? -1 : one[0] & 0xFF;
     }
 
