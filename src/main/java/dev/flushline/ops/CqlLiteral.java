@@ -132,7 +132,9 @@ final class CqlLiteral {
                     return out;
                 }
                 while (true) {
+                    int keyAt = pos;
                     Object k = value(t.elementType(), depth + 1);
+                    if (k == null) throw new IllegalArgumentException("null at index " + keyAt + " is not allowed as a key of " + a(t));
                     expect(':');
                     Object v = value(t.valueType(), depth + 1);
                     // map keys are strings in the value model: a native key's literal text, any other key as JSON text

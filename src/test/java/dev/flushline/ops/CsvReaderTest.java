@@ -163,7 +163,9 @@ class CsvReaderTest {
                 + "1,d,{},[],{},{},\"(1, 'x', 2)\"\n"
                 + "1,e,{},\"[1, ]\",{},{},\"(1, 'x')\"\n"
                 + "1,f,{},[''],{},{},\"(1, 'x')\"\n"
-                + "1,g,{},null,{},{},\"(1, 'x')\"\n", opts().build());
+                + "1,g,{},null,{},{},\"(1, 'x')\"\n"
+                + "1,h,{},[],{null: 1},{},\"(1, 'x')\"\n"
+                + "1,i,{},[],{'k': null},{},\"(1, 'x')\"\n", opts().build());
         assertEquals(List.of(
                 "ERR 2: column 'tags' (set<text>): \"{x}\" is not a set<text> ('x' at index 1 is not quoted: a text inside a composite is "
                         + "written in single quotes, as 'x')",
@@ -173,7 +175,10 @@ class CsvReaderTest {
                         + "tuple<int, text>)",
                 "ERR 6: column 'l' (list<int>): \"[1, ]\" is not a list<int> (expected a literal at index 4, found ']')",
                 "ERR 7: column 'l' (list<int>): \"['']\" is not a list<int> (empty value '' at index 1; an int inside a composite may not be empty)",
-                "ERR 8: column 'l' (list<int>): \"null\" is not a list<int> (a null value is written as the null marker, an empty field)"),
+                "ERR 8: column 'l' (list<int>): \"null\" is not a list<int> (a null value is written as the null marker, an empty field)",
+                "ERR 9: column 'm' (map<text, int>): \"{null: 1}\" is not a map<text, int> (null at index 1 is not allowed as a key of a "
+                        + "map<text, int>)",
+                "ERR 10: column 'm' (map<text, int>): null is not allowed as a value of a map<text, int>"),
                 bad);
     }
 
