@@ -8,6 +8,9 @@ import dev.flushline.table.ProgressReporter;
 import dev.flushline.table.Table;
 import dev.flushline.table.TableOptions;
 import dev.flushline.ops.BadInputException;
+import dev.flushline.ops.CsvOptions;
+import dev.flushline.ops.CsvReader;
+import dev.flushline.ops.MutationSource;
 import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
 import dev.flushline.sstable.SSTableVersion;
@@ -51,17 +54,17 @@ public final class LoadCommand {
     static final String HELP =
             "Usage: flushline load --schema table.cql --input ops.jsonl|- --out DIR [options]\n"
           + "\n"
-          + "Applies JSON Lines operations (insert, update, delete) to a memtable and flushes it into\n"
-          + "Cassandra 5.0 'oa' (or 'nb', see --sstable-version) sstables under DIR/<keyspace>/<table>-<table id>/,\n"
-          + "the layout nodetool import expects: whenever the memtable passes --memtable-size-mb, and once more\n"
-          + "at the end.\n"
+          + "Applies JSON Lines operations (insert, update, delete), or CSV rows (--format csv), to a memtable and\n"
+          + "flushes it into Cassandra 5.0 'oa' (or 'nb', see --sstable-version) sstables under\n"
+          + "DIR/<keyspace>/<table>-<table id>/, the layout nodetool import expects: whenever the memtable passes\n"
+          + "--memtable-size-mb, and once more at the end.\n"
           + "\n"
           + "  --schema FILE                 the table's schema (required): its CREATE TABLE, after the CREATE TYPE\n"
           + "                                statements it uses; a whole DESCRIBE KEYSPACE output is fine (keyspaces,\n"
           + "                                indexes, views and functions are skipped). A counter table is refused\n"
           + "  --table NAME                  the table (t or ks.t) when the schema file defines several\n"
-          + "  --input FILE|-                operations, one JSON object per line ('-' = stdin; a FIFO or a <(...)\n"
-          + "                                pipe is read as a stream too) (required)\n"
+          + "  --input FILE|-                operations, one JSON object per line, or CSV rows with --format csv\n"
+          + "                                ('-' = stdin; a FIFO or a <(...) pipe is read as a stream too) (required)\n"
           + "  --out DIR                     output directory (required)\n"
           + EngineOptions.HELP
           + EngineOptions.SSTABLE_VERSION_HELP
@@ -82,6 +85,7 @@ public final class LoadCommand {
           + "                                collide. Two runs with the same seed and --now must NOT append to the\n"
           + "                                same lists: their elements would get the same ids, and the later run's\n"
           + "                                would replace the earlier's\n"
+          + CsvOption.HELP
           + "  --max-errors N                report and skip up to N bad lines (default 0: stop at the first)\n"
           + "  --commitlog DIR               append every operation to a commit log in DIR before it reaches the\n"
           + "                                memtable; prints 'durable: N' as the first N operations become durable.\n"
@@ -128,6 +132,8 @@ public final class LoadCommand {
           + "unknown column, field or op,\n"
           + "or malformed JSON is a bad line.\n"
           + "\n"
+          + CsvOption.VALUES_HELP
+          + "\n"
           + "Output: one line per sstable on stdout,\n"
           + "  Completed flushing <Data.db path> (<Data.db MiB>) for commitlog position\n"
           + "  CommitLogPosition(segmentId=S, position=P), time spent: N ms, bytes flushed: B/(R per sec),\n"
@@ -155,6 +161,7 @@ public final class LoadCommand {
         s.add("sync");
         s.add("flush-compression");
         s.add(RingOption.OPTION);
+        s.addAll(CsvOption.OPTIONS);
         OPTIONS = Set.copyOf(s);
     }
 
@@ -197,6 +204,8 @@ public final class LoadCommand {
 
         TableSchema schema = engine.apply(readSchema(schemaFile, a.has("table") ? a.required("table") : null));
         refuseCounterTable(schema, "load");
+        CsvOptions csv = CsvOption.chosen(a) ? CsvOption.read(a, schema, CsvOption.clockMicros(), now,
+                version.maxLocalDeletionTime(), version.maxLocalDeletionTimeText()) : null;
         if (!input.equals("-")) {
             // Any readable file: a regular file, a FIFO, or a pipe such as bash's <(...) (/dev/fd/N).
             Path in = Path.of(input);
@@ -234,18 +243,6 @@ public final class LoadCommand {
         if (ring == null) options.dataDir(outDir);
         else options.dataDir(dev.flushline.sstable.ReplicaPlacement.stagingRoot(outDir)).splitTokens(ring.splitTokens());
         if (durable) options.commitLog(Path.of(a.required("commitlog")), sync, a.has("skip-corrupt"));
-        Table table;
-        try {
-            // With a commit log: replays (and flushes) what an interrupted run logged but had not flushed.
-            table = Table.open(options.build());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while replaying the commit log", e);
-        }
-        Flusher flusher = table.flusher();
-        ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
-        progress.start();
-        ReadAhead opened = null;
         OperationDecoder decoder = new OperationDecoder(schema, now, version.maxLocalDeletionTime(),
                 version.maxLocalDeletionTimeText() + " for " + version + " sstables");
         // Always seeded, from a random seed unless one is given: a run that stops says which, so that the same
@@ -253,12 +250,35 @@ public final class LoadCommand {
         long listPathSeed = a.has("list-path-seed") ? a.longValue("list-path-seed", 0, Long.MIN_VALUE, Long.MAX_VALUE)
                 : new java.security.SecureRandom().nextLong();
         decoder.seedListPaths(listPathSeed);
-        String repeatListPaths = hasMultiCellList(schema) ? " --now " + now + " --list-path-seed " + listPathSeed : "";
+        String repeatListPaths = hasMultiCellList(schema) ? " --now " + now + " --list-path-seed " + listPathSeed
+                + (csv != null ? " --timestamp " + csv.timestampMicros : "") : "";
+        // Opened before the table, so that a CSV header that does not fit the table refuses the load up front.
+        MutationSource source = openInput(schema, input, stdin, decoder, csv);
+        if (csv != null && !a.has("timestamp")) {
+            err.println("flushline load: the CSV rows are written at --timestamp " + csv.timestampMicros
+                    + " (microseconds, the clock now); give it again to repeat this load exactly");
+        }
+        Table table;
+        try {
+            // With a commit log: replays (and flushes) what an interrupted run logged but had not flushed.
+            table = Table.open(options.build());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeQuietly(source, e);
+            throw new IOException("interrupted while replaying the commit log", e);
+        } catch (IOException | RuntimeException | Error e) {
+            closeQuietly(source, e);
+            throw e;
+        }
+        Flusher flusher = table.flusher();
+        ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
+        progress.start();
+        ReadAhead opened = null;
 
         // Reading, parsing and decoding run ahead on a thread of their own. The reader's counters used
         // below (lineNumber, noOps) are as of the item this thread last took, not as of how far the
         // read-ahead has got, so every number reported is what it was with one thread.
-        try (ReadAhead reader = ReadAhead.start(OperationReader.open(schema, input, stdin, decoder))) {
+        try (ReadAhead reader = ReadAhead.start(source)) {
             opened = reader;
             try {
                 // With a commit log, operations go in groups: the group is appended, one fsync
@@ -341,8 +361,8 @@ public final class LoadCommand {
             // A flush that failed for good, or (with --commitlog) the commit log's disk: say what
             // is safe and how to resume. Anything else (reading the input) is reported as it is.
             if (!(e instanceof FlusherFailedException) && !durable) throw e;
-            reportStop(e, table, opened, input, sstables.get(), dataBytes.get(),
-                    repeatListPaths, err);
+            reportStop(e, table, opened, input, csv != null && csv.header ? " (after its header line)" : "", sstables.get(),
+                    dataBytes.get(), repeatListPaths, err);
             return 2;
         }
     }
@@ -352,8 +372,8 @@ public final class LoadCommand {
      * is published, what is not, and how to resume. Published sstables are complete; the
      * transactional publish leaves nothing partial.
      */
-    private static void reportStop(IOException e, Table table, ReadAhead reader, String input, long sstables, long dataBytes,
-                                   String repeatListPaths, PrintStream err) {
+    private static void reportStop(IOException e, Table table, ReadAhead reader, String input, String afterHeader, long sstables,
+                                   long dataBytes, String repeatListPaths, PrintStream err) {
         String where = table.directory().toString();
         err.println("flushline load: " + (e instanceof FlusherFailedException ? "flush failed" : "I/O error")
                 + " and the load stopped: " + dev.flushline.io.IoErrors.message(e));
@@ -375,9 +395,28 @@ public final class LoadCommand {
                 + " (every line before " + resumeLine + " is in the published sstables; some later ones may be too)");
         String source = input.equals("-") ? "the input" : input;
         err.println("flushline load: to resume: fix the cause (for example free disk space), then load " + source
-                + " from line " + resumeLine + " on (tail -n +" + resumeLine + "); operations written twice reconcile to"
+                + " from line " + resumeLine + " on (tail -n +" + resumeLine + ")" + afterHeader + "; operations written twice reconcile to"
                 + " the same result" + (repeatListPaths.isEmpty() ? "" : " when list appends keep their ids: add" + repeatListPaths)
                 + "; or use --commitlog so that a rerun replays");
+    }
+
+    /** The input as JSON Lines operations, or as CSV rows when {@code csv} is given (its header read now). */
+    private static MutationSource openInput(TableSchema schema, String input, InputStream stdin, OperationDecoder decoder,
+                                            CsvOptions csv) throws IOException, UsageException {
+        if (csv == null) return OperationReader.open(schema, input, stdin, decoder);
+        try {
+            return CsvReader.open(input, stdin, decoder, csv);
+        } catch (BadInputException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(MutationSource source, Throwable failure) {
+        try {
+            source.close();
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     /** Operations per commit-log group: one fsync wait each (see the load loop). */

@@ -2,7 +2,7 @@ package dev.flushline.cli;
 
 import dev.flushline.data.Mutation;
 import dev.flushline.ops.BadInputException;
-import dev.flushline.ops.OperationReader;
+import dev.flushline.ops.MutationSource;
 import org.jctools.queues.SpscArrayQueue;
 
 import java.io.IOException;
@@ -10,15 +10,15 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs an {@link OperationReader} on a thread of its own, ahead of the thread that applies what it
+ * Runs a {@link MutationSource} (JSON Lines or CSV) on a thread of its own, ahead of the thread that applies what it
  * reads, so that reading, parsing and decoding the input overlap with applying it on two cores.
  *
  * <pre>
- *  read-ahead thread: OperationReader.next() ──batches──► SPSC queue ──► consumer: next()
+ *  read-ahead thread: MutationSource.next() ──batches──► SPSC queue ──► consumer: next()
  * </pre>
  *
  * <p>The same stream in the same order. {@link #next} returns or throws what
- * {@link OperationReader#next} returned or threw, one call for one call: the mutations, each
+ * {@link MutationSource#next} returned or threw, one call for one call: the mutations, each
  * {@link BadInputException} at its place, null at the end of the input; a failure on the read-ahead
  * thread (an IOException, a RuntimeException, an Error) is thrown, as the same object, after
  * everything read before it. {@link #lineNumber} and {@link #noOps} are the reader's counters as of
@@ -35,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Ends. The read-ahead thread stops reading after the end of the input, a failure, or a
  * {@link BadInputException#skippable() non-skippable} bad line (reading cannot go on past it), which
  * end the stream; or when the consumer calls {@link #stop} or {@link #close}: then at its next line or
- * hand-off, even while it waits for room. It owns the OperationReader and closes it as it ends, so
+ * hand-off, even while it waits for room. It owns the MutationSource and closes it as it ends, so
  * the reader is only ever used by one thread. It is a daemon and {@link #close} waits for it for a
  * bounded time only: a read of stdin cannot be interrupted and may never return; the thread then
  * ends, and closes the input, when it does.
@@ -85,7 +85,7 @@ final class ReadAhead implements AutoCloseable {
         final Object[] items;
         final long[] lines;
         final long[] noOps;
-        /** {@link OperationReader#bytesRead()} when this batch was started. */
+        /** {@link MutationSource#bytesRead()} when this batch was started. */
         final long startBytes;
         int size;
         /** Set on the last batch: nothing follows it. */
@@ -102,14 +102,14 @@ final class ReadAhead implements AutoCloseable {
             this.startBytes = startBytes;
         }
 
-        void add(Object item, OperationReader r) {
+        void add(Object item, MutationSource r) {
             items[size] = item;
             lines[size] = r.lineNumber();
             noOps[size] = r.noOps();
             size++;
         }
 
-        void end(Throwable t, OperationReader r) {
+        void end(Throwable t, MutationSource r) {
             end = t;
             endLine = r.lineNumber();
             endNoOps = r.noOps();
@@ -118,7 +118,7 @@ final class ReadAhead implements AutoCloseable {
     }
 
     /** Used by the read-ahead thread only, once started. */
-    private final OperationReader reader;
+    private final MutationSource reader;
     private final String source;
     private final int batchItems;
     private final long batchBytes;
@@ -141,7 +141,7 @@ final class ReadAhead implements AutoCloseable {
     private long lineNumber;
     private long noOps;
 
-    private ReadAhead(OperationReader reader, int batchItems, long batchBytes, long backstopParkNanos, long joinMillis) {
+    private ReadAhead(MutationSource reader, int batchItems, long batchBytes, long backstopParkNanos, long joinMillis) {
         if (batchItems < 1) throw new IllegalArgumentException("batchItems must be positive: " + batchItems);
         if (batchBytes < 1) throw new IllegalArgumentException("batchBytes must be positive: " + batchBytes);
         if (backstopParkNanos <= 0) throw new IllegalArgumentException("backstopParkNanos must be positive: " + backstopParkNanos);
@@ -160,12 +160,12 @@ final class ReadAhead implements AutoCloseable {
     }
 
     /** Starts reading {@code reader} ahead, with the defaults; the calling thread is the consumer. */
-    static ReadAhead start(OperationReader reader) {
+    static ReadAhead start(MutationSource reader) {
         return start(reader, BATCH_ITEMS, BATCH_BYTES, BACKSTOP_PARK_NANOS, JOIN_MILLIS);
     }
 
     /** As above, with chosen sizes, backstop and close wait (tests). Closes {@code reader} if it cannot start. */
-    static ReadAhead start(OperationReader reader, int batchItems, long batchBytes, long backstopParkNanos, long joinMillis) {
+    static ReadAhead start(MutationSource reader, int batchItems, long batchBytes, long backstopParkNanos, long joinMillis) {
         try {
             ReadAhead r = new ReadAhead(reader, batchItems, batchBytes, backstopParkNanos, joinMillis);
             r.readAheadThread.start();
@@ -182,7 +182,7 @@ final class ReadAhead implements AutoCloseable {
 
     /**
      * The next operation's mutation, or null at the end of the input (and on every call after it),
-     * exactly as {@link OperationReader#next}; a failure that ended the stream is thrown again on
+     * exactly as {@link MutationSource#next}; a failure that ended the stream is thrown again on
      * every later call. Waits while the read-ahead thread has nothing ready.
      *
      * @throws InterruptedException if interrupted while waiting; the stream stays where it was
@@ -218,7 +218,7 @@ final class ReadAhead implements AutoCloseable {
         }
     }
 
-    /** The line of the item {@link #next} last returned or threw (1-based; 0 before the first), as {@link OperationReader#lineNumber}. */
+    /** The line of the item {@link #next} last returned or threw (1-based; 0 before the first), as {@link MutationSource#lineNumber}. */
     long lineNumber() { return lineNumber; }
 
     /** Valid operations that changed nothing, up to the item {@link #next} last returned or threw. */
@@ -315,7 +315,7 @@ final class ReadAhead implements AutoCloseable {
     }
 
     private void read(Batch b) {
-        final OperationReader r = reader;
+        final MutationSource r = reader;
         try {
             while (true) {
                 Object item;

@@ -17,7 +17,6 @@ import com.fasterxml.jackson.core.util.BufferRecycler;
 import dev.flushline.schema.ValueCodec;
 
 import java.io.ByteArrayInputStream;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
@@ -54,7 +53,7 @@ import java.util.List;
  *
  * <p>Thread safety: not thread-safe; one thread reads.
  */
-public final class OperationReader implements Closeable {
+public final class OperationReader implements MutationSource {
     private final InputStream in;
     /**
      * The longest line accepted, in bytes. A line is held whole in memory while it is decoded, so
@@ -160,6 +159,7 @@ public final class OperationReader implements Closeable {
      * The next operation's mutation, or null at the end of the input. Operations that change
      * nothing (e.g. adding an empty list) are counted in {@link #noOps()} and skipped.
      */
+    @Override
     public Mutation next() throws IOException, BadInputException {
         while (true) {
             if (!readLine()) return null;
@@ -476,20 +476,24 @@ public final class OperationReader implements Closeable {
     }
 
     /** The line of the last operation returned or refused (1-based; 0 before the first). */
+    @Override
     public long lineNumber() { return lineNumber; }
 
     /** Valid operations read so far, no-ops included. */
     public long operations() { return operations; }
 
     /** Valid operations that changed nothing. */
+    @Override
     public long noOps() { return noOps; }
 
     /**
      * Bytes taken from the input so far: what this reader has buffered, so up to one read buffer
      * (64 KiB) past the end of the last line returned. A bound on how much input a caller holds.
      */
+    @Override
     public long bytesRead() { return bytesRead; }
 
+    @Override
     public String source() { return source; }
 
     /**
@@ -497,6 +501,7 @@ public final class OperationReader implements Closeable {
      * going on: for a caller on another thread that no longer wants what is read, when the reader may
      * be deep in a line that never ends. Any thread; a read already blocked in the input returns first.
      */
+    @Override
     public void abandon() {
         abandoned = true;
     }

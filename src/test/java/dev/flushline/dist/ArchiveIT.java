@@ -53,7 +53,8 @@ class ArchiveIT {
         Run untar = run(tmp, List.of("tar", "xzf", archive.toString()));
         assertEquals(0, untar.status(), untar.err());
         Path home = tmp.resolve("flushline-" + version);
-        for (String f : List.of("bin/flushline", "LICENSE", "README.md", "examples/table.cql", "examples/ops.jsonl")) {
+        for (String f : List.of("bin/flushline", "LICENSE", "README.md", "examples/table.cql", "examples/ops.jsonl",
+                "examples/orders.csv")) {
             assertTrue(Files.isRegularFile(home.resolve(f)), f + " is in the archive");
         }
         assertTrue(Files.isExecutable(home.resolve("bin/flushline")));
@@ -87,5 +88,17 @@ class ArchiveIT {
         Run dump = run(work, List.of(bin, "dump", "--schema", home.resolve("examples/table.cql").toString(), tableDir.toString()));
         assertEquals(0, dump.status(), dump.err());
         assertTrue(dump.out().contains("\"bookmark\"") && dump.out().contains("shipped"), dump.out());
+
+        // The CSV reader's dependencies (jackson-dataformat-csv and what it needs) are shipped too.
+        Run csv = run(work, List.of(bin, "load", "--format", "csv", "--schema", home.resolve("examples/table.cql").toString(), "--input",
+                home.resolve("examples/orders.csv").toString(), "--out", "csv-out", "--now", "1750000000", "--timestamp", "1750000000000000"));
+        assertEquals(0, csv.status(), csv.out() + csv.err());
+        assertTrue(csv.out().contains("Loaded 4 operations"), csv.out());
+        // a bad line goes through the tokenizer's error path, whose exceptions are jackson-databind's
+        Path bad = Files.writeString(work.resolve("bad.csv"), "customer_id,order_time,order_id\n\"x\"y,2025-06-15,1\n");
+        Run refused = run(work, List.of(bin, "load", "--format", "csv", "--schema", home.resolve("examples/table.cql").toString(), "--input",
+                bad.toString(), "--out", "bad-out"));
+        assertEquals(1, refused.status(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("bad.csv:2: malformed CSV at line 2"), refused.err());
     }
 }

@@ -3,6 +3,10 @@ package dev.flushline.compare;
 import dev.flushline.bench.BenchCommand;
 import dev.flushline.Main;
 import dev.flushline.jmh.JsonLinesParseBench;
+import dev.flushline.ops.CsvOptions;
+import dev.flushline.ops.CsvReader;
+import dev.flushline.ops.MutationSource;
+import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
@@ -66,12 +70,18 @@ import java.util.regex.Pattern;
  * {@code --reader-alone} adds a run per round of the load's input reader alone ({@code OperationReader} draining
  * the file into mutations, no memtable, no flush), a reference for how much of the load's wall time is reading.
  *
+ * <p><b>CSV.</b> {@code --format csv} writes the same rows as CSV instead (a header {@code pk,ck,v1,...}, then one
+ * row per line, a value in double quotes with {@code \"} and {@code \\} escaped when it holds a comma, a quote or a
+ * backslash, about 100 bytes a line) and loads it with {@code --format csv --timestamp} (every row at the workload's
+ * first timestamp, so the rows' write times are not those of the JSON Lines, which nothing here compares); the
+ * reader-alone run is then {@code CsvReader}'s.
+ *
  * <p><b>Command</b> (repository root): {@code scripts/load-against} (defaults: 260,000 partitions, 2.6 million
  * rows, about 520 MB of JSON Lines; one round). Options: {@code --partitions N}, {@code --warmup-partitions N}
  * (default 20000; 0 skips the warm-up), {@code --rounds R} (default 1), {@code --memtable-sizes LIST} (MiB or
  * {@code default}, comma-separated; default 2048), {@code --allocation MODE} (passed to the load; default
- * heap_buffers), {@code --dir D} (work directory, kept; default a temp directory, deleted), {@code --reader-alone},
- * {@code --json}.
+ * heap_buffers), {@code --format jsonl|csv} (default jsonl), {@code --dir D} (work directory, kept; default a temp
+ * directory, deleted), {@code --reader-alone}, {@code --json}.
  *
  * <p><b>Last result:</b> not yet recorded.
  */
@@ -119,6 +129,7 @@ public final class LoadAgainstMain {
         Path keep = null;
         boolean json = false;
         boolean readerAlone = false;
+        boolean csv = false;
         try {
             for (int i = 0; i < argv.length; i++) {
                 String a = argv[i];
@@ -132,7 +143,7 @@ public final class LoadAgainstMain {
                 }
                 if (a.equals("--help") || a.equals("-h")) {
                     out.println("Usage: LoadAgainstMain [--partitions N] [--warmup-partitions N] [--rounds R] "
-                            + "[--memtable-sizes MiB|default,...] [--allocation MODE] [--dir D] [--reader-alone] [--json]");
+                            + "[--memtable-sizes MiB|default,...] [--allocation MODE] [--format jsonl|csv] [--dir D] [--reader-alone] [--json]");
                     return 0;
                 }
                 if (i + 1 >= argv.length) return usage(err, "option " + a + " needs a value");
@@ -148,10 +159,14 @@ public final class LoadAgainstMain {
                         }
                         break;
                     case "--allocation": allocation = v; break;
+                    case "--format":
+                        if (!v.equals("jsonl") && !v.equals("csv")) throw new IllegalArgumentException("--format " + v + ": jsonl or csv");
+                        csv = v.equals("csv");
+                        break;
                     case "--dir": keep = Path.of(v); break;
                     default:
                         return usage(err, "unknown option " + a + " (options: --partitions N --warmup-partitions N --rounds R "
-                                + "--memtable-sizes LIST --allocation MODE --dir D --reader-alone --json)");
+                                + "--memtable-sizes LIST --allocation MODE --format F --dir D --reader-alone --json)");
                 }
             }
         } catch (IllegalArgumentException e) {
@@ -176,15 +191,19 @@ public final class LoadAgainstMain {
             Path schemaFile = root.resolve("stress_table.cql");
             Files.writeString(schemaFile, w.cql() + ";\n", StandardCharsets.UTF_8);
             long t0 = System.nanoTime();
-            Path input = root.resolve("bench.jsonl");
-            long inputBytes = writeLines(w, input);
-            Path warmInput = root.resolve("warmup.jsonl");
+            String ext = csv ? ".csv" : ".jsonl";
+            Path input = root.resolve("bench" + ext);
+            long inputBytes = csv ? writeCsv(w, input) : writeLines(w, input);
+            Path warmInput = root.resolve("warmup" + ext);
             BenchCommand.Workload small = w.withPartitions(Math.max(1, Math.min(warmupPartitions, w.partitions)));
-            if (warmupPartitions > 0) writeLines(small, warmInput);
-            out.printf(Locale.ROOT, "Workload: %s; %,d partitions x %d rows x %d values of %d bytes = %,d rows; input %s "
+            if (warmupPartitions > 0) {
+                if (csv) writeCsv(small, warmInput);
+                else writeLines(small, warmInput);
+            }
+            out.printf(Locale.ROOT, "Workload: %s; %,d partitions x %d rows x %d values of %d bytes = %,d rows; input (%s) %s "
                             + "(%,d bytes, %.0f B/row), written untimed in %,d ms; compression lz4 (%d KiB chunks); "
                             + "load --allocation %s --memtable-size-mb %s; warm-up %,d partitions, %d round(s); java %s, %d cpus, max heap %,d MiB%n",
-                    w.cql(), w.partitions, w.rowsPerPartition, w.valueColumns, w.valueBytes, fed, input, inputBytes,
+                    w.cql(), w.partitions, w.rowsPerPartition, w.valueColumns, w.valueBytes, fed, csv ? "CSV" : "JSON Lines", input, inputBytes,
                     (double) inputBytes / fed, (System.nanoTime() - t0) / 1_000_000, chunk / 1024, allocation,
                     String.join(",", memtableSizes), warmupPartitions, rounds, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
@@ -198,10 +217,10 @@ public final class LoadAgainstMain {
             if (warmupPartitions > 0) {
                 long w0 = System.nanoTime();
                 for (String size : memtableSizes) {
-                    Run r = load(0, size, allocation, schemaFile, warmInput, root.resolve("load-warmup-" + (++runNumber)), small, out);
+                    Run r = load(0, size, allocation, csv, schemaFile, warmInput, root.resolve("load-warmup-" + (++runNumber)), small, out);
                     BenchCommand.deleteRecursively(r.run.dir);
                 }
-                if (readerAlone) readAlone(0, schema, warmInput, small);
+                if (readerAlone) readAlone(0, schema, csv, warmInput, small);
                 for (String feed : AgainstMain.CQL_WRITER_FEEDS) {
                     BenchCommand.deleteRecursively(cql.write(small, feed, "lz4", chunk).dir);
                 }
@@ -213,13 +232,13 @@ public final class LoadAgainstMain {
             List<Run> runs = new ArrayList<>();
             for (int round = 1; round <= rounds; round++) {
                 for (String size : memtableSizes) {
-                    Run r = load(round, size, allocation, schemaFile, input, root.resolve("load-" + (++runNumber)), w, out);
+                    Run r = load(round, size, allocation, csv, schemaFile, input, root.resolve("load-" + (++runNumber)), w, out);
                     out.println(runLine(r));
                     runs.add(r);
                     BenchCommand.deleteRecursively(r.run.dir);
                 }
                 if (readerAlone) {
-                    Run r = readAlone(round, schema, input, w);
+                    Run r = readAlone(round, schema, csv, input, w);
                     out.println(runLine(r));
                     runs.add(r);
                 }
@@ -260,10 +279,10 @@ public final class LoadAgainstMain {
 
     /**
      * The load's input reader alone, without a memtable or a flush: {@code OperationReader} over {@code input}
-     * (line split, UTF-8 check, jackson-core parse, decode to mutations) on this thread, timed and costed as a load
-     * run is, so that the load's wall time splits into reading, applying and flushing.
+     * (line split, UTF-8 check, jackson-core parse, decode to mutations), or {@code CsvReader} for CSV, on this thread,
+     * timed and costed as a load run is, so that the load's wall time splits into reading, applying and flushing.
      */
-    private static Run readAlone(int round, TableSchema schema, Path input, BenchCommand.Workload w) throws Exception {
+    private static Run readAlone(int round, TableSchema schema, boolean csv, Path input, BenchCommand.Workload w) throws Exception {
         long n = 0;
         System.gc();
         WriterAgainstMain.Sampler sampler = new WriterAgainstMain.Sampler();
@@ -271,7 +290,10 @@ public final class LoadAgainstMain {
         long gcCount0 = BenchCommand.gcCount(), gcMillis0 = BenchCommand.gcMillis();
         long proc0 = Costs.processCpuNanos();
         long wall0 = System.nanoTime();
-        try (OperationReader reader = OperationReader.open(schema, input.toString(), InputStream.nullInputStream(), NOW_SECONDS)) {
+        OperationDecoder decoder = new OperationDecoder(schema, NOW_SECONDS);
+        try (MutationSource reader = csv
+                ? CsvReader.open(input.toString(), InputStream.nullInputStream(), decoder, CsvOptions.builder(BenchCommand.BASE_TIMESTAMP_MICROS).build())
+                : OperationReader.open(schema, input.toString(), InputStream.nullInputStream(), decoder)) {
             while (reader.next() != null) n++;
         }
         long wall = System.nanoTime() - wall0;
@@ -279,7 +301,7 @@ public final class LoadAgainstMain {
         long gcCount = BenchCommand.gcCount() - gcCount0, gcMillis = BenchCommand.gcMillis() - gcMillis0;
         sampler.finish();
         long fed = (long) w.partitions * w.rowsPerPartition;
-        if (n != fed) throw new IllegalStateException("OperationReader read " + n + " mutations from " + input + ", written " + fed);
+        if (n != fed) throw new IllegalStateException("the reader read " + n + " mutations from " + input + ", written " + fed);
         FlushRun f = new FlushRun(READ, "none", "none", "none", input.toString(), 0, w.partitions, n, n * w.valueColumns,
                 wall, wall, sampler.cpu, sampler.alloc, proc, "all Java threads; no sstables");
         f.fillGcCount = gcCount;
@@ -299,13 +321,43 @@ public final class LoadAgainstMain {
     }
 
     /**
-     * One {@code flushline load} of {@code input} (the rows of {@code w}) into {@code runDir}, timed from the call
-     * to its return; fails unless it exits 0 and its sstables hold the rows of {@code w}.
+     * Writes the workload's rows to {@code file} as CSV with a header (the values of {@link JsonLinesParseBench#benchRows},
+     * quoted with {@code \"} and {@code \\} escaped when they hold a comma, a quote or a backslash); returns its size.
      */
-    private static Run load(int round, String memtableSize, String allocation, Path schemaFile, Path input, Path runDir,
+    private static long writeCsv(BenchCommand.Workload w, Path file) throws IOException {
+        try (Writer out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file), StandardCharsets.UTF_8), 1 << 20)) {
+            out.write("pk,ck");
+            for (int c = 1; c <= w.valueColumns; c++) out.write(",v" + c);
+            out.write('\n');
+            JsonLinesParseBench.benchRows(w, (long) w.partitions * w.rowsPerPartition, (pk, ck, ts, values) -> {
+                out.write(Long.toString(pk));
+                out.write(',');
+                out.write(Long.toString(ck));
+                for (String v : values) {
+                    out.write(',');
+                    if (v.indexOf(',') < 0 && v.indexOf('"') < 0 && v.indexOf('\\') < 0) {
+                        out.write(v);
+                    } else {
+                        out.write('"');
+                        out.write(v.replace("\\", "\\\\").replace("\"", "\\\""));
+                        out.write('"');
+                    }
+                }
+                out.write('\n');
+            });
+        }
+        return Files.size(file);
+    }
+
+    /**
+     * One {@code flushline load} of {@code input} (the rows of {@code w}; CSV with {@code csv}) into {@code runDir},
+     * timed from the call to its return; fails unless it exits 0 and its sstables hold the rows of {@code w}.
+     */
+    private static Run load(int round, String memtableSize, String allocation, boolean csv, Path schemaFile, Path input, Path runDir,
                             BenchCommand.Workload w, PrintStream out) throws Exception {
         List<String> argv = new ArrayList<>(List.of("load", "--schema", schemaFile.toString(), "--input", input.toString(),
                 "--out", runDir.toString(), "--now", Long.toString(NOW_SECONDS), "--allocation", allocation));
+        if (csv) argv.addAll(List.of("--format", "csv", "--timestamp", Long.toString(BenchCommand.BASE_TIMESTAMP_MICROS)));
         if (!memtableSize.equals("default")) argv.addAll(List.of("--memtable-size-mb", memtableSize));
         // The load prints a line per flush and a summary; held until the clock stops, then shown.
         ByteArrayOutputStream stdout = new ByteArrayOutputStream(4096), stderr = new ByteArrayOutputStream(4096);
