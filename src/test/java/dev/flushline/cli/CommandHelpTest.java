@@ -77,7 +77,8 @@ class CommandHelpTest {
         String text = help("load", "--help");
         standsAlone("load", text);
         Set<String> accepted = new TreeSet<>(LoadCommand.OPTIONS);
-        accepted.add("skip-corrupt");
+        accepted.addAll(LoadCommand.FLAGS);
+        assertTrue(accepted.containsAll(Set.of("skip-corrupt", "json")), accepted.toString());
         assertEquals(accepted, mentioned(text));
         for (String op : new String[] {"\"insert\"", "\"update\"", "\"delete\"", "\"range\"", "\"columns\"", "\"add\""}) {
             assertTrue(text.contains(op), "load --help shows " + op);
