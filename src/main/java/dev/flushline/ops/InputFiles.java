@@ -1,6 +1,5 @@
 package dev.flushline.ops;
 
-import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,23 +37,17 @@ public final class InputFiles {
     public static InputStream open(String input, InputStream stdin) throws IOException {
         if (input.equals("-")) return stdin;
         Path p = Path.of(input);
-        InputStream raw = Files.newInputStream(p);
-        try {
-            if (input.endsWith(".gz")) return gunzip(raw, input);
-            if (!Files.isRegularFile(p)) return raw;
-            BufferedInputStream in = new BufferedInputStream(raw, GZIP_BUFFER_BYTES);
-            in.mark(2);
-            int b0 = in.read(), b1 = in.read();
-            in.reset();
-            return b0 == 0x1f && b1 == 0x8b ? gunzip(in, input) : in;
-        } catch (IOException | RuntimeException e) {
-            raw.close();
-            throw e;
-        }
+        if (input.endsWith(".gz") || (Files.isRegularFile(p) && startsWithGzipMagic(p))) return new Gunzip(Files.newInputStream(p));
+        // Plain input: the stream as it was before gzip was read, with nothing between the file and the reader's own buffer.
+        return Files.newInputStream(p);
     }
 
-    private static InputStream gunzip(InputStream raw, String name) {
-        return new Gunzip(raw);
+    /** Whether a regular file starts with 1f 8b: peeked through a stream of its own, so that the plain path stays unwrapped. */
+    private static boolean startsWithGzipMagic(Path p) throws IOException {
+        try (InputStream in = Files.newInputStream(p)) {
+            byte[] b = in.readNBytes(2);
+            return b.length == 2 && b[0] == 0x1f && (b[1] & 0xFF) == 0x8b;
+        }
     }
 
     /**
