@@ -220,6 +220,19 @@ class SchemaCommandTest {
         assertTrue(r[1].contains("CREATE TABLE unknown_keyspace.unknown_table ("), r[1]);
         assertRecovers(cql, r[1], dir, false);
         assertReadsAlike(cql, r[1].replace("unknown_keyspace.unknown_table", "ks.kinds_schema_" + codec), dir);
+        // load takes the printed schema as it is: operations on the generated key names, then verify and dump them with it.
+        Path printed = Files.writeString(tmp.resolve("printed.cql"), r[1]);
+        Path ops = Files.writeString(tmp.resolve("ops.jsonl"), "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk0\":1,\"ck0\":\"a\","
+                + "\"v\":5,\"tags\":[\"x\"]}}\n{\"op\":\"delete\",\"timestamp\":2,\"key\":{\"pk0\":2}}\n");
+        String[] load = run("load", "--schema", printed.toString(), "--input", ops.toString(), "--out", tmp.resolve("loaded").toString());
+        assertEquals("0", load[0], load[2]);
+        Path loaded = tmp.resolve("loaded").resolve("unknown_keyspace");
+        String[] v = run("verify", "--schema", printed.toString(), "--extended", loaded.resolve(Files.list(loaded).findFirst().orElseThrow()
+                .getFileName()).toString());
+        assertEquals("0", v[0], v[1] + v[2]);
+        String[] again = run("schema", loaded.resolve(Files.list(loaded).findFirst().orElseThrow().getFileName()).toString());
+        assertEquals("0", again[0], again[2]);
+        assertTrue(again[1].contains("CREATE TABLE unknown_keyspace.unknown_table (\n    pk0 int,\n    ck0 text,"), again[1]);
     }
 
     @Test
