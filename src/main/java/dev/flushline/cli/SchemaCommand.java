@@ -103,7 +103,14 @@ public final class SchemaCommand {
             } else {
                 schema = recover(sstables, err);
             }
-            out.print(CqlPrinter.schema(schema));
+            String cql;
+            try {
+                cql = CqlPrinter.schema(schema);
+            } catch (IllegalArgumentException e) {
+                // one type name for two definitions (a type altered between sstables), or a chunk length CQL cannot say
+                throw new UsageException("no one schema fits these sstables: " + e.getMessage());
+            }
+            out.print(cql);
             out.flush();
             return 0;
         } catch (UsageException e) {

@@ -285,6 +285,47 @@ class SchemaCommandTest {
         assertTrue(r[2].contains("disagree on column 'v'"), r[2]);
     }
 
+    /** Our flush of random operations of {@code cql} into its table directory under {@code root}. */
+    static void flushInto(String cql, long seed, Path root) throws IOException {
+        TableSchema schema = CqlParser.parse(cql);
+        Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
+        RandomUpdates gen = new RandomUpdates(schema, seed, NOW, 4, 1);
+        gen.nullChance = 0;
+        gen.partitionDeleteChance = 0;
+        gen.rowDeleteChance = 0;
+        gen.cellDeleteChance = 0;
+        for (PartitionUpdate u : gen.next(20)) m.apply(u);
+        m.seal();
+        try {
+            new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(),
+                    TableDirectory.open(Descriptor.tableDir(root, schema.keyspace(), schema.name(), schema.idHex())), true, null, 0);
+        } finally {
+            m.discard();
+        }
+    }
+
+    /** A type altered between two sstables (a field added): two definitions of one name, refused by name, not misprinted. */
+    @Test
+    void aTypeAlteredBetweenSSTablesIsRefused() throws IOException {
+        Path dir = Descriptor.tableDir(tmp.resolve("alter"), "ks", "alt", CqlParser.parse("CREATE TABLE ks.alt (k int PRIMARY KEY)").idHex());
+        flushInto("CREATE TYPE ks.u (a int);\nCREATE TABLE ks.alt (k int PRIMARY KEY, v frozen<u>)", 1, tmp.resolve("alter"));
+        flushInto("CREATE TYPE ks.u (a int, b text);\nCREATE TABLE ks.alt (k int PRIMARY KEY, v frozen<u>)", 2, tmp.resolve("alter"));
+        assertEquals(2, SSTableFiles.inDirectory(dir).size());
+        String[] r = run("schema", dir.toString());
+        assertEquals("1", r[0], r[1] + r[2]);
+        assertEquals("", r[1]);
+        assertTrue(r[2].contains("disagree on column 'v'"), r[2]);
+
+        // The same type in two columns, each sstable holding one of them.
+        Path dir2 = Descriptor.tableDir(tmp.resolve("alter2"), "ks", "alt", CqlParser.parse("CREATE TABLE ks.alt (k int PRIMARY KEY)").idHex());
+        flushInto("CREATE TYPE ks.u (a int);\nCREATE TABLE ks.alt (k int PRIMARY KEY, v1 frozen<u>)", 3, tmp.resolve("alter2"));
+        flushInto("CREATE TYPE ks.u (a int, b text);\nCREATE TABLE ks.alt (k int PRIMARY KEY, v2 frozen<u>)", 4, tmp.resolve("alter2"));
+        r = run("schema", dir2.toString());
+        assertEquals("1", r[0], r[1] + r[2]);
+        assertEquals("", r[1]);
+        assertTrue(r[2].contains("no one schema fits these sstables: type ks.u stands for two definitions"), r[2]);
+    }
+
     /** Everything a schema says that an sstable depends on, in one comparable text. */
     static String describe(TableSchema t) {
         StringBuilder sb = new StringBuilder(t.keyspace() + "." + t.name() + " " + t.id() + "\n");
