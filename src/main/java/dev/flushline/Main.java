@@ -8,6 +8,7 @@ import dev.flushline.cli.CompactCommand;
 import dev.flushline.cli.VerifyCommand;
 import dev.flushline.cli.LoadCommand;
 import dev.flushline.cli.DumpCommand;
+import dev.flushline.cli.SchemaCommand;
 
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -31,6 +32,7 @@ public final class Main {
           + "  compact major compaction: merge a table's sstables into new ones (reconcile, purge, split)\n"
           + "  compaction-stress  write a benchmark table, then run a compaction strategy over it to rest\n"
           + "  verify  check 'oa' sstables (ours or Cassandra's): checksums, order, index, summary, filter, values\n"
+          + "  schema  print the CREATE TYPE and CREATE TABLE statements recovered from a table's sstables\n"
           + "\n"
           + "flushline <command> --help describes a command's options; flushline --version prints the version and\n"
           + "the commit it was built from.\n"
@@ -86,6 +88,8 @@ public final class Main {
                 return CompactionStressCommand.run(rest, stdin, out, err);
             case "verify":
                 return VerifyCommand.run(rest, stdin, out, err);
+            case "schema":
+                return SchemaCommand.run(rest, stdin, out, err);
             case "--version":
             case "version":
                 out.println(version());

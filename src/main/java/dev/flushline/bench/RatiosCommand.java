@@ -1,5 +1,6 @@
 package dev.flushline.bench;
 
+import dev.flushline.cli.Args;
 import dev.flushline.cli.UsageException;
 
 import dev.flushline.flush.FlushJob;
@@ -21,6 +22,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * {@code flushline ratios}: the two wall-time ratios of the flush pipeline, measured side by side
@@ -60,32 +62,24 @@ public final class RatiosCommand {
             "",
             "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.", "");
 
+    public static final Set<String> OPTIONS = Set.of("partitions", "repeat", "compression", "allocation", "out");
+
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         int partitions = 260_000, repeat = 5;
         String compression = "none";
         AllocationMode allocation = AllocationMode.OFFHEAP_OBJECTS;
         Path outDir = null;
+        if (Args.wantsHelp(argv)) {
+            out.print(HELP);
+            return 0;
+        }
         try {
-            for (int i = 0; i < argv.length; i++) {
-                String a = argv[i];
-                if (a.equals("--help") || a.equals("-h")) {
-                    out.print(HELP);
-                    return 0;
-                }
-                if (i + 1 >= argv.length) throw new UsageException("option " + a + " needs a value");
-                String v = argv[++i];
-                switch (a) {
-                    case "--partitions": partitions = positive(a, v); break;
-                    case "--repeat": repeat = positive(a, v); break;
-                    case "--compression":
-                        if (!v.equals("none") && !v.equals("lz4")) throw new UsageException("--compression is none or lz4, not '" + v + "'");
-                        compression = v;
-                        break;
-                    case "--allocation": allocation = AllocationMode.fromCliName(v); break;
-                    case "--out": outDir = Path.of(v); break;
-                    default: throw new UsageException("unknown option " + a);
-                }
-            }
+            Args a = new Args("ratios", argv, OPTIONS, Set.of());
+            if (a.has("partitions")) partitions = positive("--partitions", a.string("partitions", null));
+            if (a.has("repeat")) repeat = positive("--repeat", a.string("repeat", null));
+            compression = a.choice("compression", compression, "none", "lz4");
+            if (a.has("allocation")) allocation = AllocationMode.fromCliName(a.string("allocation", null));
+            if (a.has("out")) outDir = Path.of(a.string("out", null));
         } catch (UsageException | IllegalArgumentException e) {
             err.println("flushline ratios: " + e.getMessage());
             err.print(HELP);

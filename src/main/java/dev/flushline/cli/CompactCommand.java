@@ -33,7 +33,7 @@ public final class CompactCommand {
     private CompactCommand() {}
 
     static final String HELP =
-            "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... (--out DIR | --in-place) [options]\n"
+            "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... (--out DIR | --in-place) [options] [--json]\n"
           + "\n"
           + "Major compaction: merges every complete sstable (one with a TOC.txt) of the table found under the\n"
           + "inputs (oa or nb) into new Cassandra 5.0 'oa' (or, with --sstable-version nb, 'nb') sstables under\n"
@@ -94,6 +94,15 @@ public final class CompactCommand {
           + "                                transaction log), which are otherwise refused: they are left as they are\n"
           + "                                and not read, and no tombstone is purged, since they may hold data a\n"
           + "                                tombstone shadows\n"
+          + "  --json                        print one JSON object on stdout at the end (the lines below go to stderr\n"
+          + "                                then): command, status, table, input_sstables, sstables_written,\n"
+          + "                                input_partitions, input_rows, output_partitions, output_rows,\n"
+          + "                                input_data_bytes, output_data_bytes, cells_read, cells_written,\n"
+          + "                                cells_merged_away, cells_purged, compaction_wall_ms, compaction_cpu_ms (the\n"
+          + "                                working threads), allocated_bytes, purges_tombstones, removed_leftovers and\n"
+          + "                                incomplete_left_alone (paths), placed (with --ring), wall_ms, cpu_ms (the\n"
+          + "                                process), error (when status is not 0). stdout holds exactly that object,\n"
+          + "                                also on a usage error\n"
           + "\n"
           + "Output, one line per compaction, as Cassandra logs it:\n"
           + "  Compacted (ID) N sstables to [PATHS] to level=0. 226.600MiB to 180.000MiB (~79% of original) in\n"
@@ -110,57 +119,50 @@ public final class CompactCommand {
     static final Set<String> WITH_VALUE = Set.of("schema", "table", "out", "now", "gc-grace", "compression", "ranges",
             "split-tokens", "max-sstable-size-mb", "threads", EngineOptions.SSTABLE_VERSION_OPTION, RingOption.OPTION);
     static final String DESPITE_INCOMPLETE = "despite-incomplete";
-    static final Set<String> FLAGS = Set.of("in-place", DESPITE_INCOMPLETE);
+    static final Set<String> FLAGS = Set.of("in-place", DESPITE_INCOMPLETE, JsonSummary.FLAG);
 
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
-        for (String a : argv) {
-            if (a.equals("--help") || a.equals("-h")) {
-                out.print(HELP);
-                return 0;
-            }
+        if (Args.wantsHelp(argv)) {
+            out.print(HELP);
+            return 0;
         }
+        JsonSummary summary = JsonSummary.ifRequested("compact", argv);
+        return JsonSummary.finish(summary, run(argv, JsonSummary.humanOut(summary, out, err), err, summary), out);
+    }
+
+    private static int run(String[] argv, PrintStream out, PrintStream err, JsonSummary summary) {
         try {
-            return compact(argv, out);
+            return compact(argv, out, summary);
         } catch (UsageException e) {
-            err.println("flushline compact: " + e.getMessage());
+            JsonSummary.report(summary, err, "flushline compact: " + e.getMessage());
             return 1;
         } catch (CompactionTask.Busy e) {
-            err.println("flushline compact: refused: " + e.getMessage() + "; nothing was changed");
+            JsonSummary.report(summary, err, "flushline compact: refused: " + e.getMessage() + "; nothing was changed");
             return 1;
         } catch (IncompatibleSSTableException e) {
-            err.println("flushline compact: refused " + e.getMessage() + "; nothing was published");
+            JsonSummary.report(summary, err, "flushline compact: refused " + e.getMessage() + "; nothing was published");
             return 1;
         } catch (CorruptSSTableException e) {
-            err.println("flushline compact: corrupt input " + e.getMessage() + "; nothing was published");
+            JsonSummary.report(summary, err, "flushline compact: corrupt input " + e.getMessage() + "; nothing was published");
             return 1;
         } catch (CompactionConservationException e) {
-            err.println("flushline compact: " + e.getMessage() + "; nothing was published");
+            JsonSummary.report(summary, err, "flushline compact: " + e.getMessage() + "; nothing was published");
             return 2;
         } catch (IOException e) {
-            err.println("flushline compact: I/O error: " + dev.flushline.io.IoErrors.withCause(e) + "; nothing was published");
+            JsonSummary.report(summary, err, "flushline compact: I/O error: " + dev.flushline.io.IoErrors.withCause(e)
+                    + "; nothing was published");
             return 2;
         } catch (RuntimeException e) {
-            err.println("flushline compact: internal error: " + e + "; nothing was published");
+            JsonSummary.report(summary, err, "flushline compact: internal error: " + e + "; nothing was published");
             return 2;
         }
     }
 
-    private static int compact(String[] argv, PrintStream out) throws UsageException, IOException {
-        // --input repeats; every other option goes through Args.
-        List<String> inputs = new ArrayList<>();
-        List<String> rest = new ArrayList<>();
-        for (int i = 0; i < argv.length; i++) {
-            String a = argv[i];
-            if (a.equals("--input")) {
-                if (i + 1 >= argv.length) throw new UsageException("option --input needs a value");
-                inputs.add(argv[++i]);
-            } else if (a.startsWith("--input=")) {
-                inputs.add(a.substring("--input=".length()));
-            } else {
-                rest.add(a);
-            }
-        }
-        Args args = new Args("compact", rest.toArray(new String[0]), WITH_VALUE, FLAGS);
+    private static int compact(String[] argv, PrintStream out, JsonSummary summary) throws UsageException, IOException {
+        java.util.Set<String> withValue = new java.util.HashSet<>(WITH_VALUE);
+        withValue.add("input");
+        Args args = new Args("compact", argv, new Args.Spec(withValue, FLAGS).repeatable(Set.of("input")));
+        List<String> inputs = args.all("input");
         if (inputs.isEmpty()) throw new UsageException("missing --input (see flushline compact --help)");
         TableSchema schema = LoadCommand.readSchema(args.required("schema"), args.has("table") ? args.required("table") : null);
         if (schema.isCounterTable()) {
@@ -224,7 +226,10 @@ public final class CompactCommand {
         try {
             List<Path> incomplete = new ArrayList<>();
             if (inPlace) {
-                for (Path removed : target.removedLeftovers()) out.println("removed leftover " + removed);
+                for (Path removed : target.removedLeftovers()) {
+                    out.println("removed leftover " + removed);
+                    if (summary != null) summary.list("removed_leftovers").add(removed.toString());
+                }
                 incomplete.addAll(target.incomplete());
                 if (!incomplete.isEmpty() && !args.has(DESPITE_INCOMPLETE)) {
                     StringBuilder why = new StringBuilder();
@@ -237,7 +242,10 @@ public final class CompactCommand {
             } else {
                 for (Path dir : tableDirs) incomplete.addAll(SSTableFiles.withoutToc(dir));
             }
-            for (Path p : incomplete) out.println(Leftovers.describe(p));
+            for (Path p : incomplete) {
+                out.println(Leftovers.describe(p));
+                if (summary != null) summary.list("incomplete_left_alone").add(p.toString());
+            }
             List<SSTableFiles> sstables = new ArrayList<>();
             for (Path dir : tableDirs) sstables.addAll(SSTableFiles.inDirectory(dir));
             if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
@@ -258,8 +266,14 @@ public final class CompactCommand {
             }
             Compactor.Options o = Compactor.Options.builder(now, gcBefore).splitTokens(splits).maxSSTableBytes(maxMb * 1024 * 1024)
                     .version(version).build();
-            int status = run(schema, sstables, o, threads, inPlace, target, outTable, out);
-            if (ring != null) RingOption.place(outTable, ring, outRoot, out);
+            if (summary != null) {
+                summary.put("table", schema.keyspace() + "." + schema.name());
+                List<Object> in = summary.list("input_sstables");
+                for (SSTableFiles f : sstables) in.add(f.path(Component.DATA).toString());
+                summary.put("purges_tombstones", gcBefore != Long.MIN_VALUE);
+            }
+            int status = run(schema, sstables, o, threads, inPlace, target, outTable, out, summary);
+            if (ring != null) RingOption.placed(RingOption.place(outTable, ring, outRoot, out), summary);
             return status;
         } finally {
             if (target != null) target.close();
@@ -267,7 +281,8 @@ public final class CompactCommand {
     }
 
     private static int run(TableSchema schema, List<SSTableFiles> sstables, Compactor.Options o, int threads,
-                           boolean inPlace, CompactionTask.InPlace target, Path outTable, PrintStream out) throws IOException {
+                           boolean inPlace, CompactionTask.InPlace target, Path outTable, PrintStream out, JsonSummary summary)
+            throws IOException {
         long t0 = System.nanoTime();
         Compactor.Result r = inPlace
                 ? target.replace(schema, sstables, o, threads)
@@ -281,6 +296,24 @@ public final class CompactCommand {
         out.printf(Locale.ROOT, "cells: read %d, written %d, merged away %d, purged %d%n", r.cellsRead, r.cellsWritten,
                 r.cellsMergedAway, r.cellsPurged);
         out.flush();
+        if (summary != null) {
+            List<Object> written = summary.list("sstables_written");
+            for (Path p : r.published) written.add(p.toString());
+            summary.put("input_partitions", r.inputPartitions);
+            summary.put("input_rows", r.inputRows);
+            summary.put("output_partitions", r.outputPartitions);
+            summary.put("output_rows", r.outputRows);
+            summary.put("input_data_bytes", r.inputDataBytes);
+            summary.put("output_data_bytes", r.outputDataBytes);
+            summary.put("cells_read", r.cellsRead);
+            summary.put("cells_written", r.cellsWritten);
+            summary.put("cells_merged_away", r.cellsMergedAway);
+            summary.put("cells_purged", r.cellsPurged);
+            summary.put("compaction_wall_ms", wallNanos / 1_000_000);
+            // The threads that did the work (CPU and allocation), beside the process's cpu_ms the summary adds.
+            summary.put("compaction_cpu_ms", cpuNanos / 1_000_000);
+            summary.put("allocated_bytes", allocated);
+        }
         return 0;
     }
 

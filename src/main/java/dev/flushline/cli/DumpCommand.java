@@ -24,13 +24,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,72 +42,67 @@ public final class DumpCommand {
     private DumpCommand() {}
 
     static final String HELP =
-            "Usage: flushline dump --schema table.cql [--table NAME] SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l] [--now EPOCH_SECONDS]\n"
+            "Usage: flushline dump --schema table.cql [--table NAME] SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l]\n"
+          + "       [--format json|jsonl] [--now EPOCH_SECONDS]\n"
           + "\n"
           + "Prints the partitions of Cassandra 5.0 'oa' (or 4.x 'nb') BIG sstables as JSON, in the same layout\n"
           + "as Cassandra 5.0.9's sstabledump: one array of partitions, each with its key, position in Data.db\n"
           + "(uncompressed), partition deletion, static row, rows (liveness, deletion, cells with timestamps, TTLs\n"
-          + "and local deletion times, collection elements) and range tombstone bounds and boundaries.\n"
+          + "and local deletion times, collection elements) and range tombstone bounds and boundaries. The output\n"
+          + "ends with a newline (sstabledump's does not; otherwise it is the same, byte for byte).\n"
           + "\n"
           + "Arguments:\n"
           + "  SSTABLE_OR_DIR     any component of one sstable, or a directory: every sstable in it that has a\n"
-          + "                     TOC.txt, in generation order (one JSON document per sstable)\n"
+          + "                     TOC.txt, in generation order (one JSON document per sstable, each on its own lines)\n"
           + "  --schema FILE      the table's schema (must agree with the sstable's header): its CREATE TABLE, with the\n"
           + "                     CREATE TYPE statements it uses; a whole DESCRIBE KEYSPACE output is fine\n"
           + "  --table NAME       the table (t or ks.t) when the schema file defines several\n"
-          + "  -k KEY             only this partition (repeatable), found through Summary.db and Index.db; a\n"
-          + "                     multi-column key is written as its values joined by ':' (escape ':' as '\\:'); a tuple or\n"
-          + "                     UDT key as its components joined by ':' ('@' for null), a vector or frozen collection as hex\n"
+          + "  -k KEY             only this partition (repeatable), found through the partition index, in sstabledump's\n"
+          + "                     syntax: a one-column key as its value, as the JSON \"key\" array prints it; a multi-column\n"
+          + "                     key as the key array's values joined by ':', each with ':' escaped as '\\:' and a '!'\n"
+          + "                     added after a value that ends in '\\' or '!' (the form -d prints between [ and ]); a\n"
+          + "                     tuple or UDT key as its components joined by ':' ('@' for null), a blob, vector or\n"
+          + "                     frozen collection as hex\n"
           + "  -d                 one line per partition deletion, static row, row and marker, in Cassandra's\n"
           + "                     internal notation ([key]@position Row[info=...]: clustering | cells)\n"
           + "  -t                 timestamps and local deletion times as raw numbers instead of ISO-8601\n"
-          + "  -l                 JSON Lines: one partition per line\n"
+          + "  --format json|jsonl  json: one pretty-printed array per sstable (default); jsonl: JSON Lines, one\n"
+          + "                     partition per line in compact JSON, the same content as the array's elements, each\n"
+          + "                     line ending with a newline, across all the sstables\n"
+          + "  -l                 the same as --format jsonl (sstabledump's option)\n"
           + "  --now SECONDS      the clock for the \"expired\" flags of TTL'd data (default: the system clock)\n"
           + "\n"
-          + "Exit status: 0 done, 1 bad usage, refused or corrupt sstable (message on stderr), 2 an I/O failure.\n";
+          + "Exit status: 0 ok, 1 bad input or usage (also a refused or corrupt sstable; message on stderr),\n"
+          + "2 internal or I/O failure.\n";
+
+    static final Set<String> WITH_VALUE = Set.of("schema", "table", "now", "format", "-k");
+    static final Set<String> FLAGS = Set.of("-t", "-l", "-d");
+    private static final Args.Spec SPEC = new Args.Spec(WITH_VALUE, FLAGS).shortOptions(Set.of("-k", "-t", "-l", "-d"))
+            .repeatable(Set.of("-k")).positionals();
 
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
-        Options o = new Options();
-        for (int i = 0; i < argv.length; i++) {
-            String a = argv[i];
-            switch (a) {
-                case "--help":
-                case "-h":
-                    out.print(HELP);
-                    return 0;
-                case "-t": o.rawTime = true; break;
-                case "-l": o.jsonLines = true; break;
-                case "-d": o.debug = true; break;
-                case "-k":
-                    if (i + 1 >= argv.length) return usage(err, "option -k needs a key");
-                    o.keys.add(argv[++i]);
-                    break;
-                case "--schema":
-                    if (i + 1 >= argv.length) return usage(err, "option --schema needs a value");
-                    if (o.schemaFile != null) return usage(err, "option --schema is given twice");
-                    o.schemaFile = argv[++i];
-                    break;
-                case "--table":
-                    if (i + 1 >= argv.length) return usage(err, "option --table needs a value");
-                    if (o.table != null) return usage(err, "option --table is given twice");
-                    o.table = argv[++i];
-                    break;
-                case "--now":
-                    if (i + 1 >= argv.length) return usage(err, "option --now needs a value");
-                    try {
-                        o.nowSeconds = Long.parseLong(argv[++i]);
-                    } catch (NumberFormatException e) {
-                        return usage(err, "--now " + argv[i] + " is not an integer number of seconds");
-                    }
-                    break;
-                default:
-                    if (a.startsWith("-")) return usage(err, "unknown option " + a + " (see flushline dump --help)");
-                    o.paths.add(a);
-            }
+        if (Args.wantsHelp(argv)) {
+            out.print(HELP);
+            return 0;
         }
-        if (o.schemaFile == null) return usage(err, "missing --schema (see flushline dump --help)");
-        if (o.paths.isEmpty()) return usage(err, "no sstable or directory given (see flushline dump --help)");
-        if (o.nowSeconds == Long.MIN_VALUE) o.nowSeconds = System.currentTimeMillis() / 1000;
+        Options o = new Options();
+        try {
+            Args a = new Args("dump", argv, SPEC);
+            o.schemaFile = a.required("schema");
+            o.table = a.string("table", null);
+            o.paths.addAll(a.positionals());
+            o.keys.addAll(a.all("-k"));
+            o.rawTime = a.has("-t");
+            o.debug = a.has("-d");
+            String format = a.choice("format", a.has("-l") ? "jsonl" : "json", "json", "jsonl");
+            if (a.has("-l") && a.has("format") && !format.equals("jsonl")) throw new UsageException("-l is --format jsonl; drop one");
+            o.jsonLines = format.equals("jsonl");
+            if (o.debug && a.has("format")) throw new UsageException("-d prints its own line form; drop --format");
+            o.nowSeconds = a.longValue("now", System.currentTimeMillis() / 1000, Long.MIN_VALUE + 1, Long.MAX_VALUE);
+            if (o.paths.isEmpty()) throw new UsageException("no sstable or directory given (see flushline dump --help)");
+        } catch (UsageException e) {
+            return usage(err, e.getMessage());
+        }
         BufferedWriter w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         SSTableFiles current = null;
         try {
@@ -128,7 +123,8 @@ public final class DumpCommand {
                 }
                 for (SSTableFiles f : t.sstables) {
                     current = f;
-                    if (!first) w.write('\n');
+                    // -d: a blank line between sstables, as before; the JSON forms end each document (or line) themselves.
+                    if (!first && o.debug) w.write('\n');
                     first = false;
                     new Dumper(f, schema, o, w).dump(keys);
                 }
@@ -149,7 +145,7 @@ public final class DumpCommand {
             return 1;
         } catch (IOException e) {
             flushQuietly(w);
-            err.println("flushline dump: I/O error" + (current == null ? "" : " in " + current) + ": " + e);
+            err.println("flushline dump: I/O error" + (current == null ? "" : " in " + current) + ": " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         }
     }
@@ -178,29 +174,26 @@ public final class DumpCommand {
 
     // ---- -k: partition keys from their string form ------------------------------------------------
 
+    /**
+     * A partition key from its -k text, as sstabledump reads it ({@code partitionKeyType.fromString}):
+     * one column's value as that type's string form; several columns as a composite string, the
+     * components split at each ':' not preceded by '\\', each unescaped ('\\:' is ':', one trailing
+     * '!' is dropped: the '!' Cassandra's escape adds after a component that ends in '\\' or '!').
+     * That is the form -d prints a key in, and the JSON key array's components, escaped so and
+     * joined by ':' (see {@link #keyArgument}). One extension: a component that is exactly "_" is that
+     * text here, where Cassandra reads it as an end-of-component marker (which no partition key
+     * holds, so sstabledump finds nothing for it).
+     */
     static byte[] parseKey(TableSchema schema, String text) throws UsageException {
         ColumnMetadata[] pk = schema.partitionKeyColumns();
-        if (pk.length == 1) return parseValue(pk[0], text);
-        List<String> parts = new ArrayList<>();
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\\' && i + 1 < text.length() && text.charAt(i + 1) == ':') {
-                sb.append(':');
-                i++;
-            } else if (c == ':') {
-                parts.add(sb.toString());
-                sb.setLength(0);
-            } else {
-                sb.append(c);
-            }
-        }
-        parts.add(sb.toString());
-        if (parts.size() != pk.length) {
-            throw new UsageException("-k " + text + ": the partition key has " + pk.length + " columns; give them joined by ':'");
+        if (pk.length == 1) return parseValue(pk[0], text, text);
+        List<String> parts = splitUnescaped(text);
+        if (parts.size() != pk.length || parts.contains("!")) {
+            throw new UsageException("-k " + text + ": the partition key has " + pk.length + " columns; give their values joined by ':'"
+                    + " (a ':' inside a value as '\\:')");
         }
         byte[][] values = new byte[pk.length][];
-        for (int i = 0; i < pk.length; i++) values[i] = parseValue(pk[i], parts.get(i));
+        for (int i = 0; i < pk.length; i++) values[i] = parseValue(pk[i], unescapeComponent(parts.get(i)), text);
         try {
             return PartitionKey.compose(values);
         } catch (IllegalArgumentException e) {
@@ -208,23 +201,47 @@ public final class DumpCommand {
         }
     }
 
-    private static byte[] parseValue(ColumnMetadata c, String text) throws UsageException {
-        CqlType t = c.type();
-        if (t.isNative()) {
-            switch (t.kind()) {
-                case INT: case BIGINT: case SMALLINT: case TINYINT: case VARINT: case DECIMAL: case DOUBLE: case FLOAT:
-                    try {
-                        new BigDecimal(text);
-                    } catch (NumberFormatException e) {
-                        throw new UsageException("-k " + text + ": not a number for key column '" + c.name() + "' (" + t + ")");
-                    }
-                    break;
-                default:
-                    break;
+    /** Cassandra's composite split: at every ':' not preceded by '\\'; the empty text has no parts. */
+    static List<String> splitUnescaped(String text) {
+        List<String> parts = new ArrayList<>();
+        if (text.isEmpty()) return parts;
+        int prev = 0;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == ':' && (i == 0 || text.charAt(i - 1) != '\\')) {
+                parts.add(text.substring(prev, i));
+                prev = i + 1;
             }
         }
+        parts.add(text.substring(prev));
+        return parts;
+    }
+
+    /** The inverse of {@link ValueText#escapeComponent}: "\\:" is ':', and one trailing '!' goes. */
+    static String unescapeComponent(String part) {
+        if (part.isEmpty()) return part;
+        String r = part.replace("\\:", ":");
+        return r.charAt(r.length() - 1) == '!' ? r.substring(0, r.length() - 1) : r;
+    }
+
+    /**
+     * The -k text of a partition key given as the components dump prints in its JSON "key" array:
+     * the one component itself, or the components escaped and joined by ':' (Cassandra's composite
+     * string, which -d prints).
+     */
+    static String keyArgument(List<String> components) {
+        if (components.size() == 1) return components.get(0);
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < components.size(); i++) {
+            if (i > 0) sb.append(':');
+            sb.append(ValueText.escapeComponent(components.get(i)));
+        }
+        return sb.toString();
+    }
+
+    private static byte[] parseValue(ColumnMetadata c, String value, String text) throws UsageException {
+        CqlType t = c.type();
         try {
-            return fromString(t, text);
+            return fromString(t, value);
         } catch (ValueException | IllegalArgumentException e) {
             throw new UsageException("-k " + text + ": key column '" + c.name() + "' (" + t + "): " + e.getMessage());
         }
@@ -233,21 +250,14 @@ public final class DumpCommand {
     /**
      * A key component from its text, as Cassandra's {@code AbstractType.fromString} reads it for
      * sstabledump's -k: a tuple or UDT as its components joined by ':' ('\\:' and '\\@' escaped,
-     * '@' for null), a frozen collection or vector as hex, the native types as literals.
+     * '@' for null), a frozen collection, vector or blob as hex, the other types as their CQL
+     * literals (ValueCodec reads a string as fromString does).
      */
     static byte[] fromString(CqlType t, String text) {
         switch (t.kind()) {
             case TUPLE:
             case UDT: {
-                List<String> parts = new ArrayList<>();
-                int prev = 0;
-                for (int i = 0; i < text.length(); i++) {
-                    if (text.charAt(i) == ':' && (i == 0 || text.charAt(i - 1) != '\\')) {
-                        parts.add(text.substring(prev, i));
-                        prev = i + 1;
-                    }
-                }
-                if (!text.isEmpty()) parts.add(text.substring(prev));
+                List<String> parts = splitUnescaped(text);
                 if (parts.size() > t.size()) {
                     throw new IllegalArgumentException("too many components: " + t + " has " + t.size() + ", the text " + parts.size());
                 }
@@ -268,27 +278,11 @@ public final class DumpCommand {
             case SET:
             case MAP:
             case VECTOR:
-                return (byte[]) ValueCodec.encode(CqlType.of(CqlType.Kind.BLOB), "0x" + text);
+            case BLOB:
+                return (byte[]) ValueCodec.encode(CqlType.of(CqlType.Kind.BLOB), text.startsWith("0x") ? text : "0x" + text);
             default:
-                return nativeFromString(t, text);
+                return ValueCodec.encode(t, text);
         }
-    }
-
-    private static byte[] nativeFromString(CqlType t, String text) {
-        Object json;
-        switch (t.kind()) {
-            case INT: case BIGINT: case SMALLINT: case TINYINT: case VARINT: case DECIMAL: case DOUBLE: case FLOAT:
-                try {
-                    json = new BigDecimal(text);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("'" + text + "' is not a number");
-                }
-                break;
-            case BOOLEAN: json = Boolean.parseBoolean(text); break;
-            case BLOB: json = text.startsWith("0x") ? text : "0x" + text; break;
-            default: json = text;
-        }
-        return ValueCodec.encode(t, json);
     }
 
     // ---- the JSON, as sstabledump's JsonTransformer lays it out ---------------------------------
@@ -337,7 +331,10 @@ public final class DumpCommand {
                         partition(c);
                     }
                 }
-                if (!o.jsonLines) j.endArray();
+                if (!o.jsonLines) {
+                    j.endArray();
+                    j.endLine();
+                }
                 j.flush();
             }
         }
@@ -408,6 +405,7 @@ public final class DumpCommand {
             }
             j.endArray();
             j.endObject();
+            if (o.jsonLines) j.endLine();
         }
 
         private void partitionKey(byte[] key) throws IOException {

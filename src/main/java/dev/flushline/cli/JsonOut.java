@@ -9,7 +9,9 @@ import java.io.Writer;
  * DefaultPrettyPrinter whose object and array indenters are sstabledump's "compact" indenters
  * (a toggle between newline-plus-indentation and a single space), or, for JSON Lines, Jackson's
  * minimal printer with one partition per line. The same calls in the same order, including the
- * compact toggles, produce the same bytes.
+ * compact toggles, produce the same bytes, except that {@link #endLine} ends the document and
+ * every JSON Lines line with a newline, where sstabledump ends its output without one (a text
+ * file's last line ends with a newline; scripts read line by line).
  *
  * <p>Layout rules (pretty mode): "{" / "[" raise the nesting level; the first member or element
  * is preceded by an indentation, later ones by "," and an indentation; a field name is followed by
@@ -60,7 +62,8 @@ final class JsonOut {
                 }
                 break;
             default:
-                if (count[0] > 0) out.write(pretty ? " " : "\n");
+                // Root values: JSON Lines ends each one's line itself (endLine), so that the last line ends too.
+                if (count[0] > 0 && pretty) out.write(' ');
                 break;
         }
         count[depth]++;
@@ -152,6 +155,11 @@ final class JsonOut {
     void raw(String json) throws IOException {
         beforeFieldOrElement();
         out.write(json);
+    }
+
+    /** Ends a line of JSON Lines (after each root value), or the one pretty document. */
+    void endLine() throws IOException {
+        out.write(pretty ? lineSeparator : "\n");
     }
 
     void flush() throws IOException {

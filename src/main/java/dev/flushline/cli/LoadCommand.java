@@ -64,7 +64,9 @@ public final class LoadCommand {
           + "                                indexes, views and functions are skipped). A counter table is refused\n"
           + "  --table NAME                  the table (t or ks.t) when the schema file defines several\n"
           + "  --input FILE|-                operations, one JSON object per line, or CSV rows with --format csv\n"
-          + "                                ('-' = stdin; a FIFO or a <(...) pipe is read as a stream too) (required)\n"
+          + "                                ('-' = stdin; a FIFO or a <(...) pipe is read as a stream too) (required).\n"
+          + "                                Gzip input (a .gz name, or the gzip magic bytes at its start) is\n"
+          + "                                decompressed as it is read\n"
           + "  --out DIR                     output directory (required)\n"
           + EngineOptions.HELP
           + EngineOptions.SSTABLE_VERSION_HELP
@@ -94,6 +96,13 @@ public final class LoadCommand {
           + "  --sync batch|periodic         commit log sync: batch = fsync (group commit) before a write is\n"
           + "                                acknowledged; periodic = every 10 s (default periodic)\n"
           + "  --skip-corrupt                on replay, skip a corrupt commit log entry (reported) instead of stopping\n"
+          + "  --json                        print one JSON object on stdout at the end (the lines below go to stderr\n"
+          + "                                then): command, status, input, table, directory, sstables [{path, bytes,\n"
+          + "                                partitions, rows}], operations, lines_read, no_ops, flushes, partitions,\n"
+          + "                                rows, data_bytes, bad_lines {count, skipped, first [{source, line,\n"
+          + "                                message}] (the first 10)}, stopped_at {source, line}, notes, wall_ms, cpu_ms,\n"
+          + "                                error (when status is not 0). stdout holds exactly that object, also on a\n"
+          + "                                usage error\n"
           + "  --help                        this text\n"
           + "\n"
           + "Operations: one JSON object per line, UTF-8; blank lines and lines starting with // are skipped.\n"
@@ -165,32 +174,37 @@ public final class LoadCommand {
         OPTIONS = Set.copyOf(s);
     }
 
+    static final Set<String> FLAGS = Set.of("skip-corrupt", JsonSummary.FLAG);
+
     /** Runs the command; returns the exit status and never calls System.exit. */
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
-        Args a;
+        if (Args.wantsHelp(argv)) {
+            out.print(HELP);
+            return 0;
+        }
+        // With --json the human lines go to stderr and stdout holds the summary alone.
+        LoadSummary report = LoadSummary.ifRequested(argv);
+        return report.finish(run(argv, stdin, report.humanOut(out, err), err, report), out);
+    }
+
+    private static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err, LoadSummary report) {
         try {
-            for (String s : argv) {
-                if (s.equals("--help") || s.equals("-h")) {
-                    out.print(HELP);
-                    return 0;
-                }
-            }
-            a = new Args("load", argv, OPTIONS, Set.of("skip-corrupt"));
-            return load(a, stdin, out, err);
+            return load(new Args("load", argv, OPTIONS, FLAGS), stdin, out, err, report);
         } catch (UsageException e) {
-            err.println("flushline load: " + e.getMessage());
+            report.error(err, "flushline load: " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            err.println("flushline load: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
+            report.error(err, "flushline load: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         } catch (RuntimeException | Error e) {
-            err.println("flushline load: internal error: " + e);
+            report.error(err, "flushline load: internal error: " + e);
             e.printStackTrace(err);
             return 2;
         }
     }
 
-    private static int load(Args a, InputStream stdin, PrintStream out, PrintStream err) throws UsageException, IOException {
+    private static int load(Args a, InputStream stdin, PrintStream out, PrintStream err, LoadSummary report)
+            throws UsageException, IOException {
         String schemaFile = a.required("schema");
         String input = a.required("input");
         Path outDir = Path.of(a.required("out"));
@@ -204,6 +218,7 @@ public final class LoadCommand {
 
         TableSchema schema = engine.apply(readSchema(schemaFile, a.has("table") ? a.required("table") : null));
         refuseCounterTable(schema, "load");
+        report.started(input, schema.keyspace() + "." + schema.name());
         CsvOptions csv = CsvOption.chosen(a) ? CsvOption.read(a, schema, CsvOption.clockMicros(), now,
                 version.maxLocalDeletionTime(), version.maxLocalDeletionTimeText()) : null;
         if (!input.equals("-")) {
@@ -233,12 +248,20 @@ public final class LoadCommand {
                 .flushCompression(a.choice("flush-compression", "table", "fast", "table", "none"))
                 .onFlushed(o -> {
                     out.println(o.logLine());
+                    report.flushed(o.result.dataPath, o.result.dataFileBytes, o.result.partitions, o.result.rows);
                     sstables.incrementAndGet();
                     dataBytes.addAndGet(o.result.dataFileBytes);
                 })
                 // A commit-logged load says what the replay did and what it left alone on standard output.
-                .info(out::println)
-                .log(durable ? out::println : line -> err.println("flushline load: " + line));
+                .info(line -> {
+                    out.println(line);
+                    report.note(line);
+                })
+                .log(line -> {
+                    if (durable) out.println(line);
+                    else err.println("flushline load: " + line);
+                    report.note(line);
+                });
         // With a ring, flushes publish under the staging root, split at the ring's ranges; the end of the load places them.
         if (ring == null) options.dataDir(outDir);
         else options.dataDir(dev.flushline.sstable.ReplicaPlacement.stagingRoot(outDir)).splitTokens(ring.splitTokens());
@@ -291,6 +314,7 @@ public final class LoadCommand {
                         m = reader.next();
                     } catch (BadInputException e) {
                         err.println(e.getMessage());
+                        report.badLine(e);
                         badLines++;
                         if (!e.skippable() || badLines > maxErrors) {
                             stop = e;
@@ -348,9 +372,11 @@ public final class LoadCommand {
                     + ValueText.mib(dataBytes.get()) + " Data.db) under " + where + " in " + ms + " ms"
                     + (flusher.writerBlockedNanos() > 0 ? ", writers waited " + flusher.writerBlockedNanos() / 1_000_000
                     + " ms for flushes" : ""));
-            if (ring != null) RingOption.place(table.directory(), ring, outDir, out);
+            report.loaded(applied, reader.lineNumber(), badLines - (stop == null ? 0 : 1), reader.noOps(), flusher.flushCount(),
+                    table.directory(), stop);
+            if (ring != null) report.placed(RingOption.place(table.directory(), ring, outDir, out));
             if (stop != null) {
-                err.println("flushline load: stopped at " + stop.source() + ":" + stop.lineNumber()
+                report.error(err, "flushline load: stopped at " + stop.source() + ":" + stop.lineNumber()
                         + (maxErrors > 0 ? " (more than --max-errors " + maxErrors + " bad lines)" : "")
                         + "; the " + applied + " operations before it are in the sstables, nothing after it was applied"
                         + " (later lines may have been read ahead, and were dropped)");
@@ -361,7 +387,9 @@ public final class LoadCommand {
             // A flush that failed for good, or (with --commitlog) the commit log's disk: say what
             // is safe and how to resume. Anything else (reading the input) is reported as it is.
             if (!(e instanceof FlusherFailedException) && !durable) throw e;
-            reportStop(e, table, opened, input, csv != null && csv.header ? " (after its header line)" : "", sstables.get(),
+            report.error(err, "flushline load: " + (e instanceof FlusherFailedException ? "flush failed" : "I/O error")
+                    + " and the load stopped: " + dev.flushline.io.IoErrors.message(e));
+            reportStop(table, opened, input, csv != null && csv.header ? " (after its header line)" : "", sstables.get(),
                     dataBytes.get(), repeatListPaths, err);
             return 2;
         }
@@ -372,11 +400,9 @@ public final class LoadCommand {
      * is published, what is not, and how to resume. Published sstables are complete; the
      * transactional publish leaves nothing partial.
      */
-    private static void reportStop(IOException e, Table table, ReadAhead reader, String input, String afterHeader, long sstables,
+    private static void reportStop(Table table, ReadAhead reader, String input, String afterHeader, long sstables,
                                    long dataBytes, String repeatListPaths, PrintStream err) {
         String where = table.directory().toString();
-        err.println("flushline load: " + (e instanceof FlusherFailedException ? "flush failed" : "I/O error")
-                + " and the load stopped: " + dev.flushline.io.IoErrors.message(e));
         err.println("flushline load: published: " + sstables + " complete sstables (" + ValueText.mib(dataBytes)
                 + " Data.db) under " + where + "; nothing partial is visible, and the next load removes any leftovers");
         if (table.isDurable()) {

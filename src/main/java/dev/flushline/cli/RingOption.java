@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -59,7 +60,8 @@ final class RingOption {
      * Places what the command published under the staging root's {@code <ks>/<table>-<id>} into
      * the node directories under {@code outRoot}, and prints one line per node.
      */
-    static void place(Path stagingTableDir, TokenRing ring, Path outRoot, PrintStream out) throws IOException, UsageException {
+    static ReplicaPlacement.Result place(Path stagingTableDir, TokenRing ring, Path outRoot, PrintStream out)
+            throws IOException, UsageException {
         ReplicaPlacement.Result r;
         try {
             r = ReplicaPlacement.place(stagingTableDir, ring, outRoot);
@@ -74,6 +76,21 @@ final class RingOption {
             out.println(String.format(Locale.ROOT, "  %s: %d sstables, %s, %.1f%% of the ring -> %s", address, r.sstablesPerNode[i],
                     ValueText.mib(r.bytesPerNode[i]), 100 * ring.shareOf(i),
                     r.sstablesPerNode[i] == 0 ? "(nothing)" : ReplicaPlacement.nodeRoot(outRoot, address).resolve(ksTable).toString()));
+        }
+        return r;
+    }
+
+    /** Adds where each published sstable was placed to a JSON summary (none: nothing). */
+    static void placed(ReplicaPlacement.Result r, JsonSummary summary) {
+        if (summary == null) return;
+        List<Object> placed = summary.list("placed");
+        for (ReplicaPlacement.Placed p : r.placed) {
+            java.util.Map<String, Object> m = JsonSummary.object();
+            m.put("sstable", p.source().toString());
+            List<Object> copies = new java.util.ArrayList<>();
+            for (Path c : p.copies()) copies.add(c.toString());
+            m.put("copies", copies);
+            placed.add(m);
         }
     }
 }

@@ -13,13 +13,15 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /** {@code flushline verify}: checks sstables against themselves and prints one line per sstable. */
 public final class VerifyCommand {
     private VerifyCommand() {}
 
     static final String HELP =
-            "Usage: flushline verify --schema table.cql [--table NAME] SSTABLE_OR_DIR... [--extended]\n"
+            "Usage: flushline verify --schema table.cql [--table NAME] SSTABLE_OR_DIR... [--extended] [--json]\n"
           + "\n"
           + "Checks Cassandra 5.0 'oa' or 4.x 'nb' BIG sstables (ours or Cassandra's) and prints one line per sstable:\n"
           + "  OK <Data.db>\n"
@@ -38,7 +40,11 @@ public final class VerifyCommand {
           + "                   it (column names and types)\n"
           + "  --table NAME     the table (t or ks.t) when the schema file defines several\n"
           + "  --extended       also validate every partition key, clustering value, cell path and cell value\n"
-          + "                   against its column's type\n"
+          + "                   against its column's type (also -e)\n"
+          + "  --json           print one JSON object on stdout at the end, and the lines above on stderr:\n"
+          + "                   {\"command\":\"verify\",\"status\":S,\"sstables\":[{\"path\":..,\"result\":\"OK|CORRUPT|REFUSED|\n"
+          + "                   ERROR|INCOMPLETE\",\"reason\":..,\"file\":..,\"offset\":N}],\"ok\":N,\"not_ok\":N,\"wall_ms\":N,\n"
+          + "                   \"cpu_ms\":N} (\"error\" when S is not 0); stdout holds exactly that object, also on a usage error\n"
           + "\n"
           + "Checks: Digest.crc32 of Data.db; every chunk CRC (CRC.db, or the per-chunk CRC of compressed\n"
           + "chunks); every partition, row, cell and marker decodes and every length fits; partitions in token\n"
@@ -47,97 +53,104 @@ public final class VerifyCommand {
           + "Summary.db samples Index.db at its interval and holds the first and last keys; Statistics.db's\n"
           + "checksums, partition/row/column counts and first/last keys.\n"
           + "\n"
-          + "Exit status: 0 all OK, 1 some sstable is corrupt, refused or incomplete (or bad usage), 2 an I/O failure.\n";
+          + "Exit status: 0 ok (every sstable OK), 1 some sstable is corrupt, refused or incomplete (or bad usage), 2 internal or I/O failure.\n";
+
+    static final Set<String> WITH_VALUE = Set.of("schema", "table");
+    static final Set<String> FLAGS = Set.of("extended", "-e", JsonSummary.FLAG);
 
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
-        String schemaFile = null, table = null;
-        boolean extended = false;
-        List<String> paths = new ArrayList<>();
-        for (int i = 0; i < argv.length; i++) {
-            String a = argv[i];
-            switch (a) {
-                case "--help":
-                case "-h":
-                    out.print(HELP);
-                    return 0;
-                case "--extended":
-                case "-e":
-                    extended = true;
-                    break;
-                case "--schema":
-                    if (i + 1 >= argv.length) return usage(err, "option --schema needs a value");
-                    if (schemaFile != null) return usage(err, "option --schema is given twice");
-                    schemaFile = argv[++i];
-                    break;
-                case "--table":
-                    if (i + 1 >= argv.length) return usage(err, "option --table needs a value");
-                    if (table != null) return usage(err, "option --table is given twice");
-                    table = argv[++i];
-                    break;
-                default:
-                    if (a.startsWith("--schema=")) {
-                        schemaFile = a.substring("--schema=".length());
-                    } else if (a.startsWith("-")) {
-                        return usage(err, "unknown option " + a + " (see flushline verify --help)");
-                    } else {
-                        paths.add(a);
-                    }
-            }
+        if (Args.wantsHelp(argv)) {
+            out.print(HELP);
+            return 0;
         }
-        if (schemaFile == null) return usage(err, "missing --schema (see flushline verify --help)");
-        if (paths.isEmpty()) return usage(err, "no sstable or directory given (see flushline verify --help)");
+        JsonSummary summary = JsonSummary.ifRequested("verify", argv);
+        return JsonSummary.finish(summary, verify(argv, JsonSummary.humanOut(summary, out, err), err, summary), out);
+    }
+
+    private static int verify(String[] argv, PrintStream out, PrintStream err, JsonSummary summary) {
         int status = 0;
         try {
-            TableSchema schema = LoadCommand.readSchema(schemaFile, table);
+            Args a = new Args("verify", argv, new Args.Spec(WITH_VALUE, FLAGS).shortOptions(Set.of("-e")).positionals());
+            String schemaFile = a.required("schema");
+            boolean extended = a.has("extended") || a.has("-e");
+            List<String> paths = a.positionals();
+            if (paths.isEmpty()) throw new UsageException("no sstable or directory given (see flushline verify --help)");
+            TableSchema schema = LoadCommand.readSchema(schemaFile, a.string("table", null));
+            List<Object> findings = summary == null ? null : summary.list("sstables");
             for (String p : paths) {
                 SSTableArgs.Target t = SSTableArgs.resolve(p);
                 if (t.refused != null) {
                     out.println("REFUSED " + t.refused);
+                    if (findings != null) findings.add(finding(p, "REFUSED", t.refused));
                     status = Math.max(status, 1);
                     continue;
                 }
-                for (SSTableFiles f : t.sstables) status = Math.max(status, verifyOne(f, schema, extended, out));
+                for (SSTableFiles f : t.sstables) status = Math.max(status, verifyOne(f, schema, extended, out, findings));
                 for (Path incomplete : t.withoutToc) {
                     out.println("INCOMPLETE " + incomplete + ": no TOC.txt, so not a complete sstable; not verified, and left as it is"
                             + " (another writer's still being written, or a complete one whose TOC.txt was lost)");
+                    if (findings != null) findings.add(finding(incomplete.toString(), "INCOMPLETE", "no TOC.txt; not verified, left as it is"));
                     status = Math.max(status, 1);
                 }
             }
         } catch (UsageException e) {
-            err.println("flushline verify: " + e.getMessage());
+            JsonSummary.report(summary, err, "flushline verify: " + e.getMessage());
             return Math.max(status, 1);
         } catch (IOException e) {
-            err.println("flushline verify: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
+            JsonSummary.report(summary, err, "flushline verify: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
             return 2;
         }
         out.flush();
+        if (summary != null) {
+            int ok = 0;
+            for (Object o : summary.list("sstables")) if ("OK".equals(((Map<?, ?>) o).get("result"))) ok++;
+            summary.put("ok", ok);
+            summary.put("not_ok", summary.list("sstables").size() - ok);
+            if (status != 0) summary.error("not every sstable is OK: see sstables");
+        }
         return status;
     }
 
-    /** Verifies one sstable and prints its line; returns its exit status contribution. */
-    static int verifyOne(SSTableFiles f, TableSchema schema, boolean extended, PrintStream out) {
+    private static Map<String, Object> finding(String path, String result, String reason) {
+        Map<String, Object> m = JsonSummary.object();
+        m.put("path", path);
+        m.put("result", result);
+        if (reason != null) m.put("reason", reason);
+        return m;
+    }
+
+    /** Verifies one sstable and prints its line; returns its exit status contribution. Adds the sstable's finding to {@code findings} (if not null) for the JSON summary. */
+    static int verifyOne(SSTableFiles f, TableSchema schema, boolean extended, PrintStream out, List<Object> findings) {
+        String data = f.path(Component.DATA).toString();
         try {
             SSTableVerifier.verify(f, schema, extended);
-            out.println("OK " + f.path(Component.DATA));
+            out.println("OK " + data);
+            if (findings != null) findings.add(finding(data, "OK", null));
             return 0;
         } catch (CorruptSSTableException e) {
             out.println("CORRUPT " + e.file() + ": " + e.reason() + " at byte offset " + e.offset());
+            if (findings != null) {
+                Map<String, Object> m = finding(data, "CORRUPT", e.reason());
+                m.put("file", e.file().toString());
+                m.put("offset", e.offset());
+                findings.add(m);
+            }
             return 1;
         } catch (IncompatibleSSTableException e) {
             out.println("REFUSED " + e.getMessage());
+            if (findings != null) findings.add(finding(data, "REFUSED", e.getMessage()));
             return 1;
         } catch (IOException e) {
-            out.println("ERROR " + f.path(Component.DATA) + ": " + dev.flushline.io.IoErrors.withCause(e));
+            String why = dev.flushline.io.IoErrors.withCause(e);
+            out.println("ERROR " + data + ": " + why);
+            if (findings != null) findings.add(finding(data, "ERROR", why));
             return 2;
         } catch (RuntimeException e) {
             // A decoding path that failed without naming an offset: still a corrupt sstable, never a crash.
-            out.println("CORRUPT " + f.path(Component.DATA) + ": unexpected " + e + " (no byte offset known)");
+            out.println("CORRUPT " + data + ": unexpected " + e + " (no byte offset known)");
+            if (findings != null) findings.add(finding(data, "CORRUPT", "unexpected " + e + " (no byte offset known)"));
             return 1;
         }
     }
 
-    private static int usage(PrintStream err, String message) {
-        err.println("flushline verify: " + message);
-        return 1;
-    }
 }

@@ -152,7 +152,7 @@ public final class CsvReader implements MutationSource {
     /** Reads {@code input} ("-" = stdin); messages name it as given, stdin as {@code <stdin>}. Closes it if it cannot start. */
     public static CsvReader open(String input, InputStream stdin, OperationDecoder decoder, CsvOptions options)
             throws IOException, BadInputException {
-        InputStream s = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
+        InputStream s = InputFiles.open(input, stdin); // gzip decompressed as it is read, as for JSON Lines
         try {
             return new CsvReader(s, input.equals("-") ? "<stdin>" : input, decoder, options);
         } catch (IOException | BadInputException | RuntimeException | Error e) {

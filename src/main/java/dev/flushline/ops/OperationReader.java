@@ -21,8 +21,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -139,15 +137,17 @@ public final class OperationReader implements MutationSource {
         this.maxSharedNames = 64 + 2 * columns;
     }
 
-    /** Reads {@code input} ("-" = stdin); messages name it as given, stdin as {@code <stdin>}. */
+    /**
+     * Reads {@code input} ("-" = stdin), decompressing gzip (see {@link InputFiles}); messages name it
+     * as given, stdin as {@code <stdin>}.
+     */
     public static OperationReader open(TableSchema schema, String input, InputStream stdin, long nowSeconds) throws IOException {
         return open(schema, input, stdin, new OperationDecoder(schema, nowSeconds));
     }
 
     /** As above, decoding with {@code decoder}. */
     public static OperationReader open(TableSchema schema, String input, InputStream stdin, OperationDecoder decoder) throws IOException {
-        InputStream s = input.equals("-") ? stdin : Files.newInputStream(Path.of(input));
-        return new OperationReader(schema, s, input.equals("-") ? "<stdin>" : input, decoder);
+        return new OperationReader(schema, InputFiles.open(input, stdin), input.equals("-") ? "<stdin>" : input, decoder);
     }
 
     /** Test and API convenience: operations from a string. */
@@ -342,6 +342,19 @@ public final class OperationReader implements MutationSource {
      * call, which returns the line after it.
      */
     private boolean readLine() throws IOException, BadInputException {
+        try {
+            return readLineOrCorrupt();
+        } catch (InputFiles.CorruptInputException e) {
+            // Compressed input that stops decompressing: the line being read is where the input went bad,
+            // and nothing after it can be read.
+            endOfInput = true;
+            bufferPosition = bufferLimit;
+            skippingOverlongLine = false;
+            throw new BadInputException(source, lineNumber + 1, e.getMessage(), false);
+        }
+    }
+
+    private boolean readLineOrCorrupt() throws IOException, BadInputException {
         if (skippingOverlongLine) {
             if (!skipToLineEnd()) return false;
             skippingOverlongLine = false;
@@ -386,7 +399,12 @@ public final class OperationReader implements MutationSource {
         }
         lineLength = n;
         int bad = checkUtf8(lineBytes, n);
-        if (bad >= 0) throw new BadInputException(source, lineNumber, "not valid UTF-8 at byte " + (bad + 1) + " of the line");
+        if (bad >= 0) {
+            // gzip's magic bytes at the start of stdin or a pipe, which are read as they are (see InputFiles)
+            boolean gzip = lineNumber == 1 && n >= 2 && lineBytes[0] == 0x1f && (lineBytes[1] & 0xFF) == 0x8b;
+            throw new BadInputException(source, lineNumber, "not valid UTF-8 at byte " + (bad + 1) + " of the line"
+                    + (gzip ? " (gzip data? stdin and pipes are not decompressed: pipe it through zcat, or give the file)" : ""));
+        }
         return true;
     }
 

@@ -58,6 +58,31 @@ public final class StatisticsReader {
     }
 
     public static Metadata read(Path file, byte[] bytes, TableSchema schema, boolean allCrcs, SSTableVersion version) {
+        int[][] bounds = components(file, bytes, allCrcs);
+        int[] start = bounds[0], end = bounds[1];
+        Metadata m = new Metadata();
+        if (start[StatisticsLayout.VALIDATION] >= 0) {
+            BoundedReader v = new BoundedReader(file, bytes, start[StatisticsLayout.VALIDATION], end[StatisticsLayout.VALIDATION], 0);
+            long at = v.fileOffset();
+            m.partitioner = v.utf("partitioner");
+            if (!StatisticsLayout.PARTITIONER.equals(m.partitioner)) {
+                throw new IncompatibleSSTableException(file, "partitioner " + m.partitioner + " at byte offset " + at
+                        + " is not " + StatisticsLayout.PARTITIONER);
+            }
+            m.bloomFilterFpChance = Double.longBitsToDouble(v.i64("bloom filter fp chance"));
+        }
+        m.header = readHeader(new BoundedReader(file, bytes, start[StatisticsLayout.HEADER], end[StatisticsLayout.HEADER], 0), schema, m);
+        readStats(new BoundedReader(file, bytes, start[StatisticsLayout.STATS], end[StatisticsLayout.STATS], 0), m,
+                schema.clusteringColumns(), version);
+        return m;
+    }
+
+    /**
+     * The container: checks the count's and the table's CRCs and each known component's CRC (the
+     * COMPACTION component's only with {@code allCrcs}); returns {start[], end[]} by component type
+     * (-1 start: absent), end before the component's CRC. Refuses a file without STATS or HEADER.
+     */
+    private static int[][] components(Path file, byte[] bytes, boolean allCrcs) {
         BoundedReader in = new BoundedReader(file, bytes);
         int count = in.i32("component count");
         CRC32 crc = new CRC32();
@@ -97,21 +122,68 @@ public final class StatisticsReader {
         if (start[StatisticsLayout.STATS] < 0 || start[StatisticsLayout.HEADER] < 0) {
             throw in.corrupt(0, "Statistics.db has no STATS or HEADER component");
         }
-        Metadata m = new Metadata();
+        return new int[][] {start, end};
+    }
+
+    /**
+     * The HEADER's types and columns as they are spelled, read without a schema (to recover one):
+     * marshal names of the partition key (a CompositeType for several columns) and the clustering
+     * columns (ReversedType for DESC), then the static and regular columns' names and marshal names
+     * in header order. Also the bloom filter's false-positive chance from VALIDATION (NaN if absent).
+     */
+    public static final class HeaderTypes {
+        public String partitionKeyType;
+        public String[] clusteringTypes;
+        public String[] staticNames, staticTypes, regularNames, regularTypes;
+        public double bloomFilterFpChance = Double.NaN;
+    }
+
+    /** The {@link HeaderTypes} of an sstable's Statistics.db (its CRCs checked as a reader checks them). */
+    public static HeaderTypes headerTypes(SSTableFiles f) throws java.io.IOException {
+        Path file = f.path(Component.STATISTICS);
+        byte[] bytes = f.readAll(Component.STATISTICS);
+        int[][] bounds = components(file, bytes, false);
+        int[] start = bounds[0], end = bounds[1];
+        HeaderTypes h = new HeaderTypes();
         if (start[StatisticsLayout.VALIDATION] >= 0) {
             BoundedReader v = new BoundedReader(file, bytes, start[StatisticsLayout.VALIDATION], end[StatisticsLayout.VALIDATION], 0);
             long at = v.fileOffset();
-            m.partitioner = v.utf("partitioner");
-            if (!StatisticsLayout.PARTITIONER.equals(m.partitioner)) {
-                throw new IncompatibleSSTableException(file, "partitioner " + m.partitioner + " at byte offset " + at
+            String partitioner = v.utf("partitioner");
+            if (!StatisticsLayout.PARTITIONER.equals(partitioner)) {
+                throw new IncompatibleSSTableException(file, "partitioner " + partitioner + " at byte offset " + at
                         + " is not " + StatisticsLayout.PARTITIONER);
             }
-            m.bloomFilterFpChance = Double.longBitsToDouble(v.i64("bloom filter fp chance"));
+            h.bloomFilterFpChance = Double.longBitsToDouble(v.i64("bloom filter fp chance"));
         }
-        m.header = readHeader(new BoundedReader(file, bytes, start[StatisticsLayout.HEADER], end[StatisticsLayout.HEADER], 0), schema, m);
-        readStats(new BoundedReader(file, bytes, start[StatisticsLayout.STATS], end[StatisticsLayout.STATS], 0), m,
-                schema.clusteringColumns(), version);
-        return m;
+        BoundedReader in = new BoundedReader(file, bytes, start[StatisticsLayout.HEADER], end[StatisticsLayout.HEADER], 0);
+        in.unsignedVInt("EncodingStats min timestamp");
+        in.unsignedVInt32("EncodingStats min local deletion time");
+        in.unsignedVInt32("EncodingStats min ttl");
+        h.partitionKeyType = in.vintString("partition key type");
+        long at = in.fileOffset();
+        int ck = in.unsignedVInt32("clustering type count");
+        if (ck > in.remaining()) throw in.corrupt(at, "clustering type count " + ck + " exceeds the component");
+        h.clusteringTypes = new String[ck];
+        for (int i = 0; i < ck; i++) h.clusteringTypes[i] = in.vintString("clustering type");
+        String[][] statics = namesAndTypes(in, "static");
+        String[][] regulars = namesAndTypes(in, "regular");
+        h.staticNames = statics[0];
+        h.staticTypes = statics[1];
+        h.regularNames = regulars[0];
+        h.regularTypes = regulars[1];
+        return h;
+    }
+
+    private static String[][] namesAndTypes(BoundedReader in, String kind) {
+        long at = in.fileOffset();
+        int n = in.unsignedVInt32(kind + " column count");
+        if (n > in.remaining() / 2) throw in.corrupt(at, kind + " column count " + n + " exceeds the component");
+        String[] names = new String[n], types = new String[n];
+        for (int i = 0; i < n; i++) {
+            names[i] = in.vintString(kind + " column name");
+            types[i] = in.vintString(kind + " column type");
+        }
+        return new String[][] {names, types};
     }
 
     private static long histogramCount(BoundedReader in, String what) {

@@ -77,7 +77,8 @@ class CommandHelpTest {
         String text = help("load", "--help");
         standsAlone("load", text);
         Set<String> accepted = new TreeSet<>(LoadCommand.OPTIONS);
-        accepted.add("skip-corrupt");
+        accepted.addAll(LoadCommand.FLAGS);
+        assertTrue(accepted.containsAll(Set.of("skip-corrupt", "json")), accepted.toString());
         assertEquals(accepted, mentioned(text));
         for (String op : new String[] {"\"insert\"", "\"update\"", "\"delete\"", "\"range\"", "\"columns\"", "\"add\""}) {
             assertTrue(text.contains(op), "load --help shows " + op);
@@ -101,11 +102,60 @@ class CommandHelpTest {
         assertEquals(new TreeSet<>(Set.of("partitions", "repeat", "compression", "allocation", "out")), mentioned(text));
     }
 
+    /** The long options a help text names; single-dash options (-k, -d) are checked by {@link #shortOptions}. */
+    @Test
+    void verifyHelpDocumentsEveryOptionItAccepts() {
+        String text = help("verify", "--help");
+        standsAlone("verify", text);
+        assertEquals(longOnly(VerifyCommand.WITH_VALUE, VerifyCommand.FLAGS), mentioned(text));
+        assertEquals(Set.of("-e"), shortOptions(VerifyCommand.WITH_VALUE, VerifyCommand.FLAGS));
+        assertTrue(text.contains("(also -e)"), text);
+        assertTrue(text.contains("\"result\":\"OK|CORRUPT|REFUSED|"), "verify --help shows the JSON summary");
+    }
+
+    @Test
+    void dumpHelpDocumentsEveryOptionItAccepts() {
+        String text = help("dump", "--help");
+        standsAlone("dump", text);
+        assertEquals(longOnly(DumpCommand.WITH_VALUE, DumpCommand.FLAGS), mentioned(text));
+        for (String s : shortOptions(DumpCommand.WITH_VALUE, DumpCommand.FLAGS)) {
+            assertTrue(text.contains("  " + s + " "), "dump --help documents " + s + ":\n" + text);
+        }
+        assertEquals(Set.of("-k", "-d", "-t", "-l"), shortOptions(DumpCommand.WITH_VALUE, DumpCommand.FLAGS));
+    }
+
+    @Test
+    void schemaHelpDocumentsEveryOptionItAccepts() {
+        String text = help("schema", "--help");
+        standsAlone("schema", text);
+        assertEquals(new TreeSet<>(SchemaCommand.WITH_VALUE), mentioned(text));
+        assertTrue(text.contains("CREATE TABLE"), text);
+    }
+
+    @Test
+    void ratiosAcceptsWhatItsHelpDocuments() {
+        assertEquals(mentioned(help("ratios", "--help")), new TreeSet<>(dev.flushline.bench.RatiosCommand.OPTIONS));
+    }
+
+    private static Set<String> longOnly(Set<String> withValue, Set<String> flags) {
+        Set<String> s = new TreeSet<>();
+        for (String n : withValue) if (!n.startsWith("-")) s.add(n);
+        for (String n : flags) if (!n.startsWith("-")) s.add(n);
+        return s;
+    }
+
+    private static Set<String> shortOptions(Set<String> withValue, Set<String> flags) {
+        Set<String> s = new TreeSet<>();
+        for (String n : withValue) if (n.startsWith("-")) s.add(n);
+        for (String n : flags) if (n.startsWith("-")) s.add(n);
+        return s;
+    }
+
     @Test
     void launcherHelpListsTheCommandsAndExitStatuses() {
         String text = help("--help");
         standsAlone("flushline", text);
-        for (String c : new String[] {"load", "bench", "ratios"}) {
+        for (String c : new String[] {"load", "bench", "ratios", "dump", "compact", "compaction-stress", "verify", "schema"}) {
             assertTrue(text.contains("  " + c + " "), "flushline --help lists " + c);
         }
     }

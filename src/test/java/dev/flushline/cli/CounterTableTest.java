@@ -104,7 +104,7 @@ class CounterTableTest {
             ours.addAll(args);
             String[] r = run(ours.toArray(new String[0]));
             assertEquals("0", r[0], r[2]);
-            assertEquals(expected.stdout(), r[1], "dump " + List.of(options));
+            assertEquals(expected.asFlushlinePrints(options), r[1], "dump " + List.of(options));
             if (options.length == 1) assertTrue(r[1].contains("[hits=") && r[1].contains("[misses=<tombstone>"), r[1]);
         }
         String[] v = run("verify", "--schema", schemaFile.toString(), "--extended", data.getParent().toString());

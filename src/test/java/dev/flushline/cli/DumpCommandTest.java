@@ -112,11 +112,12 @@ class DumpCommandTest {
         assertTrue(expected.stdout().length() > 10, expected.stdout() + expected.stderr());
         lastExpected = expected.stdout();
         String actual = ours(schemaFile, args);
-        if (!expected.stdout().equals(actual)) {
+        String wanted = expected.asFlushlinePrints(options);
+        if (!wanted.equals(actual)) {
             int i = 0;
-            while (i < Math.min(actual.length(), expected.stdout().length()) && actual.charAt(i) == expected.stdout().charAt(i)) i++;
+            while (i < Math.min(actual.length(), wanted.length()) && actual.charAt(i) == wanted.charAt(i)) i++;
             int from = Math.max(0, i - 300);
-            assertEquals(expected.stdout().substring(from, Math.min(expected.stdout().length(), i + 300)),
+            assertEquals(wanted.substring(from, Math.min(wanted.length(), i + 300)),
                     actual.substring(from, Math.min(actual.length(), i + 300)), "first difference at char " + i + " for " + List.of(options));
         }
     }

@@ -246,7 +246,7 @@ class NbNodeImportTest {
             String[] ours = run("dump", "--schema", dumpSchemas.get(i).toString(), "--now",
                     Long.toString(dev.flushline.oracle.FixedClock.FIXED_MILLIS / 1000), dumpJobs.get(i)[0]);
             assertEquals("0", ours[0], ours[2]);
-            assertEquals(expected.get(i).stdout(), ours[1], dumpJobs.get(i)[0]);
+            assertEquals(expected.get(i).asFlushlinePrints(), ours[1], dumpJobs.get(i)[0]);
         }
     }
 

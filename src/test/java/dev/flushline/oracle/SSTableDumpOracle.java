@@ -20,7 +20,17 @@ import java.util.List;
 public final class SSTableDumpOracle {
     private SSTableDumpOracle() {}
 
-    public record Output(int status, String stdout, String stderr) {}
+    public record Output(int status, String stdout, String stderr) {
+        /**
+         * What flushline dump prints for the same sstable and options: sstabledump's stdout, with the
+         * newline flushline dump ends its JSON document and its last JSON Lines line with (sstabledump
+         * ends without one; -d lines end with one in both, and an empty JSON Lines dump is empty in both).
+         */
+        public String asFlushlinePrints(String... options) {
+            if (List.of(options).contains("-d") || stdout.isEmpty()) return stdout;
+            return stdout + (List.of(options).contains("-l") ? "\n" : System.lineSeparator());
+        }
+    }
 
     public static Output run(Path workDir, String... args) {
         return launch(workDir, "org.apache.cassandra.tools.SSTableExport", Arrays.asList(args),
