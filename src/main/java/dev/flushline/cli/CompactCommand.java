@@ -330,9 +330,7 @@ public final class CompactCommand {
     }
 
     private static boolean holdsSSTables(Path dir) throws IOException {
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*-big-*")) {
-            return ds.iterator().hasNext();
-        }
+        return SSTableFiles.anyIn(dir);
     }
 
     /**

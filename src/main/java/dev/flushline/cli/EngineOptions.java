@@ -61,9 +61,18 @@ public final class EngineOptions {
         flushThreads = a.intValue("flush-threads", 1, 1, 256);
     }
 
-    /** {@code --sstable-version oa|nb}, default oa. */
+    /**
+     * {@code --sstable-version oa|nb}, default oa. {@code da} is named and refused: Flushline reads
+     * da sstables (dump, verify, compaction inputs) and does not write them yet.
+     */
     public static SSTableVersion sstableVersion(Args a) throws UsageException {
-        return SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(), SSTableVersion.NB.id()));
+        SSTableVersion v = SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(),
+                SSTableVersion.NB.id(), SSTableVersion.DA.id()));
+        try {
+            return v.checkWritable();
+        } catch (UnsupportedOperationException e) {
+            throw new UsageException("--" + SSTABLE_VERSION_OPTION + " " + v + ": " + e.getMessage());
+        }
     }
 
     /** {@code --compression CODEC}: a codec's command line name. */
