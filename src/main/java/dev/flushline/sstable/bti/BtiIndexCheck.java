@@ -31,7 +31,8 @@ import java.util.Arrays;
  * count, the first with the empty separator at the root; the block offsets rise from the end of
  * the partition header (and static row), each is where a row or range tombstone marker of the
  * partition starts, with the range deletion the payload says is open there (and none for the
- * first); the extra last entry is the partition's end-of-partition byte and opens nothing. For
+ * first); the extra last entry is the partition's end-of-partition byte and opens nothing; the
+ * separators rise in the trie's order. For
  * that the partition is read a second time, by a cursor of the check's own, when its end is
  * reported. Rows.db ends with the last entry. Not checked: that each separator lies between the
  * clusterings of the blocks around it (that needs the byte-comparable form of every clustering
@@ -57,6 +58,7 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
     private long rowsEnd;
     private TrieReader rowTrie;
     private SSTableCursor cursor;
+    private byte[] previousPath = new byte[32];
     private long[] blockOffsets = new long[16];
     private long[] openTimestamps = new long[16], openLocalTimes = new long[16];
 
@@ -178,8 +180,18 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
             openLocalTimes = new long[size];
         }
         int count = 0;
+        int previousLength = -1;
         long node;
         while ((node = rowTrie.nextPayload()) != TrieReader.NONE) {
+            // In order, the separators rise: a transition byte changed out of order shows here.
+            int length = rowTrie.pathLength();
+            if (previousLength >= 0 && Arrays.compareUnsigned(previousPath, 0, previousLength, rowTrie.path(), 0, length) >= 0) {
+                throw new CorruptSSTableException(rowsPath, node, "row index separator " + hex(rowTrie.path(), 0, length)
+                        + " of block " + count + " does not follow the previous one, " + hex(previousPath, 0, previousLength));
+            }
+            if (previousPath.length < length) previousPath = new byte[Math.max(length, previousPath.length * 2)];
+            System.arraycopy(rowTrie.path(), 0, previousPath, 0, length);
+            previousLength = length;
             if (count == entriesExpected) {
                 throw new CorruptSSTableException(rowsPath, node, "row index trie at " + root + " holds more than the "
                         + entriesExpected + " entries of its " + blockCount + " blocks");
