@@ -37,7 +37,8 @@ public final class EngineOptions {
             "  --sstable-version oa|nb       sstable version written (default oa, Cassandra 5.0); nb is for\n"
           + "                                Cassandra 4.x and for 5.0 nodes in storage_compatibility_mode:\n"
           + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
-          + "                                2038-01-19T03:14:06Z\n";
+          + "                                2038-01-19T03:14:06Z; da (Cassandra 5.0's BTI format) is read\n"
+          + "                                but not written yet\n";
 
     /** skiplist or sharded. */
     public final String memtable;

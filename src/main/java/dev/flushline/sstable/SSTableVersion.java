@@ -32,9 +32,10 @@ import dev.flushline.data.Cell;
  *
  * <p>How {@code da} (Cassandra 5.0's BTI format) differs from {@code oa}: only in its partition
  * index, Partitions.db and Rows.db in place of Index.db and Summary.db (see {@link SSTableFormat#BTI}).
- * Cassandra 5.0.9 gives da exactly oa's feature set (unsigned local deletion times, the 1-byte LIVE
+ * Cassandra 5.0.9 gives da oa's feature set (unsigned local deletion times, the 1-byte LIVE
  * standalone deletion, improved min/max clustering, the partition-deletion marker, the key range
- * and token space coverage in STATS, originating host id, metadata checksums), so Data.db,
+ * and token space coverage in STATS, originating host id, metadata checksums; the one flag that
+ * differs, "accurate min/max", is read only with the legacy min/max lists neither has), so Data.db,
  * Statistics.db, Filter.db, CompressionInfo.db, CRC.db and Digest.crc32 of a da sstable are byte
  * for byte those of the oa sstable of the same data. Flushline reads da and does not write it yet
  * ({@link #checkWritable}).
