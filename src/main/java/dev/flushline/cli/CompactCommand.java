@@ -36,8 +36,8 @@ public final class CompactCommand {
             "Usage: flushline compact --schema table.cql --input DIR [--input DIR]... (--out DIR | --in-place) [options] [--json]\n"
           + "\n"
           + "Major compaction: merges every complete sstable (one with a TOC.txt) of the table found under the\n"
-          + "inputs (oa or nb) into new Cassandra 5.0 'oa' (or, with --sstable-version nb, 'nb') sstables under\n"
-          + "--out, in the layout the inputs use (DIR/<keyspace>/<table>-<table id>/), or in place. Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
+          + "inputs (oa, nb or da, mixed as they come) into new Cassandra 5.0 'oa' (or, with --sstable-version nb,\n"
+          + "'nb') sstables under --out, in the layout the inputs use (DIR/<keyspace>/<table>-<table id>/), or in place. Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
           + "timestamp, tombstones win ties, then expiry, then value bytes); whatever a partition, range, row or\n"
           + "complex deletion shadows is dropped; TTL cells that have expired become tombstones; tombstones whose\n"
           + "local deletion time is older than now - gc grace are purged (every sstable of the table takes part,\n"
@@ -77,7 +77,8 @@ public final class CompactCommand {
           + "                                nor --split-tokens or --in-place\n"
           + EngineOptions.SSTABLE_VERSION_HELP
           + "                                (nb: inputs with a later expiry or tombstone are refused; not with\n"
-          + "                                --in-place, whose transaction log records oa sstables only)\n"
+          + "                                --in-place, whose transaction log records oa sstables only, so\n"
+          + "                                --in-place takes oa inputs only)\n"
           + "  --in-place                    replace the inputs in their own table directory instead of writing\n"
           + "                                to --out (then not given): one --input table directory; the outputs\n"
           + "                                and the removal of the inputs go through a transaction log in\n"
@@ -363,9 +364,7 @@ public final class CompactCommand {
     }
 
     private static boolean holdsSSTables(Path dir) throws IOException {
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*-big-*")) {
-            return ds.iterator().hasNext();
-        }
+        return SSTableFiles.anyIn(dir);
     }
 
     /**

@@ -45,7 +45,7 @@ public final class DumpCommand {
             "Usage: flushline dump --schema table.cql [--table NAME] SSTABLE_OR_DIR... [-k KEY]... [-d] [-t] [-l]\n"
           + "       [--format json|jsonl] [--now EPOCH_SECONDS]\n"
           + "\n"
-          + "Prints the partitions of Cassandra 5.0 'oa' (or 4.x 'nb') BIG sstables as JSON, in the same layout\n"
+          + "Prints the partitions of Cassandra 5.0 'oa' BIG and 'da' BTI (or 4.x 'nb' BIG) sstables as JSON, in the same layout\n"
           + "as Cassandra 5.0.9's sstabledump: one array of partitions, each with its key, position in Data.db\n"
           + "(uncompressed), partition deletion, static row, rows (liveness, deletion, cells with timestamps, TTLs\n"
           + "and local deletion times, collection elements) and range tombstone bounds and boundaries. The output\n"

@@ -37,7 +37,8 @@ public final class EngineOptions {
             "  --sstable-version oa|nb       sstable version written (default oa, Cassandra 5.0); nb is for\n"
           + "                                Cassandra 4.x and for 5.0 nodes in storage_compatibility_mode:\n"
           + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
-          + "                                2038-01-19T03:14:06Z\n";
+          + "                                2038-01-19T03:14:06Z; da (Cassandra 5.0's BTI format) is read\n"
+          + "                                but not written yet\n";
 
     /** skiplist or sharded. */
     public final String memtable;
@@ -61,9 +62,18 @@ public final class EngineOptions {
         flushThreads = a.intValue("flush-threads", 1, 1, 256);
     }
 
-    /** {@code --sstable-version oa|nb}, default oa. */
+    /**
+     * {@code --sstable-version oa|nb}, default oa. {@code da} is named and refused: Flushline reads
+     * da sstables (dump, verify, compaction inputs) and does not write them yet.
+     */
     public static SSTableVersion sstableVersion(Args a) throws UsageException {
-        return SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(), SSTableVersion.NB.id()));
+        SSTableVersion v = SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(),
+                SSTableVersion.NB.id(), SSTableVersion.DA.id()));
+        try {
+            return v.checkWritable();
+        } catch (UnsupportedOperationException e) {
+            throw new UsageException("--" + SSTABLE_VERSION_OPTION + " " + v + ": " + e.getMessage());
+        }
     }
 
     /** {@code --compression CODEC}: a codec's command line name. */

@@ -23,10 +23,11 @@ public final class VerifyCommand {
     static final String HELP =
             "Usage: flushline verify --schema table.cql [--table NAME] SSTABLE_OR_DIR... [--extended] [--json]\n"
           + "\n"
-          + "Checks Cassandra 5.0 'oa' or 4.x 'nb' BIG sstables (ours or Cassandra's) and prints one line per sstable:\n"
+          + "Checks Cassandra 5.0 'oa' BIG or 'da' BTI, or 4.x 'nb' BIG sstables (ours or Cassandra's) and prints one\n"
+          + "line per sstable:\n"
           + "  OK <Data.db>\n"
           + "  CORRUPT <file>: <reason> at byte offset N\n"
-          + "  REFUSED <file>: <reason>          (another version or format than oa/big, or a schema mismatch)\n"
+          + "  REFUSED <file>: <reason>          (another version or format than oa, nb or da, or a schema mismatch)\n"
           + "  ERROR <file>: <I/O error>\n"
           + "  INCOMPLETE <Data.db>: ...        (a directory's sstable without TOC.txt: listed, not verified)\n"
           + "For a compressed Data.db, offsets found while decoding rows are in the uncompressed stream\n"

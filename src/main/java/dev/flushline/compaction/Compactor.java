@@ -205,7 +205,7 @@ public final class Compactor {
             }
 
             public Builder version(SSTableVersion version) {
-                this.version = java.util.Objects.requireNonNull(version, "sstable version");
+                this.version = java.util.Objects.requireNonNull(version, "sstable version").checkWritable();
                 return this;
             }
 

@@ -69,7 +69,7 @@ public final class FlushWriter {
             throw new IllegalArgumentException("the memtable holds local deletion time " + maxLdt + ", after the latest an "
                     + version + " sstable stores (" + version.maxLocalDeletionTime() + ", " + version.maxLocalDeletionTimeText() + ")");
         }
-        this.version = version;
+        this.version = version.checkWritable();
         this.memtable = memtable;
         this.schema = memtable.schema();
         CompressionParams compression = flushCompression.apply(schema.compressionParams());

@@ -3,7 +3,9 @@ package dev.flushline.sstable;
 /**
  * The files an sstable may have, of every format: the shared ones (Data.db, Statistics.db,
  * Filter.db, CompressionInfo.db or CRC.db, Digest.crc32, TOC.txt) and each format's partition
- * index (BIG: Index.db and Summary.db; see {@link SSTableFormat#indexComponents}). The declaration
+ * index (BIG: Index.db and Summary.db; BTI: Partitions.db and Rows.db; see
+ * {@link SSTableFormat#indexComponents}). The constants carry Cassandra's component type names;
+ * the file suffixes are Cassandra's. The declaration
  * order is the publish order: every component is complete and fsynced before the first rename,
  * Data.db is renamed after all the components a reader needs with it, and TOC.txt is renamed
  * last, so a crash mid-publish leaves at worst a generation without TOC.txt, which the next run
@@ -14,6 +16,8 @@ public enum Component {
     INDEX("Index.db"),
     COMPRESSION_INFO("CompressionInfo.db"),
     SUMMARY("Summary.db"),
+    PARTITION_INDEX("Partitions.db"),
+    ROW_INDEX("Rows.db"),
     FILTER("Filter.db"),
     CRC("CRC.db"),
     DIGEST("Digest.crc32"),

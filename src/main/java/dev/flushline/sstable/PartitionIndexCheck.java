@@ -8,9 +8,12 @@ package dev.flushline.sstable;
  *
  * <p>Granularity: calls per partition, never per row.
  *
+ * <p>Life cycle: the verifier closes the check when it is done, passed or not; a check may hold
+ * files open (BTI re-reads wide partitions through a cursor of its own).
+ *
  * <p>Thread safety: none; one per verification.
  */
-public interface PartitionIndexCheck {
+public interface PartitionIndexCheck extends AutoCloseable {
     /**
      * The partition with ordinal {@code ordinal} (0 for the first) starts at {@code dataPosition}
      * with key {@code key[keyOffset, keyOffset + keyLength)} and the given partition deletion.
@@ -26,4 +29,8 @@ public interface PartitionIndexCheck {
 
     /** Data.db ended after {@code partitions} partitions (first and last keys null when none). */
     void end(long partitions, byte[] firstKey, byte[] lastKey);
+
+    /** Releases what the check holds open; nothing by default. */
+    @Override
+    default void close() throws java.io.IOException {}
 }

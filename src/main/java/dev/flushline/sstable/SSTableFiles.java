@@ -15,10 +15,11 @@ import java.util.regex.Pattern;
 
 /**
  * The files of one published sstable found on disk: {@code <dir>/<version>-<id>-<format>-<Component>}.
- * Opening refuses anything that is not {@code oa-<id>-big} or {@code nb-<id>-big} (naming the file
- * and what it is), so no other version is ever decoded with these rules; the version found is
- * {@link #version()}, which the readers follow where the two differ ({@link SSTableVersion}). A directory yields every sstable that has a
- * TOC.txt (the last file a writer publishes), in generation order.
+ * Opening refuses anything that is not {@code oa-<id>-big}, {@code nb-<id>-big} or
+ * {@code da-<id>-bti} (naming the file and what it is), so no other version is ever decoded with
+ * these rules; the version found is {@link #version()}, which the readers follow where versions
+ * differ ({@link SSTableVersion}). A directory yields every sstable that has a TOC.txt (the last
+ * file a writer publishes), of any of these versions, in generation order.
  *
  * <p>Thread safety: immutable.
  */
@@ -47,14 +48,16 @@ public final class SSTableFiles {
         String name = abs.getFileName().toString();
         Matcher m = ANY_NAME.matcher(name);
         if (!m.matches()) {
-            throw new IncompatibleSSTableException(componentPath, "not an sstable component name (expected oa-<id>-big-<Component> or nb-<id>-big-<Component>)");
+            throw new IncompatibleSSTableException(componentPath, "not an sstable component name (expected oa-<id>-big-<Component>,"
+                    + " nb-<id>-big-<Component> or da-<id>-bti-<Component>)");
         }
         String versionId = m.group(1), format = m.group(3);
         SSTableVersion version = SSTableVersion.fromId(versionId);
         if (version == null || !version.format().id().equals(format)) {
             throw new IncompatibleSSTableException(componentPath, "sstable version '" + versionId + "' format '" + format
                     + "' is not supported; only versions 'oa' (Cassandra 5.0) and 'nb' (Cassandra 4.x) of format '"
-                    + SSTableFormat.BIG.id() + "' (BIG) are read");
+                    + SSTableFormat.BIG.id() + "' (BIG) and 'da' (Cassandra 5.0) of format '" + SSTableFormat.BTI.id()
+                    + "' (BTI) are read");
         }
         String id = m.group(2);
         Path dir = abs.getParent();
@@ -175,6 +178,22 @@ public final class SSTableFiles {
         }
         java.util.Collections.sort(out);
         return out;
+    }
+
+    /**
+     * Whether {@code dir} holds a file named as a component of an sstable of a version we read
+     * (complete or not): a table directory, as opposed to a directory of table directories.
+     */
+    public static boolean anyIn(Path dir) throws IOException {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                Matcher m = ANY_NAME.matcher(p.getFileName().toString());
+                if (!m.matches()) continue;
+                SSTableVersion v = SSTableVersion.fromId(m.group(1));
+                if (v != null && v.format().id().equals(m.group(3))) return true;
+            }
+        }
+        return false;
     }
 
     private static boolean hasTransactionLog(Path dir) throws IOException {

@@ -5,6 +5,8 @@ import dev.flushline.sstable.big.BigIndexCheck;
 import dev.flushline.sstable.big.BigIndexWriter;
 import dev.flushline.sstable.big.BigPartitionIndex;
 import dev.flushline.sstable.big.SummaryReader;
+import dev.flushline.sstable.bti.BtiIndexCheck;
+import dev.flushline.sstable.bti.BtiPartitionIndex;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -13,10 +15,11 @@ import java.nio.file.Path;
  * The sstable formats, each a way of indexing partitions beside the shared components. Every
  * format writes the same Data.db rows, Statistics.db, Filter.db, CompressionInfo.db or CRC.db,
  * Digest.crc32 and TOC.txt, through the same writer and transaction log; what differs is the
- * partition index (BIG: Index.db and Summary.db), behind {@link PartitionIndexWriter},
- * {@link PartitionIndex} and {@link PartitionIndexCheck}, each format's in its own sub-package.
- * A second format (BTI: Partitions.db and Rows.db) is one more constant here, its versions in
- * {@link SSTableVersion}, and its sub-package; nothing above {@code sstable} changes.
+ * partition index (BIG: Index.db and Summary.db; BTI: Partitions.db and Rows.db), behind
+ * {@link PartitionIndexWriter}, {@link PartitionIndex} and {@link PartitionIndexCheck}, each
+ * format's in its own sub-package ({@code big}, {@code bti}). A format is one constant here, its
+ * versions in {@link SSTableVersion}, and its sub-package; nothing above {@code sstable} changes.
+ * BTI is read (dump, verify, compaction inputs) and not written yet.
  *
  * <p>The format of an sstable comes from its version ({@link SSTableVersion#format()}), and is
  * picked once per sstable: the writer and readers ask it for their index object when they open,
@@ -54,6 +57,44 @@ public enum SSTableFormat {
             SummaryReader s = SummaryReader.open(files); // it holds both keys: no walk of Index.db
             return new byte[][] {s.firstKey, s.lastKey};
         }
+    },
+
+    /**
+     * Cassandra 5.0's trie-indexed format: Partitions.db, a byte-ordered trie of the shortest
+     * unique prefixes of the partition keys, and Rows.db, a row index trie per wide partition.
+     * Read only: its writer refuses.
+     */
+    BTI("bti", Component.PARTITION_INDEX, Component.ROW_INDEX) {
+        @Override
+        PartitionIndexWriter newIndexWriter(Descriptor descriptor, TableSchema schema) {
+            throw new UnsupportedOperationException("writing da is not implemented yet");
+        }
+
+        @Override
+        boolean isWritable() {
+            return false;
+        }
+
+        @Override
+        PartitionIndex openIndex(SSTableFiles files, TableSchema schema) throws IOException {
+            return BtiPartitionIndex.open(files, schema);
+        }
+
+        @Override
+        PartitionIndexCheck openIndexCheck(SSTableFiles files, TableSchema schema) throws IOException {
+            return BtiIndexCheck.open(files, schema);
+        }
+
+        @Override
+        Path missingIndexComponent(SSTableFiles files) {
+            // Rows.db is read only for a partition the trie sends there; a missing one is named then.
+            return files.has(Component.PARTITION_INDEX) ? null : files.path(Component.PARTITION_INDEX);
+        }
+
+        @Override
+        byte[][] boundaryKeys(SSTableFiles files) throws IOException {
+            return BtiPartitionIndex.boundaryKeys(files); // Partitions.db's footer holds both
+        }
     };
 
     private final String id;
@@ -70,8 +111,17 @@ public enum SSTableFormat {
     /** The components the format's partition index writer writes, beside the shared ones. */
     Component[] indexComponents() { return indexComponents.clone(); }
 
-    /** Opens the partition index writer of a new sstable; its files go to the descriptor's staging directory. */
+    /**
+     * Opens the partition index writer of a new sstable; its files go to the descriptor's staging directory.
+     *
+     * @throws UnsupportedOperationException for a format that is not {@link #isWritable()}
+     */
     abstract PartitionIndexWriter newIndexWriter(Descriptor descriptor, TableSchema schema) throws IOException;
+
+    /** Whether Flushline writes this format (see {@link SSTableVersion#checkWritable()}). */
+    boolean isWritable() {
+        return true;
+    }
 
     /** See {@link PartitionIndex#open}. */
     abstract PartitionIndex openIndex(SSTableFiles files, TableSchema schema) throws IOException;
@@ -85,7 +135,7 @@ public enum SSTableFormat {
     /** See {@link PartitionIndex#boundaryKeys}. */
     abstract byte[][] boundaryKeys(SSTableFiles files) throws IOException;
 
-    /** {@code big}, or {@code big|bti} once there are two: for usage texts and file name patterns. */
+    /** {@code big|bti}: for file name patterns. */
     public static String choices() {
         return SSTableVersion.alternatives(values());
     }

@@ -22,7 +22,9 @@ import java.util.zip.CRC32;
  * partition index agrees with Data.db partition by partition, as the format's
  * {@link PartitionIndexCheck} checks it (BIG: Index.db has exactly those keys at those positions,
  * with promoted indexes whose header, deletion and blocks match the partition; Summary.db samples
- * Index.db at its interval and has the first and last keys); Statistics.db's first/last keys and
+ * Index.db at its interval and has the first and last keys; BTI: Partitions.db's trie holds
+ * exactly those keys in order, Rows.db's row indexes start their blocks where rows start);
+ * Statistics.db's first/last keys and
  * its partition, row and column-set counts match. With {@code extended}, every key, clustering
  * value, cell path and cell value is also validated against its column's type.
  *
@@ -39,7 +41,14 @@ public final class SSTableVerifier {
         StatisticsReader.Metadata meta = StatisticsReader.read(statsPath, files.readAll(Component.STATISTICS), schema, true, files.version());
         if (files.has(Component.DIGEST)) checkDigest(files);
 
-        PartitionIndexCheck index = files.version().format().openIndexCheck(files, schema);
+        try (PartitionIndexCheck index = files.version().format().openIndexCheck(files, schema)) { // may be null
+            verifyData(files, schema, extended, meta, index);
+        }
+    }
+
+    private static void verifyData(SSTableFiles files, TableSchema schema, boolean extended, StatisticsReader.Metadata meta,
+                                   PartitionIndexCheck index) throws IOException {
+        Path statsPath = files.path(Component.STATISTICS);
         Filter filter = files.has(Component.FILTER) ? Filter.read(files.path(Component.FILTER), files.readAll(Component.FILTER)) : null;
 
         Path dataPath = files.path(Component.DATA);

@@ -3,8 +3,8 @@ package dev.flushline.sstable;
 import dev.flushline.data.Cell;
 
 /**
- * The sstable versions Flushline writes and reads, each of one {@link SSTableFormat} (both are
- * BIG's today). The version is chosen once per sstable (by the caller, never by global state) and
+ * The sstable versions Flushline reads and (all but da) writes, each of one {@link SSTableFormat}
+ * (oa and nb are BIG's, da is BTI's). The version is chosen once per sstable (by the caller, never by global state) and
  * travels with its {@link Descriptor}; every layout that differs between versions asks it at
  * partition, index-entry or component granularity, never per cell, because nothing in a cell's or
  * a row's bytes depends on it. The format, and so the partition index, comes from the version.
@@ -30,20 +30,34 @@ import dev.flushline.data.Cell;
  *       File names start with the version.</li>
  * </ul>
  *
+ * <p>How {@code da} (Cassandra 5.0's BTI format) differs from {@code oa}: only in its partition
+ * index, Partitions.db and Rows.db in place of Index.db and Summary.db (see {@link SSTableFormat#BTI}).
+ * Cassandra 5.0.9 gives da oa's feature set (unsigned local deletion times, the 1-byte LIVE
+ * standalone deletion, improved min/max clustering, the partition-deletion marker, the key range
+ * and token space coverage in STATS, originating host id, metadata checksums; the one flag that
+ * differs, "accurate min/max", is read only with the legacy min/max lists neither has), so Data.db,
+ * Statistics.db, Filter.db, CompressionInfo.db, CRC.db and Digest.crc32 of a da sstable are byte
+ * for byte those of the oa sstable of the same data. Flushline reads da and does not write it yet
+ * ({@link #checkWritable}).
+ *
  * <p>Thread safety: immutable.
  */
 public enum SSTableVersion {
-    OA("oa", SSTableFormat.BIG, Cell.MAX_DELETION_TIME, "2106-02-07T06:28:13Z"),
-    NB("nb", SSTableFormat.BIG, Integer.MAX_VALUE - 1, "2038-01-19T03:14:06Z");
+    OA("oa", SSTableFormat.BIG, true, Cell.MAX_DELETION_TIME, "2106-02-07T06:28:13Z"),
+    NB("nb", SSTableFormat.BIG, false, Integer.MAX_VALUE - 1, "2038-01-19T03:14:06Z"),
+    DA("da", SSTableFormat.BTI, true, Cell.MAX_DELETION_TIME, "2106-02-07T06:28:13Z");
 
     private final String id;
     private final SSTableFormat format;
+    private final boolean unsignedDeletionTime;
     private final long maxLocalDeletionTime;
     private final String maxLocalDeletionTimeText;
 
-    SSTableVersion(String id, SSTableFormat format, long maxLocalDeletionTime, String maxLocalDeletionTimeText) {
+    SSTableVersion(String id, SSTableFormat format, boolean unsignedDeletionTime, long maxLocalDeletionTime,
+                   String maxLocalDeletionTimeText) {
         this.id = id;
         this.format = format;
+        this.unsignedDeletionTime = unsignedDeletionTime;
         this.maxLocalDeletionTime = maxLocalDeletionTime;
         this.maxLocalDeletionTimeText = maxLocalDeletionTimeText;
     }
@@ -59,8 +73,40 @@ public enum SSTableVersion {
         return id + "-" + generation + "-" + format.id() + "-";
     }
 
-    /** Local deletion times (expiry, tombstones) are stored as unsigned ints: oa only. */
-    public boolean hasUnsignedDeletionTime() { return this == OA; }
+    /**
+     * Local deletion times (expiry, tombstones) are stored as unsigned ints, and standalone deletion
+     * times in oa's form (see {@link DeletionTimeLayout}): oa and da; nb's are signed.
+     */
+    public boolean hasUnsignedDeletionTime() { return unsignedDeletionTime; }
+
+    /** Whether Flushline writes sstables of this version (oa and nb; not da yet). */
+    public boolean isWritable() { return format.isWritable(); }
+
+    /**
+     * Refuses, by name, a version Flushline cannot write: every writer's options call it when the
+     * version is chosen, so a run asked to write da stops before it reads any input.
+     *
+     * @throws UnsupportedOperationException for da
+     */
+    public SSTableVersion checkWritable() {
+        if (!isWritable()) {
+            throw new UnsupportedOperationException("writing " + id + " (" + format.name() + ") sstables is not implemented yet;"
+                    + " Flushline reads them: write " + writableChoices() + " instead");
+        }
+        return this;
+    }
+
+    /** {@code oa|nb}: the versions Flushline writes, for usage texts. */
+    public static String writableChoices() {
+        SSTableVersion[] all = values();
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < all.length; i++) {
+            if (!all[i].isWritable()) continue;
+            if (b.length() > 0) b.append('|');
+            b.append(all[i].id);
+        }
+        return b.toString();
+    }
 
     /**
      * The latest local deletion time this version stores and reads back (expiry of a TTL, or a
@@ -80,7 +126,7 @@ public enum SSTableVersion {
         return null;
     }
 
-    /** {@code oa|nb}: for usage texts and file name patterns. */
+    /** {@code oa|nb|da}: every version read, for file name patterns. */
     public static String choices() {
         return alternatives(values());
     }

@@ -11,7 +11,8 @@
  * log. What differs between formats is the partition index, drawn at partition granularity as
  * {@link dev.flushline.sstable.PartitionIndexWriter}, {@link dev.flushline.sstable.PartitionIndex}
  * and {@link dev.flushline.sstable.PartitionIndexCheck}; each format implements them in its own
- * sub-package ({@code big}: Index.db and Summary.db), and
+ * sub-package ({@code big}: Index.db and Summary.db; {@code bti}: Partitions.db and Rows.db, read
+ * only), and
  * {@link dev.flushline.sstable.SSTableFormat}, picked from the sstable's version once per sstable,
  * makes them. Code outside this package names neither a format's classes nor its component files.
  */

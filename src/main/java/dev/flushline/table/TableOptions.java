@@ -273,7 +273,7 @@ public final class TableOptions {
         }
 
         public Builder sstableVersion(SSTableVersion version) {
-            this.version = Objects.requireNonNull(version);
+            this.version = Objects.requireNonNull(version).checkWritable();
             return this;
         }
 

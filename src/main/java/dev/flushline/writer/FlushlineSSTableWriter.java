@@ -458,7 +458,7 @@ public final class FlushlineSSTableWriter implements Closeable {
         public Builder withSSTableVersion(String version) {
             if (!SUPPORTED_VERSIONS.contains(version)) {
                 throw new IllegalArgumentException("sstable version '" + version + "' is not supported; this writer writes "
-                        + SUPPORTED_VERSIONS + " (BIG format)");
+                        + SUPPORTED_VERSIONS + " (BIG format; writing da, BTI, is not implemented yet)");
             }
             this.version = version;
             return this;

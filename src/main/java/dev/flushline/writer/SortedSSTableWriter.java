@@ -929,7 +929,7 @@ public final class SortedSSTableWriter implements AutoCloseable {
         public Builder sstableVersion(String id) {
             if (!FlushlineSSTableWriter.SUPPORTED_VERSIONS.contains(id)) {
                 throw new IllegalArgumentException("sstable version '" + id + "' is not supported; this writer writes "
-                        + FlushlineSSTableWriter.SUPPORTED_VERSIONS + " (BIG format)");
+                        + FlushlineSSTableWriter.SUPPORTED_VERSIONS + " (BIG format; writing da, BTI, is not implemented yet)");
             }
             this.version = SSTableVersion.fromId(id);
             return this;

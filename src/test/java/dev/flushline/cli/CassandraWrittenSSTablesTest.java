@@ -202,19 +202,15 @@ class CassandraWrittenSSTablesTest {
     }
 
     static Model model(TableSchema schema, String cql, long seed, int[] size, Path dir, boolean rangeDeletes) throws IOException {
-        Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
         RandomUpdates gen = new RandomUpdates(schema, seed, NOW, size[0], size[1]);
         if (!rangeDeletes) gen.rangeDeleteChance = 0;
-        for (PartitionUpdate u : gen.next(size[2])) m.apply(u);
-        m.seal();
-        try {
-            FlushWriter writer = new FlushWriter(m);
-            FlushResult r = writer.write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir), true, null, 0);
-            assertTrue(r != null, "the operations leave something to flush");
-            return new Model(CassandraReader.readAll(dir, cql), writer.header().stats());
-        } finally {
-            m.discard();
-        }
+        return model(schema, cql, gen, size[2], dir);
+    }
+
+    /** As above, with the generator's knobs set by the caller: {@code operations} of {@code gen}. */
+    static Model model(TableSchema schema, String cql, RandomUpdates gen, int operations, Path dir) throws IOException {
+        dev.flushline.testing.FlushedModel m = dev.flushline.testing.FlushedModel.of(schema, cql, gen, operations, dir);
+        return new Model(m.partitions(), m.stats());
     }
 
     static void writeWithCqlSSTableWriter(Path dir, String cql, String table, int rows) throws IOException {

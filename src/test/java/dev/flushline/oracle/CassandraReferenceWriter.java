@@ -83,7 +83,7 @@ public final class CassandraReferenceWriter {
     }
 
     /**
-     * As above, in BIG version {@code version} ("oa", "nb"; null = the format's latest, oa in a client JVM).
+     * As above, in version {@code version} ("oa", "nb" of BIG, "da" of BTI; null = BIG's latest, oa in a client JVM).
      * Cassandra's writer follows the Descriptor's version everywhere (deletion times, STATS), which is what a
      * node in storage_compatibility_mode CASSANDRA_4 does when its latest version is nb.
      */
@@ -143,7 +143,7 @@ public final class CassandraReferenceWriter {
         return writeFlush(dir, table, partitions, columns, stats, keyCount, null);
     }
 
-    /** As above, in BIG version {@code version} (null = the format's latest). */
+    /** As above, in version {@code version} ("oa", "nb", "da"; null = BIG's latest). */
     public static Path writeFlush(Path dir, TableMetadata table, List<? extends AbstractBTreePartition> partitions,
                                   RegularAndStaticColumns columns, EncodingStats stats, long keyCount, String version) {
         return writeFlush(dir, table, partitions, columns, stats, keyCount, version, null);
@@ -184,7 +184,7 @@ public final class CassandraReferenceWriter {
         SequenceBasedSSTableId id = new SequenceBasedSSTableId(nextGeneration(dir));
         Descriptor descriptor = version == null
                 ? new Descriptor(new File(dir.toAbsolutePath()), table.keyspace, table.name, id, BigFormat.getInstance())
-                : new Descriptor(version, new File(dir.toAbsolutePath()), table.keyspace, table.name, id, BigFormat.getInstance());
+                : new Descriptor(version, new File(dir.toAbsolutePath()), table.keyspace, table.name, id, formatOf(version));
         SerializationHeader header = new SerializationHeader(true, table, columns, stats);
         // What SSTableTxnWriter.create does, in a FLUSH transaction instead of a WRITE one.
         LifecycleTransaction txn = LifecycleTransaction.offline(OperationType.FLUSH);
@@ -208,6 +208,11 @@ public final class CassandraReferenceWriter {
             }
         }
         return Path.of(descriptor.fileFor(org.apache.cassandra.io.sstable.format.SSTableFormat.Components.DATA).absolutePath());
+    }
+
+    /** The format of sstable version {@code version}: BTI for "da", BIG for "oa" and "nb". */
+    public static org.apache.cassandra.io.sstable.format.SSTableFormat<?, ?> formatOf(String version) {
+        return version.startsWith("d") ? DatabaseDescriptor.getSSTableFormats().get("bti") : BigFormat.getInstance();
     }
 
     /** Next free sequence generation in the folder (1 for an empty folder), like CQLSSTableWriter picks. */

@@ -3,8 +3,8 @@ package dev.flushline.sstable;
 import dev.flushline.data.DeletionTime;
 import dev.flushline.io.FixedBuffer;
 import dev.flushline.oracle.CassandraOracle;
+import dev.flushline.oracle.CassandraReferenceWriter;
 import org.apache.cassandra.io.sstable.format.Version;
-import org.apache.cassandra.io.sstable.format.big.BigFormat;
 import org.apache.cassandra.io.util.DataOutputBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -24,12 +24,12 @@ class DeletionTimeLayoutTest {
     void bytesAreCassandras() throws Exception {
         CassandraOracle.init();
         for (SSTableVersion v : SSTableVersion.values()) {
-            Version cv = BigFormat.getInstance().getVersion(v.id());
+            Version cv = CassandraReferenceWriter.formatOf(v.id()).getVersion(v.id()); // da is BTI's
             for (long[] c : CASES) {
                 DeletionTime d = DeletionTime.of(c[0], c[1]);
                 org.apache.cassandra.db.DeletionTime theirs = d.isLive() ? org.apache.cassandra.db.DeletionTime.LIVE
                         : org.apache.cassandra.db.DeletionTime.build(c[0], c[1]);
-                if (v == SSTableVersion.OA && !d.isLive() && c[0] < 0) {
+                if (v.hasUnsignedDeletionTime() && !d.isLive() && c[0] < 0) {
                     assertThrows(IllegalArgumentException.class, () -> DeletionTimeLayout.put(v, new FixedBuffer(12), d));
                     continue;
                 }

@@ -14,10 +14,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The format seam, read from the main sources: a format's partition index lives in its
- * sub-package of sstable ({@code sstable/big}), and the rest of the code reaches it only through
+ * sub-package of sstable ({@code sstable/big}, {@code sstable/bti}), and the rest of the code reaches it only through
  * PartitionIndexWriter, PartitionIndex and PartitionIndexCheck. Outside sstable no code names an
  * index component or a class of a format; inside sstable only SSTableFormat names a format's
- * package, and only it and Component's declaration name BIG's components. Comments and string
+ * package, and only it and Component's declaration name the formats' components; the formats
+ * import nothing above sstable, nor each other. Comments and string
  * literals are not code: help texts may describe what BIG's files hold.
  */
 class FormatSeamLayeringTest {
@@ -26,7 +27,8 @@ class FormatSeamLayeringTest {
     /** What only a format, or the seam inside sstable, may name. */
     private static final String[] FORMAT_NAMES = {"sstable.big", "Component.INDEX", "Component.SUMMARY", "IndexReader",
             "SummaryReader", "SummaryBuilder", "BigIndex", "BigPartitionIndex", "RowIndexBlocks", "PartitionIndexWriter",
-            "PartitionIndexCheck"};
+            "PartitionIndexCheck", "sstable.bti", "Component.PARTITION_INDEX", "Component.ROW_INDEX", "BtiPartitionIndex",
+            "BtiIndexCheck", "TrieReader", "TrieNodeLayout", "PartitionsLayout", "RowsLayout", "DecoratedKeyBytes"};
 
     @Test
     void nothingOutsideSstableNamesTheIndexComponentsOrAFormat() throws IOException {
@@ -51,7 +53,8 @@ class FormatSeamLayeringTest {
                 String name = f.getFileName().toString();
                 String code = code(Files.readString(f));
                 if (name.equals("SSTableFormat.java") || name.equals("Component.java")) continue;
-                for (String forbidden : new String[] {"sstable.big", "Component.INDEX", "Component.SUMMARY", "INDEX,", "SUMMARY,"}) {
+                for (String forbidden : new String[] {"sstable.big", "Component.INDEX", "Component.SUMMARY", "INDEX,", "SUMMARY,",
+                        "sstable.bti", "Component.PARTITION_INDEX", "Component.ROW_INDEX", "PARTITION_INDEX,", "ROW_INDEX,"}) {
                     if (code.contains(forbidden)) bad.add(name + " names " + forbidden);
                 }
             }
@@ -59,17 +62,25 @@ class FormatSeamLayeringTest {
         assertEquals(List.of(), bad);
         assertTrue(code(Files.readString(MAIN.resolve("sstable/SSTableFormat.java"))).contains("sstable.big.BigIndexWriter"),
                 "the check looks at the right files: SSTableFormat makes the BIG index writer");
+        assertTrue(code(Files.readString(MAIN.resolve("sstable/SSTableFormat.java"))).contains("sstable.bti.BtiPartitionIndex"),
+                "and opens the BTI partition index");
     }
 
     @Test
-    void theFormatPackageBuildsOnSstableAndNothingAboveIt() throws IOException {
+    void theFormatPackagesBuildOnSstableAndNothingAboveIt() throws IOException {
         List<String> bad = new ArrayList<>();
-        for (Path f : javaFiles(MAIN.resolve("sstable/big"))) {
+        List<Path> files = javaFiles(MAIN.resolve("sstable/big"));
+        files.addAll(javaFiles(MAIN.resolve("sstable/bti")));
+        assertTrue(files.size() > 10, files.toString());
+        for (Path f : files) {
             String code = code(Files.readString(f));
             for (String above : new String[] {"dev.flushline.flush", "dev.flushline.compaction", "dev.flushline.memtable",
                     "dev.flushline.commitlog", "dev.flushline.table", "dev.flushline.cli", "dev.flushline.writer", "org.apache.cassandra"}) {
                 if (code.contains(above)) bad.add(f.getFileName() + " names " + above);
             }
+            // and neither format names the other
+            String other = f.startsWith(MAIN.resolve("sstable/big")) ? "sstable.bti" : "sstable.big";
+            if (code.contains(other)) bad.add(f.getFileName() + " names " + other);
         }
         assertEquals(List.of(), bad);
     }
