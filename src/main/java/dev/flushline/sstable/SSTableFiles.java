@@ -181,16 +181,19 @@ public final class SSTableFiles {
     }
 
     /**
-     * Whether {@code dir} holds a file named as a component of an sstable of a version we read
-     * (complete or not): a table directory, as opposed to a directory of table directories.
+     * Whether {@code dir} holds a file named as an sstable component of one of our formats (any
+     * version, complete or not): a table directory, as opposed to a directory of table
+     * directories. A version we do not read is then refused by name when the directory is read.
      */
     public static boolean anyIn(Path dir) throws IOException {
+        SSTableFormat[] formats = SSTableFormat.values();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
                 Matcher m = ANY_NAME.matcher(p.getFileName().toString());
                 if (!m.matches()) continue;
-                SSTableVersion v = SSTableVersion.fromId(m.group(1));
-                if (v != null && v.format().id().equals(m.group(3))) return true;
+                for (SSTableFormat f : formats) {
+                    if (f.id().equals(m.group(3))) return true;
+                }
             }
         }
         return false;

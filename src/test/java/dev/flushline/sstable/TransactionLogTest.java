@@ -303,7 +303,8 @@ class TransactionLogTest {
             Descriptor out = txn.reserveOutput();
             Files.write(out.stagingPath(Component.DATA), new byte[] {1});
             assertEquals(new Leftovers.Result(List.of(), List.of()), Leftovers.clean(dir), "a live output's staging dir stays");
-            for (Component c : Component.values()) if (c != Component.COMPRESSION_INFO) Files.write(out.path(c), new byte[] {2});
+            // an uncompressed oa sstable's components (Component also lists other formats')
+            for (Component c : Component.tocOrder(SSTableFormat.BIG, false, true)) Files.write(out.path(c), new byte[] {2});
             Files.delete(out.stagingPath(Component.DATA));
             Files.delete(out.stagingDir());
             out.releaseReservation(); // as SSTableWriter.finish does: the transaction keeps the generation
@@ -380,7 +381,7 @@ class TransactionLogTest {
             Descriptor empty = txn.reserveOutput();
             SSTableWriter.deleteStaging(empty); // e.g. every partition of its range was purged
             Descriptor out = txn.reserveOutput();
-            for (Component c : Component.values()) if (c != Component.COMPRESSION_INFO) Files.write(out.path(c), new byte[] {3});
+            for (Component c : Component.tocOrder(SSTableFormat.BIG, false, true)) Files.write(out.path(c), new byte[] {3});
             SSTableWriter.deleteStaging(out);
             txn.obsolete(1);
             txn.obsolete(2);

@@ -22,8 +22,8 @@ import java.util.Arrays;
  * <p>Partitions.db: the trie's entries, in order, are exactly Data.db's partitions: each entry
  * points at its partition (in Data.db directly, or through a Rows.db entry holding the same key
  * and position), the transition bytes that lead to it are a prefix of the key's byte-comparable
- * form, its hash byte is the key's; the footer counts the partitions and holds the first and last
- * keys. (Cassandra's verifier reads every key through the index and compares it and its position
+ * form and ends in a leaf (so that a lookup of the key stops there), its hash byte is the key's;
+ * the footer counts the partitions and holds the first and last keys. (Cassandra's verifier reads every key through the index and compares it and its position
  * with Data.db's; this is that and more.)
  *
  * <p>Rows.db, for each partition that has a row index: the entry's partition deletion is Data.db's;
@@ -105,6 +105,11 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
             throw new CorruptSSTableException(partitionsPath, at, "the trie's path to entry " + ordinal + " ("
                     + hex(trie.path(), 0, pathLength) + ") is not a prefix of partition " + hex(b, ko, kl) + "'s key form "
                     + hex(encoded, 0, n));
+        }
+        if (pathLength < n && trie.slots(at) > 0) {
+            // A lookup follows the key's form past a prefix that has branches, and so would miss this entry.
+            throw new CorruptSSTableException(partitionsPath, at, "the trie's entry " + ordinal + " for partition " + hex(b, ko, kl)
+                    + " has branches below it; a lookup of the key would not stop there");
         }
         int h = index.payloadHash(at);
         if (h >= 0 && h != PartitionsLayout.hashByte(hash[1])) {
