@@ -65,25 +65,7 @@ final class ColumnSelector {
 
     private static String name(String s, int[] at, String what) {
         int p = at[0];
-        if (p < s.length() && s.charAt(p) == '"') {
-            StringBuilder sb = new StringBuilder();
-            p++;
-            while (true) {
-                if (p >= s.length()) throw new IllegalArgumentException("unterminated quoted name");
-                char c = s.charAt(p++);
-                if (c == '"') {
-                    if (p < s.length() && s.charAt(p) == '"') {
-                        sb.append('"');
-                        p++;
-                        continue;
-                    }
-                    break;
-                }
-                sb.append(c);
-            }
-            at[0] = p;
-            return sb.toString();
-        }
+        if (p < s.length() && s.charAt(p) == '"') return CqlLiteral.quotedName(s, at);
         int start = p;
         while (p < s.length() && s.charAt(p) != '.' && s.charAt(p) != '[') p++;
         if (p == start) throw new IllegalArgumentException("expected " + what);

@@ -205,6 +205,11 @@ final class CqlLiteral {
 
     /** A name in double quotes starting at at[0] (a quote doubled inside); moves at[0] past it. */
     private String quotedName(int[] at) {
+        return quotedName(s, at);
+    }
+
+    /** A name in double quotes in {@code s} starting at at[0] (a quote doubled inside); moves at[0] past it. */
+    static String quotedName(String s, int[] at) {
         StringBuilder sb = new StringBuilder();
         int p = at[0] + 1;
         while (true) {
