@@ -407,6 +407,22 @@ class DocsIT {
         assertTrue(ran >= 8 && outputs >= 5, "ran " + ran + " blocks, matched " + outputs + " outputs");
     }
 
+    /** The archive's own README (src/dist/README.md): its commands run as written in the unpacked archive. */
+    @Test
+    void theArchiveReadmeRunsInTheArchive() throws Exception {
+        Path readme = home.resolve("README.md");
+        assertTrue(!Files.readString(readme).contains("${"), "the archive's README is filtered: " + readme);
+        int ran = 0;
+        for (Block b : blocks(readme)) {
+            assertEquals("sh", b.info(), b.where() + ": the archive README's blocks are commands");
+            Run r = run(home, List.of("bash", "-e", "-o", "pipefail", "-c", b.text()), Map.of(), 600);
+            assertEquals(0, r.status(), b.where() + ":\n" + b.text() + "stdout:\n" + r.out() + "stderr:\n" + r.err());
+            assertTrue(r.out().contains("\"Shelbyville\""), "the dump shows the address field the update set: " + r.out());
+            ran++;
+        }
+        assertEquals(1, ran);
+    }
+
     /** Expected lines against actual ones: "..." in a line is any text, a line "..." alone any lines. */
     static boolean matches(String expected, String actual) {
         StringBuilder re = new StringBuilder();
