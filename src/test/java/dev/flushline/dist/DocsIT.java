@@ -125,11 +125,17 @@ class DocsIT {
 
     @Test
     void everyBlockIsOfAKnownKind() throws IOException {
-        List<String> problems = new ArrayList<>();
+        List<String> problems = kindProblems(pages());
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
         int count = 0;
-        for (Path page : pages()) {
+        for (Path page : pages()) count += blocks(page).size();
+        assertTrue(count > 50, "found only " + count + " code blocks");
+    }
+
+    static List<String> kindProblems(List<Path> pages) throws IOException {
+        List<String> problems = new ArrayList<>();
+        for (Path page : pages) {
             for (Block b : blocks(page)) {
-                count++;
                 String v = b.markerValue() == null ? "" : b.markerValue();
                 switch (b.info()) {
                     case "sh" -> {
@@ -159,8 +165,7 @@ class DocsIT {
                 }
             }
         }
-        assertTrue(problems.isEmpty(), String.join("\n", problems));
-        assertTrue(count > 50, "found only " + count + " code blocks");
+        return problems;
     }
 
     /** Every Java example marker names an example once across all the pages (the tests find it by name). */
@@ -175,8 +180,14 @@ class DocsIT {
 
     @Test
     void linksResolve() throws IOException {
+        List<String> broken = linkProblems(pages(), root);
+        assertTrue(broken.isEmpty(), "broken links:\n" + String.join("\n", broken));
+    }
+
+    /** Links of the pages that lead nowhere: a missing file (or one outside {@code base}), or a missing anchor. */
+    static List<String> linkProblems(List<Path> pages, Path base) throws IOException {
         List<String> broken = new ArrayList<>();
-        for (Path page : pages()) {
+        for (Path page : pages) {
             List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
             boolean fenced = false;
             for (int i = 0; i < lines.size(); i++) {
@@ -194,15 +205,15 @@ class DocsIT {
                     }
                     Path to = file.isEmpty() ? page : page.getParent().resolve(file).normalize();
                     String where = page.getFileName() + ":" + (i + 1) + ": " + target;
-                    if (!to.startsWith(root) || !Files.exists(to)) {
+                    if (!to.startsWith(base) || !Files.exists(to)) {
                         broken.add(where + " (no " + to + ")");
                     } else if (anchor != null && !anchors(to).contains(anchor)) {
-                        broken.add(where + " (no heading with anchor #" + anchor + " in " + root.relativize(to) + ")");
+                        broken.add(where + " (no heading with anchor #" + anchor + " in " + base.relativize(to) + ")");
                     }
                 }
             }
         }
-        assertTrue(broken.isEmpty(), "broken links:\n" + String.join("\n", broken));
+        return broken;
     }
 
     /** GitHub's heading anchors: lower case, punctuation dropped but '-' and '_', spaces to '-', repeats numbered. */
@@ -262,9 +273,14 @@ class DocsIT {
 
     @Test
     void everyDocumentedOptionIsOneTheCommandTakes() throws Exception {
+        List<String> problems = optionProblems(pages());
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
+    }
+
+    static List<String> optionProblems(List<Path> pages) throws Exception {
         List<String> problems = new ArrayList<>();
         String launcher = help("");
-        for (Path page : pages()) {
+        for (Path page : pages) {
             for (Block b : blocks(page)) {
                 if (!b.info().equals("sh") && !b.info().equals("usage")) continue;
                 // a usage line may continue on the lines below it, indented
@@ -291,7 +307,7 @@ class DocsIT {
                 }
             }
         }
-        assertTrue(problems.isEmpty(), String.join("\n", problems));
+        return problems;
     }
 
     @Test
@@ -343,12 +359,19 @@ class DocsIT {
     @Test
     void everyPageRunsAsWritten() throws Exception {
         List<String> failures = new ArrayList<>();
+        int[] counts = runPages(pages(), "page-", failures);
+        assertTrue(failures.isEmpty(), String.join("\n\n", failures));
+        assertTrue(counts[0] >= 8 && counts[1] >= 5, "ran " + counts[0] + " blocks, matched " + counts[1] + " outputs");
+    }
+
+    /** Runs the pages' blocks into {@code failures}; returns the sh blocks run and the outputs matched. */
+    static int[] runPages(List<Path> pages, String prefix, List<String> failures) throws Exception {
         int ran = 0, outputs = 0;
         DocsNode node = null;
         try {
-            for (Path page : pages()) {
+            for (Path page : pages) {
                 String name = page.getFileName().toString().replace(".md", "");
-                Path work = Files.createDirectories(tmp.resolve("page-" + name));
+                Path work = Files.createDirectories(tmp.resolve(prefix + name));
                 Files.createDirectories(work.resolve("bin"));
                 Files.createDirectories(work.resolve("scripts"));
                 Files.createSymbolicLink(work.resolve("bin/flushline"), home.resolve("bin/flushline"));
@@ -403,8 +426,54 @@ class DocsIT {
         } finally {
             if (node != null) node.close();
         }
-        assertTrue(failures.isEmpty(), String.join("\n\n", failures));
-        assertTrue(ran >= 8 && outputs >= 5, "ran " + ran + " blocks, matched " + outputs + " outputs");
+        return new int[] {ran, outputs};
+    }
+
+    /** The checks above fail on a page that breaks each of them. */
+    @Test
+    void theChecksCatchBrokenPages() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("broken-docs"));
+        Path page = dir.resolve("broken.md");
+        Files.writeString(page, String.join("\n",
+                "# Broken",
+                "",
+                "[gone](nowhere.md), [no anchor](#no-such-heading), [fine](#broken)",
+                "",
+                "```usage",
+                "flushline load --schema table.cql --no-such-option",
+                "```",
+                "",
+                "```sh",
+                "flushline verify --schema examples/table.cql no-such-dir/",
+                "```",
+                "",
+                "```sh",
+                "flushline --version",
+                "```",
+                "",
+                "<!-- docs-test: output -->",
+                "```text",
+                "flushline 0.0.0 ...",
+                "```",
+                "",
+                "```",
+                "no kind",
+                "```",
+                ""));
+        List<Path> pages = List.of(page);
+        List<String> links = linkProblems(pages, dir);
+        assertEquals(2, links.size(), links.toString());
+        assertTrue(links.get(0).contains("nowhere.md") && links.get(1).contains("#no-such-heading"), links.toString());
+        List<String> options = optionProblems(pages);
+        assertEquals(1, options.size(), options.toString());
+        assertTrue(options.get(0).contains("--no-such-option"), options.toString());
+        List<String> kinds = kindProblems(pages);
+        assertEquals(1, kinds.size(), kinds.toString());
+        List<String> failures = new ArrayList<>();
+        runPages(pages, "broken-", failures);
+        assertEquals(2, failures.size(), failures.toString());
+        assertTrue(failures.get(0).contains("exit status 1"), failures.get(0));
+        assertTrue(failures.get(1).contains("does not match"), failures.get(1));
     }
 
     /** The archive's own README (src/dist/README.md): its commands run as written in the unpacked archive. */
