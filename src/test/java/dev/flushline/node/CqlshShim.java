@@ -1,6 +1,8 @@
 package dev.flushline.node;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.ColumnDefinitions;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -11,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -40,8 +43,15 @@ public final class CqlshShim {
                 System.exit(2);
             }
         }
+        // cqlsh waits 10 s for a request and schema changes take a while on a loaded machine: the driver's 2 s
+        // default is too short for them (the node tests take the same bounds).
         try (CqlSession session = CqlSession.builder().addContactPoint(new InetSocketAddress(host, port))
-                .withLocalDatacenter("datacenter1").build()) {
+                .withLocalDatacenter("datacenter1")
+                .withConfigLoader(DriverConfigLoader.programmaticBuilder()
+                        .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
+                        .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, Duration.ofSeconds(30))
+                        .build())
+                .build()) {
             for (String s : statements) {
                 ResultSet rs = session.execute(s);
                 if (rs.getColumnDefinitions().size() > 0) print(rs);
