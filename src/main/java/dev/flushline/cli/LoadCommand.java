@@ -10,6 +10,7 @@ import dev.flushline.table.TableOptions;
 import dev.flushline.ops.BadInputException;
 import dev.flushline.ops.CsvOptions;
 import dev.flushline.ops.CsvReader;
+import dev.flushline.ops.InputFiles;
 import dev.flushline.ops.MutationSource;
 import dev.flushline.ops.OperationDecoder;
 import dev.flushline.ops.OperationReader;
@@ -148,7 +149,9 @@ public final class LoadCommand {
           + "  CommitLogPosition(segmentId=S, position=P), time spent: N ms, bytes flushed: B/(R per sec),\n"
           + "  partitions flushed: N/(R per sec), rows: N/(R per sec), cpu time: N ms, allocated: <MiB>\n"
           + "(all on one line), then a 'Loaded N operations ...' summary. Bad lines are reported on stderr as\n"
-          + "FILE:LINE: detail; progress of long flushes also goes to stderr.\n"
+          + "FILE:LINE: detail. Progress also goes to stderr, when reading takes longer than 2 s: the share of the\n"
+          + "input file read (its compressed bytes for gzip; bytes read from stdin or a pipe), lines, lines/s and\n"
+          + "MiB/s, and the flush that is running; a bar redrawn in place on a terminal, else a line every 5 s.\n"
           + "\n"
           + "Exit status: 0 ok; 1 bad input or usage (the operations before the line that stopped the load are\n"
           + "in complete sstables); 2 internal or I/O failure (also a corrupt commit log entry on replay).\n";
@@ -276,7 +279,8 @@ public final class LoadCommand {
         String repeatListPaths = hasMultiCellList(schema) ? " --now " + now + " --list-path-seed " + listPathSeed
                 + (csv != null ? " --timestamp " + csv.timestampMicros : "") : "";
         // Opened before the table, so that a CSV header that does not fit the table refuses the load up front.
-        MutationSource source = openInput(schema, input, stdin, decoder, csv);
+        InputFiles.Opened opened = InputFiles.openMetered(input, stdin);
+        MutationSource source = openInput(schema, input, opened.stream(), decoder, csv);
         if (csv != null && !a.has("timestamp")) {
             err.println("flushline load: the CSV rows are written at --timestamp " + csv.timestampMicros
                     + " (microseconds, the clock now); give it again to repeat this load exactly");
@@ -294,15 +298,17 @@ public final class LoadCommand {
             throw e;
         }
         Flusher flusher = table.flusher();
-        ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), err);
+        ProgressReporter.Input reading = new ProgressReporter.Input(source.source(), opened.meter());
+        ProgressReporter progress = new ProgressReporter(flusher, schema.toString(), reading, err);
         progress.start();
-        ReadAhead opened = null;
+        ReadAhead readAhead = null;
+        long taken = 0;
 
         // Reading, parsing and decoding run ahead on a thread of their own. The reader's counters used
         // below (lineNumber, noOps) are as of the item this thread last took, not as of how far the
         // read-ahead has got, so every number reported is what it was with one thread.
         try (ReadAhead reader = ReadAhead.start(source)) {
-            opened = reader;
+            readAhead = reader;
             try {
                 // With a commit log, operations go in groups: the group is appended, one fsync
                 // covers it (batch mode), then it reaches the memtable. One wait per group instead
@@ -323,6 +329,8 @@ public final class LoadCommand {
                         continue;
                     }
                     if (m == null) break;
+                    // For the progress report: a volatile store every 64 operations, not one per line.
+                    if ((++taken & 63) == 0) reading.linesRead(reader.lineNumber());
                     if (!durable) {
                         // The input line goes with it: after a failure the table says where the
                         // published prefix of the input ends.
@@ -389,7 +397,7 @@ public final class LoadCommand {
             if (!(e instanceof FlusherFailedException) && !durable) throw e;
             report.error(err, "flushline load: " + (e instanceof FlusherFailedException ? "flush failed" : "I/O error")
                     + " and the load stopped: " + dev.flushline.io.IoErrors.message(e));
-            reportStop(table, opened, input, csv != null && csv.header ? " (after its header line)" : "", sstables.get(),
+            reportStop(table, readAhead, input, csv != null && csv.header ? " (after its header line)" : "", sstables.get(),
                     dataBytes.get(), repeatListPaths, err);
             return 2;
         }
@@ -426,14 +434,23 @@ public final class LoadCommand {
                 + "; or use --commitlog so that a rerun replays");
     }
 
-    /** The input as JSON Lines operations, or as CSV rows when {@code csv} is given (its header read now). */
-    private static MutationSource openInput(TableSchema schema, String input, InputStream stdin, OperationDecoder decoder,
+    /** The opened input as JSON Lines operations, or as CSV rows when {@code csv} is given (its header read now); closed if refused. */
+    private static MutationSource openInput(TableSchema schema, String input, InputStream in, OperationDecoder decoder,
                                             CsvOptions csv) throws IOException, UsageException {
-        if (csv == null) return OperationReader.open(schema, input, stdin, decoder);
+        String name = input.equals("-") ? "<stdin>" : input;
+        if (csv == null) return new OperationReader(schema, in, name, decoder);
         try {
-            return CsvReader.open(input, stdin, decoder, csv);
+            return new CsvReader(in, name, decoder, csv);
         } catch (BadInputException e) {
+            in.close();
             throw new UsageException(e.getMessage());
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                in.close();
+            } catch (IOException x) {
+                e.addSuppressed(x);
+            }
+            throw e;
         }
     }
 

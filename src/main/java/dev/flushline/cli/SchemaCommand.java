@@ -43,7 +43,7 @@ public final class SchemaCommand {
     private SchemaCommand() {}
 
     static final String HELP =
-            "Usage: flushline schema SSTABLE_OR_DIR... [--schema table.cql [--table NAME]]\n"
+            "Usage: flushline schema SSTABLE_OR_DIR... [--schema table.cql [--table NAME]] [--json]\n"
           + "\n"
           + "Prints the CREATE TYPE and CREATE TABLE statements of the table whose sstables ('oa' or 'nb' BIG, ours or\n"
           + "Cassandra's) are given, recovered from the files: from Statistics.db's serialization header the\n"
@@ -66,11 +66,20 @@ public final class SchemaCommand {
           + "                   statements it uses, or a whole DESCRIBE KEYSPACE output), as dump and verify check them,\n"
           + "                   and print that table; a difference in compression is said on stderr, not refused\n"
           + "  --table NAME     with --schema: the table (t or ks.t) when the file defines several\n"
+          + "  --json           print one JSON object on one line instead of the CQL: command, status, wall_ms, cpu_ms;\n"
+          + "                   keyspace, table, id; key_names (\"placeholders\" for pk0/ck0.., or \"schema\" with\n"
+          + "                   --schema); partition_key, clustering (with order ASC or DESC), static and regular: lists\n"
+          + "                   of {name, type} in CQL; types: the user-defined types {keyspace, name, fields: [{name,\n"
+          + "                   type}]}, a type before the types that use it; compression: the table's compression map;\n"
+          + "                   bloom_filter_fp_chance; cql: the text printed without --json; sstables: how many were\n"
+          + "                   read; notes: what is otherwise said on stderr; error when the status is not 0 (stdout\n"
+          + "                   then holds this object alone)\n"
           + "\n"
           + "Exit status: 0 ok, 1 bad input or usage (sstables that disagree with each other or with --schema, a\n"
           + "refused or corrupt file), 2 internal or I/O failure.\n";
 
     static final Set<String> WITH_VALUE = Set.of("schema", "table");
+    static final Set<String> FLAGS = Set.of(JsonSummary.FLAG);
 
     /** A table directory's name: {@code <table>-<32 hex id>}. */
     private static final Pattern TABLE_DIR = Pattern.compile("(\\w{1,222})-([0-9a-f]{32})");
@@ -81,8 +90,14 @@ public final class SchemaCommand {
             out.print(HELP);
             return 0;
         }
+        JsonSummary summary = JsonSummary.ifRequested("schema", argv);
+        return JsonSummary.finish(summary, schema(argv, out, err, summary), out);
+    }
+
+    private static int schema(String[] argv, PrintStream out, PrintStream err, JsonSummary summary) {
+        List<String> notes = new ArrayList<>();
         try {
-            Args a = new Args("schema", argv, new Args.Spec(WITH_VALUE, Set.of()).positionals());
+            Args a = new Args("schema", argv, new Args.Spec(WITH_VALUE, FLAGS).positionals());
             if (a.has("table") && !a.has("schema")) throw new UsageException("--table picks a table of --schema; give --schema too");
             List<String> paths = a.positionals();
             if (paths.isEmpty()) throw new UsageException("no sstable or directory given (see flushline schema --help)");
@@ -91,17 +106,18 @@ public final class SchemaCommand {
                 SSTableArgs.Target t = SSTableArgs.resolve(p);
                 if (t.refused != null) throw new UsageException("refused " + t.refused);
                 for (Path incomplete : t.withoutToc) {
-                    err.println("flushline schema: skipped " + incomplete + ": no TOC.txt, so not a complete sstable");
+                    note(notes, err, "skipped " + incomplete + ": no TOC.txt, so not a complete sstable");
                 }
                 sstables.addAll(t.sstables);
             }
             if (sstables.isEmpty()) throw new UsageException("no complete sstable in " + paths);
             TableSchema schema;
-            if (a.has("schema")) {
+            boolean given = a.has("schema");
+            if (given) {
                 schema = LoadCommand.readSchema(a.required("schema"), a.string("table", null));
-                check(schema, sstables, err);
+                check(schema, sstables, notes, err);
             } else {
-                schema = recover(sstables, err);
+                schema = recover(sstables, notes, err);
             }
             String cql;
             try {
@@ -110,34 +126,90 @@ public final class SchemaCommand {
                 // one type name for two definitions (a type altered between sstables), or a chunk length CQL cannot say
                 throw new UsageException("no one schema fits these sstables: " + e.getMessage());
             }
-            out.print(cql);
-            out.flush();
+            if (summary != null) {
+                describe(summary, schema, given, cql, sstables.size(), notes);
+            } else {
+                out.print(cql);
+                out.flush();
+            }
             return 0;
         } catch (UsageException e) {
-            err.println("flushline schema: " + e.getMessage());
-            return 1;
+            return failed(summary, err, notes, "flushline schema: " + e.getMessage(), 1);
         } catch (IncompatibleSSTableException e) {
-            err.println("flushline schema: REFUSED " + e.getMessage());
-            return 1;
+            return failed(summary, err, notes, "flushline schema: REFUSED " + e.getMessage(), 1);
         } catch (CorruptSSTableException e) {
-            err.println("flushline schema: CORRUPT " + e.file() + ": " + e.reason() + " at byte offset " + e.offset());
-            return 1;
+            return failed(summary, err, notes, "flushline schema: CORRUPT " + e.file() + ": " + e.reason() + " at byte offset " + e.offset(), 1);
         } catch (IOException e) {
-            err.println("flushline schema: I/O error: " + dev.flushline.io.IoErrors.withCause(e));
-            return 2;
+            return failed(summary, err, notes, "flushline schema: I/O error: " + dev.flushline.io.IoErrors.withCause(e), 2);
         } catch (RuntimeException e) {
-            err.println("flushline schema: internal error: " + e);
-            return 2;
+            return failed(summary, err, notes, "flushline schema: internal error: " + e, 2);
         }
     }
 
+    private static int failed(JsonSummary summary, PrintStream err, List<String> notes, String message, int status) {
+        JsonSummary.report(summary, err, message);
+        if (summary != null && !notes.isEmpty()) summary.put("notes", new ArrayList<Object>(notes));
+        return status;
+    }
+
+    /** Says {@code text} on stderr now, and keeps it for the JSON summary's notes. */
+    private static void note(List<String> notes, PrintStream err, String text) {
+        notes.add(text);
+        err.println("flushline schema: " + text);
+    }
+
+    /** The members of {@code schema --json} (see the help). */
+    private static void describe(JsonSummary s, TableSchema t, boolean given, String cql, int sstables, List<String> notes) {
+        s.put("keyspace", t.keyspace());
+        s.put("table", t.name());
+        s.put("id", t.id().toString());
+        s.put("key_names", given ? "schema" : "placeholders");
+        s.put("partition_key", columns(t.partitionKeyColumns(), false));
+        s.put("clustering", columns(t.clusteringColumns(), true));
+        s.put("static", columns(t.staticColumns(), false));
+        s.put("regular", columns(t.regularColumns(), false));
+        List<Object> types = new ArrayList<>();
+        for (CqlType u : CqlPrinter.userTypes(t)) {
+            Map<String, Object> type = JsonSummary.object();
+            type.put("keyspace", u.keyspace());
+            type.put("name", u.typeName());
+            List<Object> fields = new ArrayList<>();
+            for (int i = 0; i < u.size(); i++) fields.add(column(u.fieldName(i), CqlPrinter.type(u.component(i))));
+            type.put("fields", fields);
+            types.add(type);
+        }
+        s.put("types", types);
+        s.put("compression", new LinkedHashMap<String, Object>(CqlPrinter.compressionMap(t.compressionParams())));
+        s.put("bloom_filter_fp_chance", t.bloomFilterFpChance());
+        s.put("cql", cql);
+        s.put("sstables", sstables);
+        s.put("notes", new ArrayList<Object>(notes));
+    }
+
+    private static List<Object> columns(ColumnMetadata[] cs, boolean withOrder) {
+        List<Object> list = new ArrayList<>(cs.length);
+        for (ColumnMetadata c : cs) {
+            Map<String, Object> m = column(c.name(), CqlPrinter.type(c.type()));
+            if (withOrder) m.put("order", c.isReversed() ? "DESC" : "ASC");
+            list.add(m);
+        }
+        return list;
+    }
+
+    private static Map<String, Object> column(String name, String type) {
+        Map<String, Object> m = JsonSummary.object();
+        m.put("name", name);
+        m.put("type", type);
+        return m;
+    }
+
     /** Checks every sstable's header against {@code schema} (as dump reads it), and says where the compression differs. */
-    private static void check(TableSchema schema, List<SSTableFiles> sstables, PrintStream err) throws IOException {
+    private static void check(TableSchema schema, List<SSTableFiles> sstables, List<String> notes, PrintStream err) throws IOException {
         for (SSTableFiles f : sstables) {
             StatisticsReader.read(f, schema, false); // refuses a header that does not fit the schema, naming file and offset
             CompressionParams c = compression(f);
             if (!c.equals(schema.compressionParams())) {
-                err.println("flushline schema: note: " + f.path(Component.DATA) + " is compressed with " + CqlPrinter.compression(c)
+                note(notes, err, "note: " + f.path(Component.DATA) + " is compressed with " + CqlPrinter.compression(c)
                         + "; the schema says " + CqlPrinter.compression(schema.compressionParams()));
             }
         }
@@ -154,7 +226,7 @@ public final class SchemaCommand {
     private record Column(String name, String marshalName, boolean isStatic, SSTableFiles from) {}
 
     /** The table the sstables' headers describe (see the class comment). */
-    static TableSchema recover(List<SSTableFiles> sstables, PrintStream err) throws IOException, UsageException {
+    static TableSchema recover(List<SSTableFiles> sstables, List<String> notes, PrintStream err) throws IOException, UsageException {
         String pkType = null;
         String[] ckTypes = null;
         SSTableFiles keyFrom = null;
@@ -178,7 +250,7 @@ public final class SchemaCommand {
             if (!Double.isNaN(h.bloomFilterFpChance)) bloomFp = h.bloomFilterFpChance;
             CompressionParams c = compression(f);
             if (compression != null && !c.equals(compression)) {
-                err.println("flushline schema: note: the sstables differ in compression: " + compressionFrom.path(Component.DATA) + " has "
+                note(notes, err, "note: the sstables differ in compression: " + compressionFrom.path(Component.DATA) + " has "
                         + CqlPrinter.compression(compression) + ", " + f.path(Component.DATA) + " has " + CqlPrinter.compression(c)
                         + "; printed: the last one's");
             }
@@ -225,7 +297,7 @@ public final class SchemaCommand {
                     + e.getMessage());
         }
         // What dump and verify compare: the recovered columns must spell what the header spells.
-        selfCheck(t, pkType, ckTypes, columns, err);
+        selfCheck(t, pkType, ckTypes, columns, notes, err);
         return t;
     }
 
@@ -302,7 +374,8 @@ public final class SchemaCommand {
     }
 
     /** Says on stderr where the printed schema would spell a type otherwise than the header does (dump would refuse it). */
-    private static void selfCheck(TableSchema t, String pkType, String[] ckTypes, Map<String, Column> columns, PrintStream err) {
+    private static void selfCheck(TableSchema t, String pkType, String[] ckTypes, Map<String, Column> columns, List<String> notes,
+                                  PrintStream err) {
         List<String> differ = new ArrayList<>();
         if (!t.partitionKeyMarshalName().equals(pkType)) differ.add("partition key " + pkType + " as " + t.partitionKeyMarshalName());
         for (int i = 0; i < ckTypes.length; i++) {
@@ -314,7 +387,7 @@ public final class SchemaCommand {
             if (!c.marshalName().equals(col.marshalName)) differ.add(col.name + " " + col.marshalName + " as " + c.marshalName());
         }
         for (String d : differ) {
-            err.println("flushline schema: note: the header spells " + d + " in the printed schema; dump and verify compare the"
+            note(notes, err, "note: the header spells " + d + " in the printed schema; dump and verify compare the"
                     + " spellings and would refuse these sstables with it");
         }
     }

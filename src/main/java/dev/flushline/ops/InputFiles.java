@@ -18,7 +18,11 @@ import java.util.zip.ZipException;
  * <p>Corrupt or cut gzip data surfaces as a {@link CorruptInputException} from {@code read}, so that
  * a reader can name the line it was reading (OperationReader does: {@code file:line}).
  *
- * <p>Thread safety: the stream returned is for one reading thread.
+ * <p>{@link #openMetered} also says how far the reading has got in the file itself (compressed bytes for
+ * gzip), and how long the file is when it is a regular file, for a progress report on another thread.
+ *
+ * <p>Thread safety: the stream returned is for one reading thread; its {@link Meter} may be read by
+ * any thread.
  */
 public final class InputFiles {
     private InputFiles() {}
@@ -40,6 +44,70 @@ public final class InputFiles {
         if (input.endsWith(".gz") || (Files.isRegularFile(p) && startsWithGzipMagic(p))) return new Gunzip(Files.newInputStream(p));
         // Plain input: the stream as it was before gzip was read, with nothing between the file and the reader's own buffer.
         return Files.newInputStream(p);
+    }
+
+    /** An opened input and the meter of the file under it. */
+    public record Opened(InputStream stream, Meter meter) {}
+
+    /**
+     * As {@link #open}, with a {@link Meter} of the bytes taken from the file (or stdin, or the pipe)
+     * itself: below the decompression, so that they compare with the file's length.
+     */
+    public static Opened openMetered(String input, InputStream stdin) throws IOException {
+        if (input.equals("-")) {
+            Meter m = new Meter(stdin, -1);
+            return new Opened(m, m);
+        }
+        Path p = Path.of(input);
+        boolean regular = Files.isRegularFile(p);
+        boolean gzip = input.endsWith(".gz") || (regular && startsWithGzipMagic(p));
+        Meter m = new Meter(Files.newInputStream(p), regular ? Files.size(p) : -1);
+        return new Opened(gzip ? new Gunzip(m) : m, m);
+    }
+
+    /**
+     * Counts the bytes read through it. One thread reads; {@link #bytesRead} is a volatile that
+     * the reading thread alone writes (so the increment is not a lost update), once per read call:
+     * a read fills a large buffer, so the store costs nothing per line.
+     */
+    public static final class Meter extends InputStream {
+        private final InputStream in;
+        private final long size;
+        private volatile long bytesRead;
+
+        Meter(InputStream in, long size) {
+            this.in = in;
+            this.size = size;
+        }
+
+        /** Bytes read so far: any thread. */
+        public long bytesRead() {
+            return bytesRead;
+        }
+
+        /** The file's length when it was opened, or -1 for stdin, a pipe or a FIFO. */
+        public long size() {
+            return size;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) bytesRead = bytesRead + 1;
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, len);
+            if (n > 0) bytesRead = bytesRead + n;
+            return n;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
     }
 
     /** Whether a regular file starts with 1f 8b: peeked through a stream of its own, so that the plain path stays unwrapped. */

@@ -190,18 +190,34 @@ public final class CqlPrinter {
      * compressed chunk. REQUIRES: a chunk length of whole KiB (chunk_length_in_kb cannot say more).
      */
     public static String compression(CompressionParams p) {
-        if (!p.isEnabled()) return "{'enabled': 'false'}";
+        StringBuilder sb = new StringBuilder("{");
+        for (Map.Entry<String, String> e : compressionMap(p).entrySet()) {
+            sb.append(sb.length() == 1 ? "" : ", ").append(quote(e.getKey())).append(": ").append(quote(e.getValue()));
+        }
+        return sb.append('}').toString();
+    }
+
+    /**
+     * The same map as {@link #compression} as names and values in DESCRIBE's order: the
+     * {@code map<text, text>} that a table's compression option is. REQUIRES: as {@link #compression}.
+     */
+    public static Map<String, String> compressionMap(CompressionParams p) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (!p.isEnabled()) {
+            m.put("enabled", "false");
+            return m;
+        }
         if (p.chunkLengthBytes() % 1024 != 0) {
             throw new IllegalArgumentException("chunk length of " + p.chunkLengthBytes() + " bytes is not a whole number of KiB");
         }
-        StringBuilder sb = new StringBuilder("{'chunk_length_in_kb': '").append(p.chunkLengthBytes() / 1024).append("', 'class': '")
-                .append(CompressionParams.COMPRESSOR_PACKAGE).append(p.codec().compressorName()).append('\'');
+        m.put("chunk_length_in_kb", Integer.toString(p.chunkLengthBytes() / 1024));
+        m.put("class", CompressionParams.COMPRESSOR_PACKAGE + p.codec().compressorName());
         String[] options = p.optionPairs();
-        for (int i = 0; i + 1 < options.length; i += 2) sb.append(", ").append(quote(options[i])).append(": ").append(quote(options[i + 1]));
+        for (int i = 0; i + 1 < options.length; i += 2) m.put(options[i], options[i + 1]);
         if (p.maxCompressedLengthBytes() != CompressionParams.UNBOUNDED_MAX_COMPRESSED_LENGTH) {
-            sb.append(", 'min_compress_ratio': '").append(minCompressRatio(p.chunkLengthBytes(), p.maxCompressedLengthBytes())).append('\'');
+            m.put("min_compress_ratio", Double.toString(minCompressRatio(p.chunkLengthBytes(), p.maxCompressedLengthBytes())));
         }
-        return sb.append('}').toString();
+        return m;
     }
 
     /**

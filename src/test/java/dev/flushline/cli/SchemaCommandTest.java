@@ -175,6 +175,63 @@ class SchemaCommandTest {
         String[] one = run("schema", SSTableFiles.inDirectory(dir).get(0).path(dev.flushline.sstable.Component.STATISTICS).toString());
         assertEquals("0", one[0], one[2]);
         assertEquals(r[1], one[1]);
+        assertJsonDescribes(cql, r[1], run("schema", "--json", dir.toString()));
+    }
+
+    /**
+     * {@code schema --json} says what the CQL says, member by member: the columns with their CQL
+     * types and clustering order as the printed CREATE TABLE has them, the user-defined types'
+     * fields, and the compression map that Cassandra's own TableParams give for the original table.
+     */
+    static void assertJsonDescribes(String originalCql, String printedCql, String[] r) throws IOException {
+        assertEquals("0", r[0], r[2]);
+        assertEquals("", r[2], "nothing to note");
+        assertEquals(1, r[1].split("\n", -1).length - 1, "one line: " + r[1]);
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r[1]);
+        TableSchema printed = CqlParser.parse(printedCql);
+        String what = r[1];
+        assertEquals("schema", j.get("command").asText(), what);
+        assertEquals(0, j.get("status").asInt(), what);
+        assertEquals(printedCql, j.get("cql").asText(), what);
+        assertEquals(printed.keyspace(), j.get("keyspace").asText(), what);
+        assertEquals(printed.name(), j.get("table").asText(), what);
+        assertEquals(printed.id().toString(), j.get("id").asText(), what);
+        assertEquals("placeholders", j.get("key_names").asText(), what);
+        String[] groups = {"partition_key", "clustering", "static", "regular"};
+        ColumnMetadata[][] columns = {printed.partitionKeyColumns(), printed.clusteringColumns(), printed.staticColumns(),
+                printed.regularColumns()};
+        for (int g = 0; g < groups.length; g++) {
+            com.fasterxml.jackson.databind.JsonNode list = j.get(groups[g]);
+            assertEquals(columns[g].length, list.size(), groups[g] + " in " + what);
+            for (int i = 0; i < columns[g].length; i++) {
+                ColumnMetadata c = columns[g][i];
+                assertEquals(c.name(), list.get(i).get("name").asText(), what);
+                assertEquals(dev.flushline.schema.CqlPrinter.type(c.type()), list.get(i).get("type").asText(), what);
+                if (groups[g].equals("clustering")) assertEquals(c.isReversed() ? "DESC" : "ASC", list.get(i).get("order").asText(), what);
+                // the CQL's own column line spells the same type
+                assertTrue(printedCql.contains(dev.flushline.schema.CqlPrinter.identifier(c.name()) + " " + list.get(i).get("type").asText()),
+                        c.name() + " in " + what);
+            }
+        }
+        List<dev.flushline.schema.CqlType> udts = dev.flushline.schema.CqlPrinter.userTypes(printed);
+        assertEquals(udts.size(), j.get("types").size(), what);
+        for (int i = 0; i < udts.size(); i++) {
+            com.fasterxml.jackson.databind.JsonNode t = j.get("types").get(i);
+            assertEquals(udts.get(i).keyspace(), t.get("keyspace").asText(), what);
+            assertEquals(udts.get(i).typeName(), t.get("name").asText(), what);
+            assertEquals(udts.get(i).size(), t.get("fields").size(), what);
+            for (int f = 0; f < udts.get(i).size(); f++) assertEquals(udts.get(i).fieldName(f), t.get("fields").get(f).get("name").asText(), what);
+        }
+        // Cassandra's compression map of the table as it was created (a ratio compared as a number: the printed one is the shortest that gives the same bound).
+        Map<String, String> theirs = new TreeMap<>(CassandraOracle.parseTable(originalCql).params.compression.asMap());
+        Map<String, String> ours = new TreeMap<>();
+        j.get("compression").fields().forEachRemaining(e -> ours.put(e.getKey(), e.getValue().asText()));
+        String theirRatio = theirs.remove("min_compress_ratio"), ourRatio = ours.remove("min_compress_ratio");
+        assertEquals(theirs, ours, what);
+        if (theirRatio != null || ourRatio != null) assertEquals(Double.parseDouble(theirRatio), Double.parseDouble(ourRatio), 1e-9, what);
+        assertEquals(printed.bloomFilterFpChance(), j.get("bloom_filter_fp_chance").asDouble(), what);
+        assertEquals(1, j.get("sstables").asInt(), what);
+        assertEquals(0, j.get("notes").size(), what);
     }
 
     /** Names that need quoting (reserved words, case, spaces), a column named like a generated key name, and two sstables that each hold some of the columns. */
@@ -267,6 +324,18 @@ class SchemaCommandTest {
         assertEquals("0", c[0], c[2]);
         assertTrue(c[2].contains("note:") && c[2].contains("SnappyCompressor"), c[2]);
         assertTrue(c[1].contains("LZ4Compressor"), c[1]);
+        String[] cj = run("schema", "--json", dir.toString(), "--schema", lz4.toString());
+        assertEquals("0", cj[0], cj[2]);
+        assertEquals(c[2], cj[2], "the same notes on stderr");
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cj[1]);
+        assertEquals("schema", j.get("key_names").asText(), cj[1]);
+        assertEquals(c[1], j.get("cql").asText(), cj[1]);
+        assertEquals(1, j.get("notes").size(), cj[1]);
+        assertTrue(c[2].contains(j.get("notes").get(0).asText()), cj[1]);
+        assertEquals("org.apache.cassandra.io.compress.LZ4Compressor", j.get("compression").get("class").asText(), cj[1]);
+        assertEquals("addr", j.get("types").get(0).get("name").asText(), cj[1]);
+        assertEquals("frozen<addr>", j.get("regular").get(0).get("type").asText(), cj[1]);
+        assertEquals("DESC", j.get("clustering").get(0).get("order").asText(), cj[1]);
     }
 
     /** Sstables of two tables given together are refused, naming both. */
@@ -348,6 +417,14 @@ class SchemaCommandTest {
         r = run("schema", tmp.toString(), "--table", "t");
         assertEquals("1", r[0]);
         assertTrue(r[2].contains("--table picks a table of --schema"), r[2]);
+        // With --json, stdout holds the one object, with the status and the error, also on stderr.
+        r = run("schema", "--json", tmp.resolve("nothing-here").toString());
+        assertEquals("1", r[0]);
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r[1]);
+        assertEquals(1, j.get("status").asInt(), r[1]);
+        assertTrue(j.get("error").asText().contains("nothing-here: no such file or directory"), r[1]);
+        assertTrue(r[2].contains("nothing-here: no such file or directory"), r[2]);
+        assertTrue(j.get("keyspace") == null, r[1]);
         List<String> none = new ArrayList<>();
         assertTrue(none.isEmpty());
     }
