@@ -47,7 +47,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Flushline's output loaded into a real three-node Cassandra 5.0.9 cluster ({@link CassandraCluster}:
- * 127.0.0.1-3, 16 vnodes each, racks rack1, rack2, rack1) in the two ways the README gives, for
+ * 127.0.0.1-3, 16 vnodes each, racks rack1, rack2, rack1) in the two ways docs/cluster.md gives, for
  * two keyspaces with two copies of every row: {@value #SIMPLE} (SimpleStrategy) and {@value #NTS}
  * (NetworkTopologyStrategy dc1: 2, where the rack rule puts a copy of every range on 127.0.0.2,
  * the only node of rack2).
@@ -56,7 +56,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *   <li>{@code sstableloader} (Cassandra's BulkLoader, in a child JVM) streams the sstables of
  *       {@code flushline load}, of {@code flushline compact} and of {@link FlushlineSSTableWriter}
  *       to the replicas;</li>
- *   <li>the README's recipe for a ring file from {@code nodetool ring} gives the ring the driver sees;</li>
+ *   <li>the recipe for a ring file (docs/cluster.md) from {@code nodetool ring} gives the ring the driver sees;</li>
  *   <li>{@code load --ring} and {@code compact --ring} write one directory per node, with the ring
  *       taken from the driver's token map, and each node imports its own ({@code nodetool import},
  *       tokens verified) with no streaming; {@code nodetool cleanup} then removes nothing;</li>
@@ -315,18 +315,18 @@ class ClusterLoadTest {
     }
 
     /**
-     * The README's way to write a ring file's node lines from {@code nodetool ring KEYSPACE}: an awk
+     * The way docs/cluster.md gives to write a ring file's node lines from {@code nodetool ring KEYSPACE}: an awk
      * program over its output (address, rack and token of each line, the data center from the
      * header above it).
      */
     static final String RING_AWK = "/^Datacenter:/ { dc = $2 } $NF ~ /^-?[0-9]+$/ && $1 ~ /[.:]/ { print \"node\", $1, dc, $2, $NF }";
 
-    /** {@code nodetool ring} (Cassandra's NodeTool in a child JVM) through the README's awk program gives the ring the driver sees. */
+    /** {@code nodetool ring} (Cassandra's NodeTool in a child JVM) through the awk program of docs/cluster.md gives the ring the driver sees. */
     @Test
     @Order(2)
     void aRingFileFromNodetoolRingIsTheRingTheDriverSees() throws Exception {
-        assertTrue(Files.readString(Path.of("README.md"), StandardCharsets.UTF_8).contains("awk '" + RING_AWK + "'"),
-                "the README shows this awk program");
+        assertTrue(Files.readString(Path.of("docs/cluster.md"), StandardCharsets.UTF_8).contains("awk '" + RING_AWK + "'"),
+                "docs/cluster.md shows this awk program");
         BulkLoad.Tool ring = BulkLoad.tool("org.apache.cassandra.tools.NodeTool", List.of("-h", "127.0.0.1", "-p",
                 Integer.toString(cluster.node(0).jmxPort), "ring", NTS), System.getProperty("java.class.path"), tmp.resolve("nodetool"), 120);
         assertEquals(0, ring.exitCode(), "nodetool ring: " + ring.stdout() + ring.stderr());
@@ -334,7 +334,7 @@ class ClusterLoadTest {
         try {
             awk = new ProcessBuilder("awk", RING_AWK).redirectInput(ring.log().toFile()).redirectErrorStream(true).start();
         } catch (java.io.IOException noAwk) {
-            org.junit.jupiter.api.Assumptions.abort("no awk on this machine to run the README's nodetool ring recipe: " + noAwk.getMessage());
+            org.junit.jupiter.api.Assumptions.abort("no awk on this machine to run the nodetool ring recipe of docs/cluster.md: " + noAwk.getMessage());
             return;
         }
         String nodeLines = new String(awk.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -527,7 +527,7 @@ class ClusterLoadTest {
             System.out.println("read at ALL of key " + k + " refused: " + expected.getMessage());
         }
 
-        // What the README says to do: once the node is back, the same command again delivers the rest.
+        // What docs/cluster.md says to do: once the node is back, the same command again delivers the rest.
         cluster.restart(2);
         BulkLoad.Result again = BulkLoad.run(cluster, "127.0.0.1", tableDir(out, SIMPLE, table), System.getProperty("java.class.path"),
                 tmp.resolve("loader-work"), 300);

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -24,22 +25,38 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's Java examples, exactly as the README has them: extracted from the code block after
- * each {@code <!-- readme-example: Name -->} marker, compiled with javax.tools against the main
- * classes only (no Cassandra on that class path), run, and their output read back with cassandra-all.
+ * The Java examples of README.md and docs/*.md, exactly as the pages have them: extracted from the code
+ * block after each {@code <!-- readme-example: Name -->} marker, in whichever page holds it, compiled
+ * with javax.tools against the main classes only (no Cassandra on that class path), run, and their
+ * output read back with cassandra-all. DocsIT checks that every Java block of the pages is one of these
+ * (or the Spark module's, which its ReadmeRecipeTest runs).
  */
 class ReadmeExampleTest {
     @TempDir
     Path tmp;
 
+    /** README.md, then docs/*.md in name order: the pages an example may be on. */
+    static List<Path> pages() throws Exception {
+        List<Path> pages = new ArrayList<>();
+        pages.add(Paths.get("README.md"));
+        try (Stream<Path> s = Files.list(Paths.get("docs"))) {
+            s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        return pages;
+    }
+
     static String example(String name) throws Exception {
-        String readme = Files.readString(Paths.get("README.md"), StandardCharsets.UTF_8);
         String marker = "<!-- readme-example: " + name + " -->";
-        int at = readme.indexOf(marker);
-        assertTrue(at >= 0, "README has no " + marker);
-        int start = readme.indexOf("```java\n", at) + "```java\n".length();
-        int end = readme.indexOf("```", start);
-        return readme.substring(start, end);
+        for (Path page : pages()) {
+            String text = Files.readString(page, StandardCharsets.UTF_8);
+            int at = text.indexOf(marker);
+            if (at < 0) continue;
+            int start = text.indexOf("```java\n", at);
+            assertTrue(start >= 0, page + ": no java code block after " + marker);
+            start += "```java\n".length();
+            return text.substring(start, text.indexOf("```", start));
+        }
+        throw new AssertionError("neither README.md nor docs/*.md has " + marker);
     }
 
     /** Compiles the example against target/classes alone, runs its main with {@code dir}, returns what it printed. */
