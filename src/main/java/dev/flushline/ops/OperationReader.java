@@ -44,6 +44,12 @@ import java.util.List;
  * {@link ValueCodec#MAX_NUMBER_CHARS} chars or out of BigDecimal's range, lone surrogate escapes
  * (jackson passes them through as unpaired UTF-16), and anything after the line's one value.
  *
+ * <p>The fast path: before any of that, a line is offered to {@link InsertDecoder}, which decodes
+ * an insert of simple columns of the everyday types from the tokens of one reused parser
+ * ({@link LineJsonParser}), with no value model. It takes a line only when it gives the very
+ * mutation the value model would; anything else it declines and the line is parsed again as
+ * above, so what is accepted, refused and said does not depend on the path a line took.
+ *
  * <p>Messages: a refused line is rare, so its message comes from the slow path: the line is
  * decoded to a String and {@link JsonParser} names the first offending column (1-based, in
  * UTF-16 chars of the line) in the wording this reader has always used. Only if that parser
@@ -109,6 +115,12 @@ public final class OperationReader implements MutationSource {
     private ByteQuadsCanonicalizer names = ByteQuadsCanonicalizer.createRoot();
     /** One reader, one thread: jackson's char buffers are recycled from line to line through this. */
     private final BufferRecycler recycler = new BufferRecycler();
+    /** The fast path: most lines are decoded from the tokens of one reused parser, without a value model. */
+    private final InsertDecoder insertDecoder;
+    /** Created at the first line, and again when its names table passes {@link #maxSharedNames}. */
+    private LineJsonParser lineParser;
+    private boolean fastPath = true;
+    private long fastTaken;
     private long lineNumber;
     private long operations;
     private long noOps;
@@ -135,6 +147,20 @@ public final class OperationReader implements MutationSource {
         int columns = t.partitionKeyColumns().length + t.clusteringColumns().length + t.staticColumns().length
                 + t.regularColumns().length;
         this.maxSharedNames = 64 + 2 * columns;
+        this.insertDecoder = new InsertDecoder(decoder);
+    }
+
+    /**
+     * Turns the fast path ({@link InsertDecoder}) off or on: off, every line goes through the value
+     * model. For tests that hold both paths to the same result.
+     */
+    void fastPath(boolean on) {
+        this.fastPath = on;
+    }
+
+    /** Lines the fast path decoded (tests: that it took the lines they mean it to). */
+    long fastTaken() {
+        return fastTaken;
     }
 
     /**
@@ -169,6 +195,15 @@ public final class OperationReader implements MutationSource {
                 start = 3; // the byte order mark U+FEFF some editors put at the start of a file
             }
             if (isSkipped(lineBytes, start, lineLength)) continue;
+            // An escaped surrogate needs the pairing check of the value model's path.
+            if (fastPath && !surrogateEscapes) {
+                Mutation fast = insertDecoder.decode(lineParser(start, lineLength));
+                if (fast != null) {
+                    fastTaken++;
+                    operations++;
+                    return fast;
+                }
+            }
             Object parsed = parse(start, lineLength);
             Mutation m;
             try {
@@ -190,6 +225,18 @@ public final class OperationReader implements MutationSource {
         Refused(String reason) {
             super(reason, null, false, false);
         }
+    }
+
+    /** The reused parser, pointed at lineBytes[start, end). */
+    private LineJsonParser lineParser(int start, int end) {
+        LineJsonParser p = lineParser;
+        if (p == null || p.nameCount() > maxSharedNames) {
+            if (names.size() > maxSharedNames) names = ByteQuadsCanonicalizer.createRoot();
+            p = LineJsonParser.create(UNCONSTRAINED, recycler, PARSER_FEATURES, names.makeChild(SYMBOL_FEATURES));
+            lineParser = p;
+        }
+        p.reset(lineBytes, start, end);
+        return p;
     }
 
     /** The one JSON value of lineBytes[start, end), in the value model; REQUIRES: the bytes are valid UTF-8. */
