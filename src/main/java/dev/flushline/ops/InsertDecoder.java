@@ -1,12 +1,8 @@
 package dev.flushline.ops;
 
 import dev.flushline.data.Cell;
-import dev.flushline.data.ComplexColumn;
-import dev.flushline.data.DeletionTime;
-import dev.flushline.data.Mutation;
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.PartitionKey;
-import dev.flushline.data.PartitionUpdate;
-import dev.flushline.data.Row;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
 import dev.flushline.schema.TableSchema;
@@ -14,18 +10,18 @@ import dev.flushline.schema.TableSchema;
 import com.fasterxml.jackson.core.JsonToken;
 
 import java.io.IOException;
-import java.util.List;
 
 /**
  * The fast path of {@link OperationReader}: decodes the common operation, an {@code insert} of
- * simple columns of the everyday types, straight from jackson-core's tokens, with no value model
- * (no map per line, no String per name or text value, no BigDecimal per number).
+ * simple columns of the everyday types, straight from jackson-core's tokens into an
+ * {@link InsertBuffer}, with no value model (no map per line, no String per name or text value, no
+ * BigDecimal per number) and no Row or Cell objects.
  *
  * <p>It takes a line or declines it, never refuses it: anything it does not handle exactly as
  * {@link OperationDecoder} does (another op, a collection or other type, a value in another form,
  * a duplicate or unknown name, a number out of range, a key too long, bad JSON) makes
- * {@link #decode} return null, and the reader decodes the line again through the value model,
- * which builds the same mutation or words the error. So an accepted line gives exactly the
+ * {@link #decode} return false, and the reader decodes the line again through the value model,
+ * which builds the same mutation or words the error. So an accepted line means exactly the
  * mutation the value model gives (checked by {@code InsertDecoderTest} on random lines), and a
  * message is never worded here.
  *
@@ -34,9 +30,8 @@ import java.util.List;
  * exponent whose value converts exactly (see {@link #exactDouble}); text and varchar from a
  * string; ascii from a string of ASCII; boolean from true or false; null (a cell tombstone) in
  * a column outside the primary key. {@code "timestamp"} and {@code "ttl"} from JSON integers.
- *
- * <p>Values are gathered in one reused byte array while the line is parsed (the operation's
- * fields come in any order, and the timestamp may follow the values), then the mutation is built.
+ * The operation's fields come in any order (the timestamp may follow the values), so the values
+ * are serialized into the buffer's slots as they come, and the buffer is finished at the end.
  *
  * <p>Thread safety: not thread-safe; one per reader.
  */
@@ -44,9 +39,6 @@ final class InsertDecoder {
     /** Kinds of column the fast path takes; anything else declines the line. */
     private static final int UNSUPPORTED = 0, INT8 = 1, INT16 = 2, INT32 = 3, INT64 = 4, FLOAT32 = 5, FLOAT64 = 6,
             TEXT = 7, ASCII = 8, BOOLEAN = 9;
-    /** A slot that holds JSON null. */
-    private static final int NULL_LENGTH = -1;
-    private static final ComplexColumn[] NO_COMPLEX = new ComplexColumn[0];
     private static final char[] INSERT = "insert".toCharArray();
     /** Longer number texts go to the value model: none of the types here takes them. */
     private static final int MAX_INTEGER_CHARS = 20;
@@ -54,47 +46,23 @@ final class InsertDecoder {
 
     private final OperationDecoder decoder;
     private final TableSchema schema;
-    private final int partitionKeyCount;
-    private final int clusteringCount;
-    private final int staticCount;
-    /** Slot of a column: partition key, then clustering, static, regular columns, each by position. */
     private final int staticBase;
-    private final int regularBase;
+    /** Per slot of an {@link InsertBuffer} of the table: the kind of its column. */
     private final int[] kind;
-    private final ColumnMetadata[] slotColumn;
-    /** Where each slot's value is in {@link #values}, if {@link #seenOn} is the current line's stamp. */
-    private final int[] valueOffset;
-    private final int[] valueLength;
-    private final int[] seenOn;
-    private int stamp;
-    private byte[] values = new byte[512];
-    private int valuesEnd;
+    /** The buffer of the line being decoded. */
+    private InsertBuffer buffer;
 
     InsertDecoder(OperationDecoder decoder) {
         this.decoder = decoder;
         this.schema = decoder.schema();
-        ColumnMetadata[] pk = schema.partitionKeyColumns(), ck = schema.clusteringColumns(),
-                st = schema.staticColumns(), rg = schema.regularColumns();
-        this.partitionKeyCount = pk.length;
-        this.clusteringCount = ck.length;
-        this.staticCount = st.length;
-        this.staticBase = pk.length + ck.length;
-        this.regularBase = staticBase + st.length;
-        int slots = regularBase + rg.length;
-        this.kind = new int[slots];
-        this.slotColumn = new ColumnMetadata[slots];
-        this.valueOffset = new int[slots];
-        this.valueLength = new int[slots];
-        this.seenOn = new int[slots];
-        ColumnMetadata[][] groups = {pk, ck, st, rg};
-        int s = 0;
+        InsertBuffer layout = new InsertBuffer(schema);
+        this.kind = new int[layout.slotCount()];
+        ColumnMetadata[][] groups = {schema.partitionKeyColumns(), schema.clusteringColumns(), schema.staticColumns(),
+                schema.regularColumns()};
         for (ColumnMetadata[] g : groups) {
-            for (ColumnMetadata c : g) {
-                slotColumn[s] = c;
-                kind[s] = c.isComplex() ? UNSUPPORTED : kindOf(c.type().kind());
-                s++;
-            }
+            for (ColumnMetadata c : g) kind[layout.slotOf(c)] = c.isComplex() ? UNSUPPORTED : kindOf(c.type().kind());
         }
+        this.staticBase = schema.partitionKeyColumns().length + schema.clusteringColumns().length;
     }
 
     private static int kindOf(CqlType.Kind k) {
@@ -113,34 +81,23 @@ final class InsertDecoder {
         }
     }
 
-    private int slotOf(ColumnMetadata c) {
-        switch (c.role()) {
-            case PARTITION_KEY: return c.position();
-            case CLUSTERING: return partitionKeyCount + c.position();
-            case STATIC: return staticBase + c.position();
-            default: return regularBase + c.position();
-        }
-    }
-
     /**
-     * The mutation of the line {@code p} was reset to, or null if the fast path declines it (the
-     * parser is then anywhere in the line; the caller resets it for the next).
+     * Decodes the line {@code p} was reset to into {@code into} (a buffer of this decoder's table) and
+     * returns true, or returns false if the fast path declines the line (the parser is then anywhere
+     * in the line, and {@code into} holds anything; the caller resets both for the next line).
      */
-    Mutation decode(LineJsonParser p) {
+    boolean decode(LineJsonParser p, InsertBuffer into) {
+        buffer = into;
         try {
-            return decodeOrDecline(p);
+            return decodeOrDecline(p, into);
         } catch (IOException e) {
-            return null; // bad JSON, or a number jackson refuses: the value model words it
+            return false; // bad JSON, or a number jackson refuses: the value model words it
         }
     }
 
-    private Mutation decodeOrDecline(LineJsonParser p) throws IOException {
-        if (p.nextToken() != JsonToken.START_OBJECT) return null;
-        if (++stamp == 0) {
-            java.util.Arrays.fill(seenOn, 0);
-            stamp = 1;
-        }
-        valuesEnd = 0;
+    private boolean decodeOrDecline(LineJsonParser p, InsertBuffer into) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) return false;
+        into.clear();
         boolean haveOp = false, haveTimestamp = false, haveTtl = false, haveValues = false;
         long timestamp = 0, ttlGiven = 0;
         JsonToken t;
@@ -148,37 +105,37 @@ final class InsertDecoder {
             final String name = p.currentName();
             final JsonToken v = p.nextToken();
             if (name.equals("values")) {
-                if (haveValues || v != JsonToken.START_OBJECT || !values(p)) return null;
+                if (haveValues || v != JsonToken.START_OBJECT || !values(p)) return false;
                 haveValues = true;
             } else if (name.equals("op")) {
-                if (haveOp || v != JsonToken.VALUE_STRING || !isInsert(p)) return null;
+                if (haveOp || v != JsonToken.VALUE_STRING || !isInsert(p)) return false;
                 haveOp = true;
             } else if (name.equals("timestamp")) {
-                if (haveTimestamp || v != JsonToken.VALUE_NUMBER_INT || p.getTextLength() > MAX_INTEGER_CHARS) return null;
+                if (haveTimestamp || v != JsonToken.VALUE_NUMBER_INT || p.getTextLength() > MAX_INTEGER_CHARS) return false;
                 timestamp = p.getLongValue();
                 haveTimestamp = true;
             } else if (name.equals("ttl")) {
-                if (haveTtl || v != JsonToken.VALUE_NUMBER_INT || p.getTextLength() > MAX_INTEGER_CHARS) return null;
+                if (haveTtl || v != JsonToken.VALUE_NUMBER_INT || p.getTextLength() > MAX_INTEGER_CHARS) return false;
                 ttlGiven = p.getLongValue();
                 haveTtl = true;
             } else {
-                return null;
+                return false;
             }
         }
-        if (t != JsonToken.END_OBJECT || !p.onlyBlanksAfterValue()) return null;
-        if (!haveOp || !haveTimestamp || !haveValues) return null;
+        if (t != JsonToken.END_OBJECT || !p.onlyBlanksAfterValue()) return false;
+        if (!haveOp || !haveTimestamp || !haveValues) return false;
         // Long.MIN_VALUE marks "no timestamp", and MIN + 1 - 1 would be it for a collection overwrite.
-        if (timestamp <= Long.MIN_VALUE + 1) return null;
+        if (timestamp <= Long.MIN_VALUE + 1) return false;
         int ttl;
         if (haveTtl) {
-            if (ttlGiven < 0 || ttlGiven > Cell.MAX_TTL) return null;
+            if (ttlGiven < 0 || ttlGiven > Cell.MAX_TTL) return false;
             ttl = (int) ttlGiven;
         } else {
             ttl = schema.defaultTimeToLiveSeconds();
         }
         final long now = decoder.nowSeconds();
-        if (ttl != Cell.NO_TTL && now + ttl > decoder.maxLocalDeletionTime()) return null;
-        return build(timestamp, ttl, now);
+        if (ttl != Cell.NO_TTL && now + ttl > decoder.maxLocalDeletionTime()) return false;
+        return finish(into, timestamp, ttl, now);
     }
 
     private static boolean isInsert(LineJsonParser p) throws IOException {
@@ -197,9 +154,8 @@ final class InsertDecoder {
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
             ColumnMetadata c = schema.column(p.currentName());
             if (c == null) return false;
-            final int slot = slotOf(c);
-            if (seenOn[slot] == stamp) return false; // a duplicate name: the value model refuses it
-            seenOn[slot] = stamp;
+            final int slot = buffer.slotOf(c);
+            if (buffer.length(slot) != InsertBuffer.ABSENT) return false; // a duplicate name: the value model refuses it
             if (!value(p, p.nextToken(), slot)) return false;
         }
         return t == JsonToken.END_OBJECT;
@@ -210,7 +166,7 @@ final class InsertDecoder {
         if (k == UNSUPPORTED) return false;
         if (t == JsonToken.VALUE_NULL) {
             if (slot < staticBase) return false; // null in the primary key: refused by the value model
-            valueLength[slot] = NULL_LENGTH;
+            buffer.set(slot, 0, InsertBuffer.NULL);
             return true;
         }
         switch (k) {
@@ -330,14 +286,14 @@ final class InsertDecoder {
 
     /** {@code x}'s low {@code bytes} bytes, big-endian, as the slot's value. */
     private boolean putLong(int slot, long x, int bytes) {
-        int at = reserve(bytes);
-        final byte[] b = values;
+        final InsertBuffer into = buffer;
+        int at = into.reserve(bytes);
+        final byte[] b = into.bytes();
         for (int i = bytes - 1; i >= 0; i--) {
             b[at + i] = (byte) x;
             x >>= 8;
         }
-        valueOffset[slot] = at;
-        valueLength[slot] = bytes;
+        into.set(slot, at, bytes);
         return true;
     }
 
@@ -346,9 +302,10 @@ final class InsertDecoder {
         final int n = p.getTextLength();
         final char[] c = p.getTextCharacters();
         final int from = p.getTextOffset();
-        int at = reserve(3 * n); // a char is at most 3 bytes; a pair of surrogates is 4 for 2 chars
+        final InsertBuffer into = buffer;
+        int at = into.reserve(3 * n); // a char is at most 3 bytes; a pair of surrogates is 4 for 2 chars
         final int start = at;
-        final byte[] b = values;
+        final byte[] b = into.bytes();
         for (int i = from, end = from + n; i < end; i++) {
             char x = c[i];
             if (x < 0x80) {
@@ -371,91 +328,25 @@ final class InsertDecoder {
                 b[at++] = (byte) (0x80 | (x & 0x3F));
             }
         }
-        valuesEnd = at;
-        valueOffset[slot] = start;
-        valueLength[slot] = at - start;
+        into.trim(at);
+        into.set(slot, start, at - start);
         return true;
     }
 
-    /** Room for {@code bytes} more at the end of {@link #values}; returns where they start and moves the end past them. */
-    private int reserve(int bytes) {
-        int at = valuesEnd;
-        if (at + bytes > values.length) {
-            values = java.util.Arrays.copyOf(values, Math.max(at + bytes, 2 * values.length));
-        }
-        valuesEnd = at + bytes;
-        return at;
-    }
-
-    private boolean seen(int slot) {
-        return seenOn[slot] == stamp;
-    }
-
-    private byte[] copy(int slot) {
-        return java.util.Arrays.copyOfRange(values, valueOffset[slot], valueOffset[slot] + valueLength[slot]);
-    }
-
-    /** The mutation of the gathered values, or null where the value model would refuse the operation. */
-    private Mutation build(long timestamp, int ttl, long now) {
+    /** Completes the buffer, or declines where the value model would refuse the operation. */
+    private static boolean finish(InsertBuffer into, long timestamp, int ttl, long now) {
         final int maxKey = OperationDecoder.MAX_KEY_BYTES;
+        final int keyColumns = into.schema().partitionKeyColumns().length;
+        final int keyEnd = keyColumns + into.schema().clusteringColumns().length;
         int keyBytes = 0;
-        for (int s = 0; s < partitionKeyCount; s++) {
-            if (!seen(s) || valueLength[s] > maxKey) return null;
-            keyBytes += PartitionKey.COMPONENT_OVERHEAD_BYTES + valueLength[s];
+        for (int s = 0; s < keyEnd; s++) {
+            // a static-only insert (no clustering) is the value model's, as is a missing key column
+            int n = into.length(s);
+            if (n == InsertBuffer.ABSENT || n > maxKey) return false;
+            if (s < keyColumns) keyBytes += PartitionKey.COMPONENT_OVERHEAD_BYTES + n;
         }
-        byte[][] clusteringValues = new byte[clusteringCount][];
-        for (int i = 0; i < clusteringCount; i++) {
-            // a static-only insert (no clustering) is the value model's, as is a missing clustering column
-            int s = partitionKeyCount + i;
-            if (!seen(s) || valueLength[s] > maxKey) return null;
-            clusteringValues[i] = copy(s);
-        }
-        byte[] key;
-        if (partitionKeyCount == 1) {
-            if (valueLength[0] == 0) return null; // an empty partition key
-            key = copy(0);
-        } else {
-            if (keyBytes > maxKey) return null;
-            key = new byte[keyBytes];
-            int at = 0;
-            for (int s = 0; s < partitionKeyCount; s++) {
-                at = PartitionKey.putComponent(key, at, values, valueOffset[s], valueLength[s]);
-            }
-        }
-        final long expiration = ttl == Cell.NO_TTL ? Cell.NO_DELETION_TIME : now + ttl;
-        Row staticRow = null;
-        if (staticCount > 0) {
-            Cell[] cells = cells(staticBase, staticCount, schema.staticComplexStart(), timestamp, ttl, expiration, now);
-            if (cells != null) {
-                int complex = staticCount - schema.staticComplexStart();
-                staticRow = new Row(true, null, Cell.NO_TIMESTAMP, Cell.NO_TTL, Cell.NO_DELETION_TIME, DeletionTime.LIVE,
-                        cells, complex == 0 ? NO_COMPLEX : new ComplexColumn[complex]);
-            }
-        }
-        final int regularCount = slotColumn.length - regularBase;
-        Cell[] cells = cells(regularBase, regularCount, schema.regularComplexStart(), timestamp, ttl, expiration, now);
-        if (cells == null) cells = new Cell[schema.regularComplexStart()];
-        int complex = regularCount - schema.regularComplexStart();
-        Row row = new Row(false, clusteringValues, timestamp, ttl, expiration, DeletionTime.LIVE, cells,
-                complex == 0 ? NO_COMPLEX : new ComplexColumn[complex]);
-        return new Mutation(schema, new PartitionUpdate(PartitionKey.of(key), DeletionTime.LIVE, List.of(), staticRow,
-                List.of(row)));
-    }
-
-    /** The cells of the given slots, indexed by column position; null if none of them was given. */
-    private Cell[] cells(int base, int count, int simpleCount, long timestamp, int ttl, long expiration, long now) {
-        Cell[] cells = null;
-        for (int i = 0; i < count; i++) {
-            int s = base + i;
-            if (!seen(s)) continue;
-            // only simple columns get here (a complex one declined the line), and they come first
-            if (cells == null) cells = new Cell[simpleCount];
-            Cell c;
-            if (valueLength[s] == NULL_LENGTH) c = Cell.tombstone(timestamp, now, null);
-            else if (ttl == Cell.NO_TTL) c = Cell.live(timestamp, copy(s), null);
-            else c = Cell.expiring(timestamp, ttl, expiration, copy(s), null);
-            cells[i] = c;
-        }
-        return cells;
+        if (keyColumns == 1 ? into.length(0) == 0 : keyBytes > maxKey) return false; // empty, or too long together
+        into.finish(timestamp, ttl, ttl == Cell.NO_TTL ? Cell.NO_DELETION_TIME : now + ttl, now);
+        return true;
     }
 }

@@ -1,6 +1,7 @@
 package dev.flushline.ops;
 
 import dev.flushline.schema.ValueText;
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
 import dev.flushline.schema.TableSchema;
 
@@ -120,6 +121,8 @@ public final class OperationReader implements MutationSource {
     /** Created at the first line, and again when its names table passes {@link #maxSharedNames}. */
     private LineJsonParser lineParser;
     private boolean fastPath = true;
+    /** Where {@link #next()} decodes fast-path lines before it builds their mutation. */
+    private InsertBuffer ownBuffer;
     private long fastTaken;
     private long lineNumber;
     private long operations;
@@ -187,6 +190,14 @@ public final class OperationReader implements MutationSource {
      */
     @Override
     public Mutation next() throws IOException, BadInputException {
+        if (ownBuffer == null) ownBuffer = new InsertBuffer(decoder.schema());
+        Object item = next(ownBuffer);
+        return item == ownBuffer ? ownBuffer.toMutation() : (Mutation) item;
+    }
+
+    /** As {@link #next()}, but a line the fast path takes is decoded into {@code into}, which is returned. */
+    @Override
+    public Object next(InsertBuffer into) throws IOException, BadInputException {
         while (true) {
             if (!readLine()) return null;
             int start = 0;
@@ -196,13 +207,10 @@ public final class OperationReader implements MutationSource {
             }
             if (isSkipped(lineBytes, start, lineLength)) continue;
             // An escaped surrogate needs the pairing check of the value model's path.
-            if (fastPath && !surrogateEscapes) {
-                Mutation fast = insertDecoder.decode(lineParser(start, lineLength));
-                if (fast != null) {
-                    fastTaken++;
-                    operations++;
-                    return fast;
-                }
+            if (fastPath && !surrogateEscapes && insertDecoder.decode(lineParser(start, lineLength), into)) {
+                fastTaken++;
+                operations++;
+                return into;
             }
             Object parsed = parse(start, lineLength);
             Mutation m;
@@ -218,6 +226,11 @@ public final class OperationReader implements MutationSource {
             }
             return m;
         }
+    }
+
+    @Override
+    public InsertBuffer newInsertBuffer() {
+        return new InsertBuffer(decoder.schema());
     }
 
     /** Refused by this reader's rules beyond jackson's grammar; the message comes from the slow path. */

@@ -1,6 +1,8 @@
 package dev.flushline.ops;
 
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
+import dev.flushline.data.RowRecord;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
 import org.junit.jupiter.api.Test;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,6 +67,43 @@ class InsertDecoderTest {
             // The comparison means something only if the fast path took many lines
             assertTrue(fast > 300, cql + ": the fast path took only " + fast + " of " + lines.size() + " lines");
         }
+    }
+
+    /**
+     * The memtable writes a fast-path insert's record from the buffer, without the row: its bytes
+     * must be those of the record of the row the buffer means.
+     */
+    @Test
+    void recordOfTheBufferIsTheRecordOfItsRow() throws Exception {
+        int checked = 0;
+        long seed = 5;
+        for (String cql : SCHEMAS) {
+            TableSchema schema = CqlParser.parse(cql);
+            Random r = new Random(seed++);
+            StringBuilder text = new StringBuilder();
+            for (int i = 0; i < 2000; i++) text.append(insert(r, schema)).append('\n');
+            OperationReader reader = reader(schema, text.toString(), true);
+            InsertBuffer buffer = reader.newInsertBuffer();
+            while (true) {
+                Object item;
+                try {
+                    item = reader.next(buffer);
+                } catch (BadInputException e) {
+                    continue;
+                }
+                if (item == null) break;
+                if (item != buffer) continue;
+                dev.flushline.data.Row row = buffer.toUpdate().rows().get(0);
+                int size = RowRecord.size(row);
+                assertEquals(size, RowRecord.size(buffer), row.toString());
+                byte[] expected = new byte[size + 8], actual = new byte[size + 8];
+                RowRecord.write(row, size, expected, 3);
+                RowRecord.write(buffer, size, actual, 3);
+                assertArrayEquals(expected, actual, row.toString());
+                checked++;
+            }
+        }
+        assertTrue(checked > 2000, "only " + checked + " inserts took the fast path");
     }
 
     @Test
@@ -181,7 +221,10 @@ class InsertDecoderTest {
             case "list<int>": return "[" + r.nextInt(5) + "]";
             case "map<text, int>": return "{\"k" + r.nextInt(5) + "\":1}";
             case "set<int>": return "[1,2]";
-            default: return STRINGS[r.nextInt(STRINGS.length)];
+            default:
+                // now and then past a one-byte length
+                if (r.nextInt(20) == 0) return "\"" + "y".repeat(250 + r.nextInt(100)) + "\"";
+                return STRINGS[r.nextInt(STRINGS.length)];
         }
     }
 
