@@ -1,6 +1,7 @@
 package dev.flushline.cli;
 
 import dev.flushline.schema.ValueText;
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
 import dev.flushline.table.Flusher;
 import dev.flushline.table.FlusherFailedException;
@@ -309,9 +310,10 @@ public final class LoadCommand {
                 // of per operation is what lets batch mode keep up (group commit).
                 List<PartitionUpdate> group = durable ? new ArrayList<>(COMMIT_GROUP_OPERATIONS) : null;
                 while (true) {
-                    Mutation m;
+                    Object item;
                     try {
-                        m = reader.next();
+                        // Without a commit log, a plain insert comes as a reused buffer, applied before the next is taken.
+                        item = durable ? reader.next() : reader.nextItem();
                     } catch (BadInputException e) {
                         err.println(e.getMessage());
                         report.badLine(e);
@@ -322,15 +324,17 @@ public final class LoadCommand {
                         }
                         continue;
                     }
-                    if (m == null) break;
+                    if (item == null) break;
                     if (!durable) {
                         // The input line goes with it: after a failure the table says where the
                         // published prefix of the input ends.
-                        table.apply(m.update(), reader.lineNumber());
+                        if (item instanceof InsertBuffer) table.apply((InsertBuffer) item, reader.lineNumber());
+                        else table.apply(((Mutation) item).update(), reader.lineNumber());
                         applied++;
                         continue;
                     }
-                    group.add(m.update());
+                    // The group outlives the next call: the commit log's path takes mutations, not buffers.
+                    group.add(((Mutation) item).update());
                     if (group.size() == COMMIT_GROUP_OPERATIONS) {
                         applied += table.applyGroup(group);
                         group.clear();
