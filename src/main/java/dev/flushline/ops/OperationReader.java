@@ -497,7 +497,14 @@ public final class OperationReader implements MutationSource {
         while (i < n) {
             int x = b[i];
             if (x >= 0) {
-                if (x == '\\' && i + 2 < n && b[i + 1] == 'u' && (b[i + 2] | 0x20) == 'd') escapes = true;
+                if (x == '\\' && i + 1 < n && b[i + 1] >= 0) {
+                    // A backslash and the ASCII character it escapes, taken as a pair as JSON reads them: text
+                    // holding a backslash and then "ud" is not taken for a surrogate escape (its lines would
+                    // leave the fast path for nothing), and a real escape is found after any escaped backslash.
+                    if (b[i + 1] == 'u' && i + 2 < n && (b[i + 2] | 0x20) == 'd') escapes = true;
+                    i += 2;
+                    continue;
+                }
                 i++;
                 continue;
             }

@@ -115,7 +115,22 @@ class InsertDecoderTest {
                     + ",\"v1\":\"a" + i + "\",\"v2\":\"\u00e9\\u00e9\",\"v3\":\"x\",\"v4\":true}}");
         }
         lines.add(1, "{\"values\":{\"ck\":1,\"pk\":2},\"ttl\":7,\"timestamp\":-5,\"op\":\"insert\"}  \r");
+        // an escaped backslash before "ud" is text, not a surrogate escape (the bench workload has one at line 1837)
+        lines.add(2, "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":3,\"ck\":1,\"v1\":\"*3K'stW7ju^rh\\\\ud\"}}");
         assertEquals(lines.size(), compare(schema, lines));
+    }
+
+    /** The surrogate escape check reads escaped backslashes as pairs: one before a real escape does not hide it. */
+    @Test
+    void aLoneSurrogateAfterAnEscapedBackslashIsStillRefused() throws Exception {
+        TableSchema schema = CqlParser.parse(SCHEMAS[0]);
+        String line = "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":3,\"ck\":1,\"v1\":\"a\\\\\\ud800\"}}";
+        for (boolean fast : new boolean[] {true, false}) {
+            OperationReader r = reader(schema, line + "\n", fast);
+            BadInputException e = org.junit.jupiter.api.Assertions.assertThrows(BadInputException.class, r::next);
+            assertTrue(e.getMessage().startsWith("ops.jsonl:1: malformed JSON at column ") && e.getMessage().endsWith("lone surrogate \\uD800"),
+                    e.getMessage());
+        }
     }
 
     @Test
