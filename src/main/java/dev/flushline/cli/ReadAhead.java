@@ -64,7 +64,7 @@ import java.util.concurrent.locks.LockSupport;
  * publish its contents (and the mutations and buffers in it, filled on the read-ahead thread) to the
  * consumer, and the return queue publishes the consumer's last reads before the batch is refilled.
  *
- * <p>Thread safety: {@link #next}, {@link #lineNumber}, {@link #noOps}, {@link #stop} and
+ * <p>Thread safety: {@link #next}, {@link #nextItem}, {@link #lineNumber}, {@link #noOps}, {@link #stop} and
  * {@link #close} belong to one consumer thread, the one that called {@link #start}.
  */
 final class ReadAhead implements AutoCloseable {

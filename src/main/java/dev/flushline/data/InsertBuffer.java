@@ -147,6 +147,14 @@ public final class InsertBuffer {
 
     public long token() { return token; }
 
+    /** Bytes of the serialized partition key. */
+    public int keyLength() { return keyLength; }
+
+    /** Bytes of clustering value {@code i}. */
+    public int clusteringLength(int i) { return length[partitionKeyCount + i]; }
+
+    public int clusteringCount() { return clusteringCount; }
+
     public long timestamp() { return timestamp; }
 
     public int ttl() { return ttl; }

@@ -186,7 +186,7 @@ public abstract class Memtable {
      */
     public final boolean apply(InsertBuffer insert) {
         if (allocationMode == AllocationMode.UNSLABBED_HEAP || insert.hasStatic()) return apply(insert.toUpdate());
-        // What checkWritable refuses cannot be in a buffer: its filler keeps key and clustering values within 65535 bytes.
+        checkWritable(insert); // before anything is counted or stored, as for an update
         if (!beginWrite()) {
             return false;
         }
@@ -232,6 +232,19 @@ public abstract class Memtable {
         }
         List<Row> rows = u.rows();
         for (int i = 0; i < rows.size(); i++) checkClustering(rows.get(i).clustering());
+    }
+
+    /** {@link #checkWritable(PartitionUpdate)} of the update a decoded insert means (it has no deletion). */
+    public static void checkWritable(InsertBuffer insert) {
+        if (insert.keyLength() > MAX_KEY_VALUE_BYTES) {
+            throw new IllegalArgumentException("partition key of " + insert.keyLength() + " bytes exceeds " + MAX_KEY_VALUE_BYTES);
+        }
+        for (int i = 0, n = insert.clusteringCount(); i < n; i++) {
+            if (insert.clusteringLength(i) > MAX_KEY_VALUE_BYTES) {
+                throw new IllegalArgumentException("clustering value of " + insert.clusteringLength(i) + " bytes exceeds "
+                        + MAX_KEY_VALUE_BYTES);
+            }
+        }
     }
 
     private static void checkClustering(byte[][] values) {

@@ -64,11 +64,13 @@ import java.util.concurrent.TimeUnit;
  * and {@code java -cp target/classes:$(cat target/jmh.classpath) org.openjdk.jmh.Main LoadAllocationBench
  * -prof gc} (fork, warm-up and measurement are set below).
  *
- * <p><b>Last result</b> (2026-12-03, 2 vCPU VM shared with other builds, allocation only; see the
- * report in the commit that added this class): before (the value model per line,
- * {@code JsonLinesParseBench.oursFileToMutations} on the previous main, 20,000 lines) 2,603 B per row
- * on the reading side alone; after, readToBuffers and loadIntoMemtable as recorded in
- * {@code profiles/2026-12-03-decode/README.md}.
+ * <p><b>Last result</b> (2026-12-03, 2 vCPU VM shared with other builds, one fork, allocation only; the
+ * table and what is left per row are in {@code profiles/2026-12-03-decode/README.md}): readToBuffers 3.9 B
+ * per row (the reader made once per operation; nothing per line), readToMutations 668 B per row,
+ * loadIntoMemtable 277 B per row in heap_buffers (the record in its heap slab, the row's node and
+ * clustering, the partition's objects) and 120 B per row in offheap_objects. Before (main at e8077c2, the
+ * value model per line, measured as {@code JsonLinesParseBench.oursFileToMutations}): 2,603 B per row on
+ * the reading side alone.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
