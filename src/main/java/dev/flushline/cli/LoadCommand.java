@@ -1,6 +1,7 @@
 package dev.flushline.cli;
 
 import dev.flushline.schema.ValueText;
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
 import dev.flushline.table.Flusher;
 import dev.flushline.table.FlusherFailedException;
@@ -315,9 +316,10 @@ public final class LoadCommand {
                 // of per operation is what lets batch mode keep up (group commit).
                 List<PartitionUpdate> group = durable ? new ArrayList<>(COMMIT_GROUP_OPERATIONS) : null;
                 while (true) {
-                    Mutation m;
+                    Object item;
                     try {
-                        m = reader.next();
+                        // Without a commit log, a plain insert comes as a reused buffer, applied before the next is taken.
+                        item = durable ? reader.next() : reader.nextItem();
                     } catch (BadInputException e) {
                         err.println(e.getMessage());
                         report.badLine(e);
@@ -328,17 +330,19 @@ public final class LoadCommand {
                         }
                         continue;
                     }
-                    if (m == null) break;
+                    if (item == null) break;
                     // For the progress report: a volatile store every 64 operations, not one per line.
                     if ((++taken & 63) == 0) reading.linesRead(reader.lineNumber());
                     if (!durable) {
                         // The input line goes with it: after a failure the table says where the
                         // published prefix of the input ends.
-                        table.apply(m.update(), reader.lineNumber());
+                        if (item instanceof InsertBuffer) table.apply((InsertBuffer) item, reader.lineNumber());
+                        else table.apply(((Mutation) item).update(), reader.lineNumber());
                         applied++;
                         continue;
                     }
-                    group.add(m.update());
+                    // The group outlives the next call: the commit log's path takes mutations, not buffers.
+                    group.add(((Mutation) item).update());
                     if (group.size() == COMMIT_GROUP_OPERATIONS) {
                         applied += table.applyGroup(group);
                         group.clear();

@@ -1,5 +1,6 @@
 package dev.flushline.cli;
 
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
 import dev.flushline.ops.BadInputException;
 import dev.flushline.ops.MutationSource;
@@ -52,11 +53,18 @@ import java.util.concurrent.locks.LockSupport;
  * tests run with an hour). A stale flag costs at most a needless unpark, whose permit makes a later
  * park return at once; every wait re-checks in a loop, so that is harmless.
  *
- * <p>Memory ordering: a batch is filled before it is offered and never touched by the read-ahead
- * thread afterwards; the queue's release store on offer and acquire load on poll publish its contents
- * (and the mutations in it, built on the read-ahead thread) to the consumer.
+ * <p>Reuse. Plain inserts are decoded into {@link InsertBuffer}s that belong to the batches, and
+ * batches go back to the read-ahead thread once the consumer is past them (see {@link #nextItem}), so
+ * a load of plain inserts allocates no batch and no buffer once it runs. Nothing waits for a batch to
+ * come back: with none back, the read-ahead thread makes one, and this is bounded (see
+ * {@code returned}).
  *
- * <p>Thread safety: {@link #next}, {@link #lineNumber}, {@link #noOps}, {@link #stop} and
+ * <p>Memory ordering: a batch is filled before it is offered and not touched by the read-ahead
+ * thread afterwards until it comes back; the queue's release store on offer and acquire load on poll
+ * publish its contents (and the mutations and buffers in it, filled on the read-ahead thread) to the
+ * consumer, and the return queue publishes the consumer's last reads before the batch is refilled.
+ *
+ * <p>Thread safety: {@link #next}, {@link #nextItem}, {@link #lineNumber}, {@link #noOps}, {@link #stop} and
  * {@link #close} belong to one consumer thread, the one that called {@link #start}.
  */
 final class ReadAhead implements AutoCloseable {
@@ -79,14 +87,21 @@ final class ReadAhead implements AutoCloseable {
     /** Only bounds the cost of a missed wake-up, which the hand-shake rules out; see the class comment. */
     private static final long BACKSTOP_PARK_NANOS = 100_000_000L;
 
-    /** Items read in a row, with the reader's counters as of each; the last batch also says how the stream ends. */
+    /**
+     * Items read in a row, with the reader's counters as of each; the last batch also says how the
+     * stream ends. A batch goes round: filled by the read-ahead thread, taken by the consumer, given back
+     * once the consumer is past its last item, filled again. It owns an {@link InsertBuffer} per item
+     * slot (made on first use), so a plain insert travels in a buffer that is reused, not in objects.
+     */
     private static final class Batch {
-        /** A {@link Mutation} or a skippable {@link BadInputException}. */
+        /** A {@link Mutation}, one of {@link #buffers}, or a skippable {@link BadInputException}. */
         final Object[] items;
         final long[] lines;
         final long[] noOps;
+        /** Null where the reader decodes no buffers; else slots made on first use. */
+        final InsertBuffer[] buffers;
         /** {@link MutationSource#bytesRead()} when this batch was started. */
-        final long startBytes;
+        long startBytes;
         int size;
         /** Set on the last batch: nothing follows it. */
         boolean last;
@@ -95,11 +110,27 @@ final class ReadAhead implements AutoCloseable {
         long endLine;
         long endNoOps;
 
-        Batch(int capacity, long startBytes) {
+        Batch(int capacity, long startBytes, boolean buffers) {
             this.items = new Object[capacity];
             this.lines = new long[capacity];
             this.noOps = new long[capacity];
+            this.buffers = buffers ? new InsertBuffer[capacity] : null;
             this.startBytes = startBytes;
+        }
+
+        /** Empties a batch given back, for the next items from {@code startBytes}. */
+        void reuse(long startBytes) {
+            java.util.Arrays.fill(items, 0, size, null); // no stale mutation or exception kept alive
+            this.size = 0;
+            this.startBytes = startBytes;
+        }
+
+        /** The next item of {@code r}: into this batch's next buffer where the reader decodes into buffers. */
+        Object read(MutationSource r) throws IOException, BadInputException {
+            if (buffers == null) return r.next();
+            InsertBuffer b = buffers[size];
+            if (b == null) b = buffers[size] = r.newInsertBuffer();
+            return r.next(b);
         }
 
         void add(Object item, MutationSource r) {
@@ -125,6 +156,15 @@ final class ReadAhead implements AutoCloseable {
     private final long backstopParkNanos;
     private final long joinMillis;
     private final SpscArrayQueue<Batch> queue;
+    /**
+     * Batches the consumer is done with, back to the read-ahead thread. Never waited on: when it is
+     * empty the reader makes a new batch, which can only happen while every other batch is out: a full
+     * one the reader is handing off, the queue's capacity, the consumer's current one and the one it is
+     * about to give back. So no more than the queue's capacity plus four batches are ever made.
+     */
+    private final SpscArrayQueue<Batch> returned;
+    /** Whether the reader decodes into buffers (it gives one); decided before the read-ahead thread starts. */
+    private final boolean buffers;
     private final Thread readAheadThread;
     private final Thread consumerThread;
     /** Set by a side about to park; read by the other after a full fence (see the class comment). */
@@ -152,9 +192,11 @@ final class ReadAhead implements AutoCloseable {
         this.backstopParkNanos = backstopParkNanos;
         this.joinMillis = joinMillis;
         this.queue = new SpscArrayQueue<>(QUEUE_BATCHES);
+        this.returned = new SpscArrayQueue<>(queue.capacity() + 4);
+        this.buffers = reader.newInsertBuffer() != null;
         this.consumerThread = Thread.currentThread();
         // Allocated here so that the read-ahead thread always has a batch to end the stream in.
-        Batch first = new Batch(batchItems, reader.bytesRead());
+        Batch first = new Batch(batchItems, reader.bytesRead(), buffers);
         this.readAheadThread = new Thread(() -> readLoop(first), "flushline-read-ahead " + source);
         readAheadThread.setDaemon(true);
     }
@@ -183,11 +225,22 @@ final class ReadAhead implements AutoCloseable {
     /**
      * The next operation's mutation, or null at the end of the input (and on every call after it),
      * exactly as {@link MutationSource#next}; a failure that ended the stream is thrown again on
-     * every later call. Waits while the read-ahead thread has nothing ready.
+     * every later call. Waits while the read-ahead thread has nothing ready. An insert that came in a
+     * buffer is built into its mutation here (the commit log's path; see {@link #nextItem}).
      *
      * @throws InterruptedException if interrupted while waiting; the stream stays where it was
      */
     Mutation next() throws IOException, BadInputException, InterruptedException {
+        Object item = nextItem();
+        return item instanceof InsertBuffer ? ((InsertBuffer) item).toMutation() : (Mutation) item;
+    }
+
+    /**
+     * As {@link #next}, but a plain insert comes as the {@link InsertBuffer} it was decoded into,
+     * without objects. That buffer is the caller's to read until its next call of {@link #next} or
+     * {@link #nextItem}, which may give it back to be filled again: copy what must outlive that.
+     */
+    Object nextItem() throws IOException, BadInputException, InterruptedException {
         while (true) {
             Batch b = current;
             if (b != null) {
@@ -198,7 +251,7 @@ final class ReadAhead implements AutoCloseable {
                     noOps = b.noOps[i];
                     Object item = b.items[i];
                     if (item instanceof BadInputException) throw (BadInputException) item;
-                    return (Mutation) item;
+                    return item;
                 }
                 if (b.last) {
                     lineNumber = b.endLine;
@@ -213,8 +266,11 @@ final class ReadAhead implements AutoCloseable {
                 }
             }
             if (stopped) throw new IllegalStateException("next() after stop()");
+            Batch done = b;
             current = take();
             index = 0;
+            // Past its last item, which the caller has finished with by calling again: the batch and its buffers go back.
+            if (done != null) returned.offer(done);
         }
     }
 
@@ -320,7 +376,7 @@ final class ReadAhead implements AutoCloseable {
             while (true) {
                 Object item;
                 try {
-                    item = r.next();
+                    item = b.read(r);
                 } catch (BadInputException e) {
                     if (!e.skippable()) {
                         b.end(e, r);
@@ -335,10 +391,13 @@ final class ReadAhead implements AutoCloseable {
                 }
                 b.add(item, r);
                 if (b.size == batchItems || r.bytesRead() - b.startBytes >= batchBytes) {
-                    // The next batch exists before this one is offered: a published batch is never
-                    // touched again, and a failure from here on (OutOfMemoryError) has a batch to end in.
+                    // The next batch exists before this one is offered: a published batch is not
+                    // touched again until the consumer gives it back, and a failure from here on
+                    // (OutOfMemoryError) has a batch to end in.
                     Batch full = b;
-                    b = new Batch(batchItems, r.bytesRead());
+                    b = returned.poll();
+                    if (b == null) b = new Batch(batchItems, r.bytesRead(), buffers);
+                    else b.reuse(r.bytesRead());
                     if (!handOff(full)) return;
                 }
             }

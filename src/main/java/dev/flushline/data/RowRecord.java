@@ -1,6 +1,7 @@
 package dev.flushline.data;
 
 import dev.flushline.io.NativeMemory;
+import dev.flushline.io.VInt;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -229,6 +230,124 @@ public final class RowRecord {
         }
         System.arraycopy(src, 0, dst, p, src.length);
         return p + src.length;
+    }
+
+    // ---- size and write of a decoded insert --------------------------------------------------------
+
+    /**
+     * Exact bytes of the record of {@code b}'s regular row: the record {@link #write(Row, int, byte[], int)}
+     * writes for {@code b.row(...)}, sized from the buffer without building the row. Every cell of an
+     * insert has the row's timestamp; a given value has the row's TTL and expiry, a null is a tombstone
+     * at the insert's now.
+     */
+    public static int size(InsertBuffer b) {
+        if (b.regularSimpleCount > MAX_SLOTS || b.regularComplexCount > MAX_SLOTS) {
+            throw new IllegalArgumentException("a memtable row record holds at most " + MAX_SLOTS + " simple and " + MAX_SLOTS
+                    + " complex columns; this row has " + b.regularSimpleCount + " and " + b.regularComplexCount);
+        }
+        final boolean expiring = b.ttl != Cell.NO_TTL;
+        final int[] length = b.length;
+        long size = FIXED_HEADER_BYTES + Long.BYTES;
+        if (expiring) size += Integer.BYTES + Long.BYTES;
+        if (insertSharesLiveness(b)) size += 2 * Integer.BYTES;
+        for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
+            int n = length[s];
+            if (n == InsertBuffer.ABSENT) continue;
+            size += Short.BYTES + 1;
+            if (n == InsertBuffer.NULL) {
+                size += Long.BYTES + 1; // ldt, and the empty value's length
+            } else {
+                if (expiring) size += Integer.BYTES + Long.BYTES;
+                size += lengthSize(n) + n;
+            }
+        }
+        if (size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("row of " + size + " bytes is larger than a memtable record can be");
+        }
+        return (int) size;
+    }
+
+    /** Row#simpleCellsShareLiveness of the insert's row: no tombstone, and the sums fit an int. */
+    private static boolean insertSharesLiveness(InsertBuffer b) {
+        long valueBytes = 0, valueLengthBytes = 0;
+        final int[] length = b.length;
+        for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
+            int n = length[s];
+            if (n == InsertBuffer.ABSENT) continue;
+            if (n == InsertBuffer.NULL) return false;
+            valueBytes += n;
+            if (n > 0) valueLengthBytes += VInt.sizeOfUnsigned(n);
+        }
+        return valueBytes + valueLengthBytes <= Integer.MAX_VALUE;
+    }
+
+    /**
+     * Writes the record of {@code b}'s regular row at {@code dst[offset..]}: the same bytes as
+     * {@link #write(Row, int, byte[], int)} of {@code b.row(...)}. REQUIRES: {@code size} came from
+     * {@link #size(InsertBuffer)} and that much room is there. Throws IllegalStateException if the
+     * written bytes differ from {@code size}.
+     */
+    public static void write(InsertBuffer b, int size, byte[] dst, int offset) {
+        final boolean expiring = b.ttl != Cell.NO_TTL;
+        final boolean share = insertSharesLiveness(b);
+        final int[] length = b.length, valueOffset = b.offset;
+        final byte[] src = b.bytes;
+        int flags = HAS_LIVENESS;
+        if (expiring) flags |= LIVENESS_EXPIRING;
+        if (share) flags |= SIMPLE_SHARE_LIVENESS;
+        INT.set(dst, offset + LENGTH_OFFSET, size);
+        dst[offset + FLAGS_OFFSET] = (byte) flags;
+        SHORT.set(dst, offset + SIMPLE_SLOTS_OFFSET, (short) b.regularSimpleCount);
+        SHORT.set(dst, offset + COMPLEX_SLOTS_OFFSET, (short) b.regularComplexCount);
+        SHORT.set(dst, offset + SIMPLE_PRESENT_OFFSET, (short) b.regularPresent);
+        SHORT.set(dst, offset + COMPLEX_PRESENT_OFFSET, (short) 0);
+        int p = offset + FIXED_HEADER_BYTES;
+        LONG.set(dst, p, b.timestamp); p += Long.BYTES;
+        if (expiring) {
+            INT.set(dst, p, b.ttl); p += Integer.BYTES;
+            LONG.set(dst, p, b.expiration); p += Long.BYTES;
+        }
+        if (share) {
+            int valueBytes = 0, valueLengthBytes = 0;
+            for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
+                int n = length[s];
+                if (n <= 0) continue;
+                valueBytes += n;
+                valueLengthBytes += VInt.sizeOfUnsigned(n);
+            }
+            INT.set(dst, p, valueBytes); p += Integer.BYTES;
+            INT.set(dst, p, valueLengthBytes); p += Integer.BYTES;
+        }
+        for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
+            int n = length[s];
+            if (n == InsertBuffer.ABSENT) continue;
+            SHORT.set(dst, p, (short) i); p += Short.BYTES;
+            if (n == InsertBuffer.NULL) {
+                dst[p++] = (byte) (ROW_TIMESTAMP | HAS_LDT | SHORT_VALUE);
+                LONG.set(dst, p, b.nowSeconds); p += Long.BYTES;
+                dst[p++] = 0;
+                continue;
+            }
+            int cflags = ROW_TIMESTAMP;
+            if (expiring) cflags |= HAS_TTL | HAS_LDT;
+            if (n <= SHORT_LENGTH_LIMIT) cflags |= SHORT_VALUE;
+            dst[p++] = (byte) cflags;
+            if (expiring) {
+                INT.set(dst, p, b.ttl); p += Integer.BYTES;
+                LONG.set(dst, p, b.expiration); p += Long.BYTES;
+            }
+            if (n <= SHORT_LENGTH_LIMIT) {
+                dst[p++] = (byte) n;
+            } else {
+                INT.set(dst, p, n);
+                p += Integer.BYTES;
+            }
+            System.arraycopy(src, valueOffset[s], dst, p, n);
+            p += n;
+        }
+        if (p - offset != size) {
+            throw new IllegalStateException("memtable row record of an insert: sized " + size + " bytes, wrote " + (p - offset));
+        }
     }
 
     /** The length field of a record in a heap array. */

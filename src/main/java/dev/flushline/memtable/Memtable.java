@@ -6,6 +6,7 @@ import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.CommitLogPosition;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.RangeTombstone;
@@ -176,6 +177,36 @@ public abstract class Memtable {
         }
     }
 
+    /**
+     * Applies a decoded insert, as {@code apply(insert.toUpdate())} would, but for the common case (a
+     * row new to its partition, nothing deleted there, no static columns, a slab allocation mode) with
+     * no Row or Cell objects: the row's record is written straight from the buffer. Any other case goes
+     * through the update's objects. Returns false, and changes nothing, if the memtable is sealed.
+     * The buffer may be reused once this returns.
+     */
+    public final boolean apply(InsertBuffer insert) {
+        if (allocationMode == AllocationMode.UNSLABBED_HEAP || insert.hasStatic()) return apply(insert.toUpdate());
+        checkWritable(insert); // before anything is counted or stored, as for an update
+        if (!beginWrite()) {
+            return false;
+        }
+        try {
+            collectStats(insert);
+            MemtablePartition last = lastPartition;
+            MemtablePartition p = last != null && insert.keyEquals(last.key()) ? last : getOrCreate(insert.partitionKey());
+            long deltas;
+            synchronized (p) {
+                deltas = p.apply(insert, this);
+            }
+            rowCount.add(deltas >> 32);
+            cellCount.add((int) deltas);
+            operationCount.increment();
+            return true;
+        } finally {
+            endWrite();
+        }
+    }
+
     /** Largest partition key or clustering value: Cassandra's CQL limit (u16 length in Data/Index/Summary). */
     public static final int MAX_KEY_VALUE_BYTES = 0xFFFF;
 
@@ -201,6 +232,19 @@ public abstract class Memtable {
         }
         List<Row> rows = u.rows();
         for (int i = 0; i < rows.size(); i++) checkClustering(rows.get(i).clustering());
+    }
+
+    /** {@link #checkWritable(PartitionUpdate)} of the update a decoded insert means (it has no deletion). */
+    public static void checkWritable(InsertBuffer insert) {
+        if (insert.keyLength() > MAX_KEY_VALUE_BYTES) {
+            throw new IllegalArgumentException("partition key of " + insert.keyLength() + " bytes exceeds " + MAX_KEY_VALUE_BYTES);
+        }
+        for (int i = 0, n = insert.clusteringCount(); i < n; i++) {
+            if (insert.clusteringLength(i) > MAX_KEY_VALUE_BYTES) {
+                throw new IllegalArgumentException("clustering value of " + insert.clusteringLength(i) + " bytes exceeds "
+                        + MAX_KEY_VALUE_BYTES);
+            }
+        }
     }
 
     private static void checkClustering(byte[][] values) {
@@ -394,6 +438,23 @@ public abstract class Memtable {
         for (int i = 0; i < rows.size(); i++) noteRow(rows.get(i));
     }
 
+    /** {@link #collectStats(PartitionUpdate)} of the insert's update: its row, whose cells share its timestamp and TTL. */
+    private void collectStats(InsertBuffer insert) {
+        final int columns = insert.schema().regularComplexStart();
+        boolean tombstone = false;
+        for (int i = 0; i < columns; i++) {
+            if (!insert.hasRegular(i)) continue;
+            markWritten(regularColumnsWritten, i);
+            tombstone |= insert.regularIsNull(i);
+        }
+        lowerTo(minTimestamp, insert.timestamp());
+        if (insert.ttl() != Cell.NO_TTL) {
+            noteLdt(insert.expiration());
+            lowerTo(minTtl, insert.ttl());
+        }
+        if (tombstone) noteLdt(insert.nowSeconds());
+    }
+
     private void noteRow(Row r) {
         markColumns(r);
         if (r.hasLiveness()) {
@@ -443,6 +504,37 @@ public abstract class Memtable {
                     RECORD_SCRATCH.set(scratch);
                 }
                 RowRecord.write(row, size, scratch, 0);
+                long address = nativeSlab.allocate(size);
+                NativeMemory.copyFromArray(scratch, 0, address, size);
+                node.record = address;
+                break;
+            }
+            default:
+                throw new AssertionError(allocationMode);
+        }
+        onHeapBytes.add(heap);
+    }
+
+    /**
+     * Stores the regular row of {@code insert} in the new {@code node} as a record, written from the
+     * buffer: the bytes {@link #store(RowList.Node, Row, boolean)} writes for that row. REQUIRES: a slab
+     * allocation mode; the caller holds the partition's monitor.
+     */
+    final void store(RowList.Node node, InsertBuffer insert) {
+        long heap = RowList.NODE_HEAP_BYTES + clusteringHeapBytes(node.clustering());
+        int size = RowRecord.size(insert);
+        switch (allocationMode) {
+            case HEAP_BUFFERS:
+                heapSlab.allocate(size, node);
+                RowRecord.write(insert, size, node.slab, (int) node.record);
+                break;
+            case OFFHEAP_OBJECTS: {
+                byte[] scratch = RECORD_SCRATCH.get();
+                if (scratch.length < size) {
+                    scratch = new byte[Math.max(size, scratch.length * 2)];
+                    RECORD_SCRATCH.set(scratch);
+                }
+                RowRecord.write(insert, size, scratch, 0);
                 long address = nativeSlab.allocate(size);
                 NativeMemory.copyFromArray(scratch, 0, address, size);
                 node.record = address;

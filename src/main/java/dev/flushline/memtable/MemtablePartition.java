@@ -2,6 +2,7 @@ package dev.flushline.memtable;
 
 import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.DeletionTime;
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.PartitionKey;
 import dev.flushline.data.RangeTombstone;
 import dev.flushline.data.RangeTombstoneList;
@@ -102,19 +103,53 @@ public final class MemtablePartition {
                 active = DeletionTime.max(active, rangeTombstones.deletionAt(u.clustering()));
             }
             RowList.Node node = rows.getOrAdd(u.clustering(), comparator);
-            boolean fresh = node.isUnset();
-            Row old = fresh ? null : node.row();
-            Row merged;
+            mergeRow(node, u, active, memtable);
+        }
+        return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
+    }
+
+    /** Merges row {@code u} into {@code node} (just added, or holding a row) under {@code active}. */
+    private void mergeRow(RowList.Node node, Row u, DeletionTime active, Memtable memtable) {
+        final TableSchema schema = memtable.schema;
+        boolean fresh = node.isUnset();
+        Row old = fresh ? null : node.row();
+        Row merged;
+        try {
+            merged = Rows.merge(old, u, schema.regularColumns(), schema.regularComplexStart(), active);
+            if (merged != null) memtable.store(node, merged, fresh);
+        } catch (RuntimeException | Error e) {
+            // A node that never got its row must not stay linked: a flush would read nothing there.
+            if (fresh) rows.remove(node, memtable.comparator);
+            throw e;
+        }
+        if (merged == null) rows.remove(node, memtable.comparator);
+        cellCount += cells(merged) - cells(old);
+    }
+
+    /**
+     * Applies a decoded insert without static columns, as {@link #apply} applies its update: a row new
+     * to this partition, with nothing deleted over it, is stored as a record written from the buffer
+     * (what the merge would keep is the row as it is); otherwise the row is built and merged. Returns
+     * the row and cell count changes as {@link #apply} does. REQUIRES: the caller holds this
+     * partition's monitor; a slab allocation mode.
+     */
+    long apply(InsertBuffer insert, Memtable memtable) {
+        int rowsBefore = rows.size();
+        int cellsBefore = cellCount;
+        byte[][] clustering = insert.clustering(); // kept by the row's node
+        DeletionTime active = partitionDeletion;
+        if (rangeTombstones != null) active = DeletionTime.max(active, rangeTombstones.deletionAt(clustering));
+        RowList.Node node = rows.getOrAdd(clustering, memtable.comparator);
+        if (!node.isUnset() || !active.isLive()) {
+            mergeRow(node, insert.row(clustering), active, memtable);
+        } else {
             try {
-                merged = Rows.merge(old, u, schema.regularColumns(), schema.regularComplexStart(), active);
-                if (merged != null) memtable.store(node, merged, fresh);
+                memtable.store(node, insert);
             } catch (RuntimeException | Error e) {
-                // A node that never got its row must not stay linked: a flush would read nothing there.
-                if (fresh) rows.remove(node, comparator);
+                rows.remove(node, memtable.comparator);
                 throw e;
             }
-            if (merged == null) rows.remove(node, comparator);
-            cellCount += cells(merged) - cells(old);
+            cellCount += insert.regularCellCount();
         }
         return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
     }

@@ -1,5 +1,6 @@
 package dev.flushline.ops;
 
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
 
 import java.io.Closeable;
@@ -19,6 +20,21 @@ import java.io.IOException;
 public interface MutationSource extends Closeable {
     /** The next record's mutation, or null at the end of the input (and on every call after it). */
     Mutation next() throws IOException, BadInputException;
+
+    /**
+     * The next record as {@link #next()} gives it, or, where the source can decode it so (a plain insert
+     * of JSON Lines), decoded into {@code into} and {@code into} itself returned: no objects per record.
+     * {@code into} is then the caller's to read until it passes it here again. The default decodes
+     * nothing into buffers. REQUIRES: {@code into} came from {@link #newInsertBuffer()}.
+     */
+    default Object next(InsertBuffer into) throws IOException, BadInputException {
+        return next();
+    }
+
+    /** A buffer for {@link #next(InsertBuffer)}, or null if this source never fills one. */
+    default InsertBuffer newInsertBuffer() {
+        return null;
+    }
 
     /** The (first) line of the record last returned or refused, 1-based; 0 before the first. */
     long lineNumber();

@@ -108,6 +108,9 @@ public final class OperationDecoder {
 
     public long nowSeconds() { return nowSeconds; }
 
+    /** The latest local deletion time the output stores (the fast path checks TTL expiry against it). */
+    long maxLocalDeletionTime() { return maxLocalDeletionTime; }
+
     /**
      * Moves "now" forward for the operations decoded after this call, as a node's clock moves
      * between writes. List element paths stay increasing: the path clock never goes back, and

@@ -4,6 +4,7 @@ import dev.flushline.flush.FlushJob;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.flush.FlushProgress;
 
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.sstable.SSTableWriteException;
@@ -297,6 +298,23 @@ public final class Flusher implements AutoCloseable {
         while (true) {
             Memtable m = current;
             if (m.apply(update)) {
+                if (overThreshold(m)) switchAndFlush(m);
+                return m;
+            }
+            // m was sealed under us; the next memtable is already current (or about to be).
+            Thread.onSpinWait();
+        }
+    }
+
+    /** As {@link #apply(PartitionUpdate)}, for a decoded insert (see {@code Memtable.apply(InsertBuffer)}). */
+    public Memtable apply(InsertBuffer insert) throws IOException, InterruptedException {
+        if (closed) throw new IllegalStateException("flusher is closed");
+        FlusherFailedException f = failedState;
+        if (f != null) throw failedStateError(f);
+        awaitMemory();
+        while (true) {
+            Memtable m = current;
+            if (m.apply(insert)) {
                 if (overThreshold(m)) switchAndFlush(m);
                 return m;
             }

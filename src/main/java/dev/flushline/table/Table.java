@@ -1,5 +1,6 @@
 package dev.flushline.table;
 
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.schema.TableSchema;
@@ -111,6 +112,22 @@ public final class Table implements AutoCloseable {
     public void apply(PartitionUpdate update, long position) throws IOException, InterruptedException {
         if (durable != null) throw new IllegalStateException("with a commit log, apply in groups: the log says what is durable");
         Memtable took = flusher.apply(update);
+        if (took != lastTook) {
+            synchronized (firstPositions) {
+                firstPositions.putIfAbsent(took, position);
+            }
+            lastTook = took;
+        }
+    }
+
+    /**
+     * As {@link #apply(PartitionUpdate, long)} for the update {@code insert} means, copied from the
+     * buffer into the memtable without objects where the memtable can (see {@code Memtable.apply(InsertBuffer)}).
+     * The buffer may be reused once this returns.
+     */
+    public void apply(InsertBuffer insert, long position) throws IOException, InterruptedException {
+        if (durable != null) throw new IllegalStateException("with a commit log, apply in groups: the log says what is durable");
+        Memtable took = flusher.apply(insert);
         if (took != lastTook) {
             synchronized (firstPositions) {
                 firstPositions.putIfAbsent(took, position);

@@ -358,4 +358,77 @@ class ReadAheadTest {
             assertSame(failure, e);
         });
     }
+
+    /**
+     * Plain inserts travel in buffers that come back and are filled again: the consumer sees every
+     * operation as the reader on one thread gives it (bad lines and mutations in place), a buffer it
+     * holds is not refilled before its next call (it still means the same mutation then), and however
+     * long the input, no more buffers are made than the batches that can be out at once hold.
+     */
+    @Test
+    void buffersComeBackAndAreNotRefilledWhileHeld() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            String text = ops(20_000);
+            List<String> expected = new ArrayList<>();
+            OperationReader single = reader(bytes(text));
+            while (true) {
+                try {
+                    Mutation m = single.next();
+                    if (m == null) break;
+                    expected.add(m.toString());
+                } catch (BadInputException e) {
+                    expected.add("bad: " + e.getMessage());
+                }
+            }
+            int[] made = {0};
+            OperationReader inner = reader(bytes(text));
+            dev.flushline.ops.MutationSource counting = new dev.flushline.ops.MutationSource() {
+                public Mutation next() throws IOException, BadInputException { return inner.next(); }
+                public Object next(dev.flushline.data.InsertBuffer into) throws IOException, BadInputException { return inner.next(into); }
+                public dev.flushline.data.InsertBuffer newInsertBuffer() { made[0]++; return inner.newInsertBuffer(); }
+                public long lineNumber() { return inner.lineNumber(); }
+                public long noOps() { return inner.noOps(); }
+                public long bytesRead() { return inner.bytesRead(); }
+                public String source() { return inner.source(); }
+                public void abandon() { inner.abandon(); }
+                public void close() throws IOException { inner.close(); }
+            };
+            int batchItems = 4;
+            List<String> seen = new ArrayList<>();
+            int buffers = 0;
+            try (ReadAhead r = ReadAhead.start(counting, batchItems, Long.MAX_VALUE, NO_BACKSTOP_NANOS, 1000)) {
+                dev.flushline.data.InsertBuffer held = null;
+                String heldMeans = null;
+                while (true) {
+                    // pause now and then, so that the read-ahead thread fills the queue and waits
+                    if (seen.size() % 1000 == 999) LockSupport.parkNanos(20_000_000L);
+                    if (held != null) assertEquals(heldMeans, held.toMutation().toString(), "a held buffer was refilled");
+                    Object item;
+                    try {
+                        item = r.nextItem();
+                    } catch (BadInputException e) {
+                        seen.add("bad: " + e.getMessage());
+                        held = null;
+                        continue;
+                    }
+                    if (item == null) break;
+                    if (item instanceof dev.flushline.data.InsertBuffer) {
+                        held = (dev.flushline.data.InsertBuffer) item;
+                        heldMeans = held.toMutation().toString();
+                        seen.add(heldMeans);
+                        buffers++;
+                    } else {
+                        held = null;
+                        seen.add(item.toString());
+                    }
+                }
+                assertEquals(expected, seen);
+                assertTrue(buffers > 10_000, "only " + buffers + " inserts came in buffers");
+                // one to ask the reader whether it fills buffers, then a batch's worth per batch that can be out: one
+                // being filled, a full one being handed off, the queue's, the consumer's and the one it is giving back
+                int bound = 1 + (r.queueCapacity() + 4) * batchItems;
+                assertTrue(made[0] <= bound, made[0] + " buffers made for " + buffers + " inserts, more than " + bound);
+            }
+        });
+    }
 }

@@ -68,7 +68,7 @@ import java.util.regex.Pattern;
  * overlap). Prints each run, one table of medians over the rounds, and the ratios; {@code --json} adds one
  * object per measured run ({@code flushline bench --against}'s keys plus round, variant, flush_ms, input_bytes).
  * {@code --reader-alone} adds a run per round of the load's input reader alone ({@code OperationReader} draining
- * the file into mutations, no memtable, no flush), a reference for how much of the load's wall time is reading.
+ * the file as the load reads it, plain inserts into a reused buffer, no memtable, no flush), a reference for how much of the load's wall time is reading.
  *
  * <p><b>CSV.</b> {@code --format csv} writes the same rows as CSV instead (a header {@code pk,ck,v1,...}, then one
  * row per line, a value in double quotes with {@code \"} and {@code \\} escaped when it holds a comma, a quote or a
@@ -279,7 +279,8 @@ public final class LoadAgainstMain {
 
     /**
      * The load's input reader alone, without a memtable or a flush: {@code OperationReader} over {@code input}
-     * (line split, UTF-8 check, jackson-core parse, decode to mutations), or {@code CsvReader} for CSV, on this thread,
+     * (line split, UTF-8 check, jackson-core parse, decode into a reused buffer as the load does), or {@code CsvReader}
+     * for CSV (decode to mutations), on this thread,
      * timed and costed as a load run is, so that the load's wall time splits into reading, applying and flushing.
      */
     private static Run readAlone(int round, TableSchema schema, boolean csv, Path input, BenchCommand.Workload w) throws Exception {
@@ -294,7 +295,13 @@ public final class LoadAgainstMain {
         try (MutationSource reader = csv
                 ? CsvReader.open(input.toString(), InputStream.nullInputStream(), decoder, CsvOptions.builder(BenchCommand.BASE_TIMESTAMP_MICROS).build())
                 : OperationReader.open(schema, input.toString(), InputStream.nullInputStream(), decoder)) {
-            while (reader.next() != null) n++;
+            // As the load's read-ahead thread reads: plain inserts into a reused buffer (JSON Lines), the rest as mutations.
+            dev.flushline.data.InsertBuffer buffer = reader.newInsertBuffer();
+            if (buffer == null) {
+                while (reader.next() != null) n++;
+            } else {
+                while (reader.next(buffer) != null) n++;
+            }
         }
         long wall = System.nanoTime() - wall0;
         long proc = Costs.processCpuNanos() - proc0;
