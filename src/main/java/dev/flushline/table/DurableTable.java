@@ -52,11 +52,15 @@ public final class DurableTable implements AutoCloseable {
         public final Flusher.Limits limits;
         /** Sees every published sstable (its log line); may be null. Called on the flush thread. */
         public final Consumer<FlushOutcome> onFlushed;
-        /** Receives the replay summary and removed leftovers; null: SLF4J, this class's logger, at info. */
+        /**
+         * Receives the replay summary and its warnings (torn tails, skipped corruption), failures to
+         * record a release (both "WARN ..."), and removed leftovers; null: SLF4J, this class's
+         * logger, at info or warn.
+         */
         public final Consumer<String> info;
         /**
-         * Receives warnings (torn tails, skipped corruption, release failures, files left alone) and the
-         * flusher's and compactions' lines; null: SLF4J, each class's own logger, at the line's level.
+         * Receives the files left alone and the flusher's and compactions' lines; null: SLF4J, each
+         * class's own logger, at the line's level.
          */
         public final Consumer<String> log;
         /** Background compaction, started once the commit log is replayed; null for none. */
@@ -130,8 +134,8 @@ public final class DurableTable implements AutoCloseable {
     /**
      * Opens the commit log, removes half-written sstables of an earlier crash, replays the
      * mutations the log holds beyond its flushed-up-to marker, flushes them, and releases the old
-     * segments. The summary ("Replayed N mutations from M segments") goes to {@code options.info},
-     * any warnings to {@code options.log}, and both are in {@link #replayReport()}. Throws
+     * segments. The summary ("Replayed N mutations from M segments") and any warnings go to
+     * {@code options.info} and are in {@link #replayReport()}. Throws
      * {@link dev.flushline.commitlog.CommitLogCorruptionException} for corruption in the middle of a
      * segment unless the commit log options say skipCorrupt.
      */

@@ -67,10 +67,12 @@ public final class TableOptions {
     /** Sees every published sstable (on the flush thread); may be null. */
     public final Consumer<FlushOutcome> onFlushed;
     /**
-     * Receives warnings ("WARN ..."), failed flush attempts ("ERROR ...") and what {@link Table#open}
-     * leaves alone, one line each; null (the default): they are logged through SLF4J instead, by
-     * the class that says them ({@code dev.flushline.table.Flusher}, {@code .Table},
-     * {@code .DurableTable}, {@code .BackgroundCompactions}), at warn or error, without the prefix.
+     * Receives warnings ("WARN ..."), failed flush attempts ("ERROR ..."), what {@link Table#open}
+     * leaves alone and the compactions' lines, one line each; null (the default): they are logged
+     * through SLF4J instead, by the class that says them ({@code dev.flushline.table.Flusher},
+     * {@code .Table}, {@code .DurableTable}, {@code .BackgroundCompactions}), without the prefix: at
+     * error for a failure (the cause attached), warn for a warning or a file left alone, info for a
+     * compaction done.
      */
     public final Consumer<String> log;
     /**
