@@ -40,6 +40,8 @@ public final class Main {
           + "Exit status: 0 ok, 1 bad input or usage (message on stderr), 2 internal or I/O failure.\n";
 
     public static void main(String[] args) {
+        // Before any command: where the library's SLF4J lines go (standard error, worded as always).
+        dev.flushline.cli.CliLogging.install();
         int status = run(args, System.in, System.out, System.err);
         System.out.flush();
         System.exit(status);

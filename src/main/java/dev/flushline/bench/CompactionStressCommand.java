@@ -114,7 +114,7 @@ public final class CompactionStressCommand {
         try {
             switch (argv[0]) {
                 case "write":
-                    return write(new Args("compaction-stress write", rest, WRITE_OPTIONS, Set.of()), out);
+                    return write(new Args("compaction-stress write", rest, WRITE_OPTIONS, Set.of()), out, err);
                 case "compact":
                     return compact(new Args("compaction-stress compact", rest, COMPACT_OPTIONS, COMPACT_FLAGS), out, err);
                 default:
@@ -155,7 +155,7 @@ public final class CompactionStressCommand {
 
     // ---- write -----------------------------------------------------------------------------------
 
-    private static int write(Args args, PrintStream out) throws UsageException, IOException {
+    private static int write(Args args, PrintStream out, PrintStream err) throws UsageException, IOException {
         Path dir = Path.of(args.required("dir"));
         double sizeGb = decimal(args, "size-gb", -1, Double.MIN_VALUE, 1 << 20);
         if (sizeGb < 0) throw new UsageException("missing --size-gb (see flushline compaction-stress --help)");
@@ -183,6 +183,8 @@ public final class CompactionStressCommand {
                     }
                     out.println(o.logLine());
                 })
+                // the table's own lines (leftovers, a failed flush) on standard error, as the command line words them
+                .log(err::println)
                 .build();
         long t0 = System.nanoTime();
         try (Table table = Table.open(options)) {

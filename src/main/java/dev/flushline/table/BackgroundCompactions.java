@@ -18,6 +18,8 @@ import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.SSTableFiles;
 import dev.flushline.sstable.StatisticsReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import dev.flushline.sstable.TableDirectory;
 
 import java.io.IOException;
@@ -69,6 +71,8 @@ import java.util.function.LongSupplier;
  * never lost, never in both.
  */
 public final class BackgroundCompactions implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BackgroundCompactions.class);
+
     /** What to compact with. Set the fields, then hand it over; not changed afterwards. */
     public static final class Settings {
         public CompactionStrategyOptions strategy = CompactionStrategyOptions.defaults(CompactionStrategyOptions.Kind.SIZE_TIERED);
@@ -91,7 +95,7 @@ public final class BackgroundCompactions implements AutoCloseable {
     private final CompactionPicker picker;
     private final Settings settings;
     private final LongSupplier unflushedMinTimestamp;
-    private final Consumer<String> log;
+    private final LogLines log;
     private final CompactionThrottle throttle;
     private final ExecutorService pool;
     /** Held from start to close: no other compaction (another node's, an in-place `compact`) replaces these sstables meanwhile. */
@@ -116,7 +120,7 @@ public final class BackgroundCompactions implements AutoCloseable {
         this.settings = settings;
         this.picker = CompactionPicker.create(settings.strategy, settings.ranges);
         this.unflushedMinTimestamp = unflushedMinTimestamp;
-        this.log = log;
+        this.log = new LogLines(LOG, log);
         this.throttle = new CompactionThrottle(settings.throughputMiBPerSecond);
         this.lock = CompactionLock.tryAcquire(directory.path());
         List<SSTableInfo> live = new ArrayList<>();
@@ -146,7 +150,8 @@ public final class BackgroundCompactions implements AutoCloseable {
     /**
      * Background compaction of the flusher's table: the version is built from the live sstables of
      * its directory, every later flush is added, and compaction starts at once if the picker has
-     * work.
+     * work. {@code log} receives one line per compaction, and its warnings ("WARN ...") and failures
+     * ("ERROR ..."); null logs them through SLF4J (this class's logger: info, warn, error).
      */
     public static BackgroundCompactions start(Flusher flusher, Settings settings, Consumer<String> log) throws IOException {
         BackgroundCompactions c = new BackgroundCompactions(flusher.current().schema(), flusher.tableDirectory(), settings,
@@ -156,7 +161,7 @@ public final class BackgroundCompactions implements AutoCloseable {
         return c;
     }
 
-    /** Compaction of a table directory no memtable writes into (compaction-stress, offline use). */
+    /** Compaction of a table directory no memtable writes into (compaction-stress, offline use); {@code log} as for {@link #start}. */
     public static BackgroundCompactions open(TableSchema schema, TableDirectory directory, Settings settings, Consumer<String> log)
             throws IOException {
         BackgroundCompactions c = new BackgroundCompactions(schema, directory, settings, () -> Long.MAX_VALUE, log);
@@ -194,7 +199,7 @@ public final class BackgroundCompactions implements AutoCloseable {
             schedule();
         } catch (IOException | RuntimeException e) {
             // Not compacted until the next open lists it; the flush itself succeeded.
-            log.accept("ERROR compaction cannot track flushed sstable " + o.result.dataPath + ": " + e);
+            log.error("compaction cannot track flushed sstable " + o.result.dataPath + ": " + e, e);
         }
     }
 
@@ -214,8 +219,8 @@ public final class BackgroundCompactions implements AutoCloseable {
         int pending = picker.estimatedRemainingTasks(version);
         int limit = settings.pendingWarnThreshold;
         if (limit > 0 && pending > limit && !overPendingThreshold) {
-            log.accept("WARN " + schema.keyspace() + "." + schema.name() + ": " + pending + " pending compactions (threshold "
-                    + limit + "); writes are not slowed, compaction is falling behind");
+            log.warn(schema.keyspace() + "." + schema.name() + ": " + pending + " pending compactions (threshold "
+                    + limit + "); writes are not slowed, compaction is falling behind", null);
         }
         overPendingThreshold = limit > 0 && pending > limit;
         notifyAll();
@@ -245,7 +250,7 @@ public final class BackgroundCompactions implements AutoCloseable {
                 }
                 edit[0] = pick.edit(outInfo); // refuses outputs that break the strategy's rules: before the commit, so they roll back
             });
-            log.accept(CompactionLog.line(r, System.nanoTime() - t0, pick.outputLevel()) + " Picked: " + pick.describe());
+            log.info(CompactionLog.line(r, System.nanoTime() - t0, pick.outputLevel()) + " Picked: " + pick.describe());
             synchronized (this) {
                 version = version.apply(edit[0]);
                 for (SSTableInfo s : pick.inputs()) {
@@ -262,8 +267,8 @@ public final class BackgroundCompactions implements AutoCloseable {
                 schedule();
             }
         } catch (Throwable t) {
-            log.accept("ERROR compaction failed, background compaction of " + schema.keyspace() + "." + schema.name()
-                    + " stopped until resumed (" + pick.describe() + "): " + Flusher.describe(t));
+            log.error("compaction failed, background compaction of " + schema.keyspace() + "." + schema.name()
+                    + " stopped until resumed (" + pick.describe() + "): " + Flusher.describe(t), t);
             synchronized (this) {
                 for (SSTableInfo s : pick.inputs()) compacting.remove(s.generation());
                 running--;

@@ -9,6 +9,8 @@ import dev.flushline.data.Mutation;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.schema.TableSchema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,6 +42,8 @@ import java.util.function.Supplier;
  * stopped.
  */
 public final class DurableTable implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DurableTable.class);
+
     /** Immutable settings. */
     public static final class Options {
         public final CommitLog.Options commitLog;
@@ -48,9 +52,16 @@ public final class DurableTable implements AutoCloseable {
         public final Flusher.Limits limits;
         /** Sees every published sstable (its log line); may be null. Called on the flush thread. */
         public final Consumer<FlushOutcome> onFlushed;
-        /** Receives the replay summary and removed leftovers; may be null. */
+        /**
+         * Receives the replay summary and its warnings (torn tails, skipped corruption), failures to
+         * record a release (both "WARN ..."), and removed leftovers; null: SLF4J, this class's
+         * logger, at info or warn.
+         */
         public final Consumer<String> info;
-        /** Receives warnings (torn tails, skipped corruption, release failures, files left alone); may be null. */
+        /**
+         * Receives the files left alone and the flusher's and compactions' lines; null: SLF4J, each
+         * class's own logger, at the line's level.
+         */
         public final Consumer<String> log;
         /** Background compaction, started once the commit log is replayed; null for none. */
         public final BackgroundCompactions.Settings compaction;
@@ -98,6 +109,8 @@ public final class DurableTable implements AutoCloseable {
     private final Options options;
     private final CommitLog commitLog;
     private final Flusher flusher;
+    private final LogLines info;
+    private final LogLines log;
     /** Off while replaying: the entries not replayed yet are in no memtable and must not be released. */
     private volatile boolean releasing;
     private volatile CommitLog.ReplayReport replayReport;
@@ -111,8 +124,10 @@ public final class DurableTable implements AutoCloseable {
         this.schema = schema;
         this.options = options;
         this.commitLog = commitLog;
+        this.info = new LogLines(LOG, options.info);
+        this.log = new LogLines(LOG, options.log);
         this.flusher = new Flusher(options.memtables, options.flush, options.limits, options.onFlushed, null,
-                Flusher.FailurePolicy.DEFAULT, options.log != null ? options.log : System.err::println);
+                Flusher.FailurePolicy.DEFAULT, options.log);
         this.flusher.onMemtableFlushed(this::memtableFlushed);
     }
 
@@ -120,7 +135,7 @@ public final class DurableTable implements AutoCloseable {
      * Opens the commit log, removes half-written sstables of an earlier crash, replays the
      * mutations the log holds beyond its flushed-up-to marker, flushes them, and releases the old
      * segments. The summary ("Replayed N mutations from M segments") and any warnings go to
-     * {@code options.log} and are in {@link #replayReport()}. Throws
+     * {@code options.info} and are in {@link #replayReport()}. Throws
      * {@link dev.flushline.commitlog.CommitLogCorruptionException} for corruption in the middle of a
      * segment unless the commit log options say skipCorrupt.
      */
@@ -131,15 +146,15 @@ public final class DurableTable implements AutoCloseable {
             t = new DurableTable(schema, options, log);
             List<Path> removed = t.flusher.openTableDirectory();
             t.removedLeftovers = removed;
-            if (!removed.isEmpty()) t.say("Removed leftovers of an interrupted flush: " + removed);
-            for (Path p : t.flusher.incompleteInTableDirectory()) t.sayAlways(dev.flushline.sstable.Leftovers.describe(p));
+            if (!removed.isEmpty()) t.info.info("Removed leftovers of an interrupted flush: " + removed);
+            for (Path p : t.flusher.incompleteInTableDirectory()) t.log.leftAlone(dev.flushline.sstable.Leftovers.describe(p));
             t.replay();
             // Only now: before the replay, replayed data was in no memtable yet, so a compaction's
             // purge bound (the unflushed memtables' smallest timestamp) could not see it, and a
             // tombstone shadowing it could have been purged. After the replay's flush it is all in
             // sstables the version holds, or in memtables the bound sees.
             if (options.compaction != null) {
-                t.compactions = BackgroundCompactions.start(t.flusher, options.compaction, t::sayAlways);
+                t.compactions = BackgroundCompactions.start(t.flusher, options.compaction, options.log);
             }
             return t;
         } catch (IOException | RuntimeException | Error | InterruptedException e) {
@@ -159,8 +174,8 @@ public final class DurableTable implements AutoCloseable {
         releasing = true;
         commitLog.markFlushedUpTo(safeReleasePosition(null));
         replayReport = report;
-        for (String w : report.warnings) say("WARN " + w);
-        say(report.summary());
+        for (String w : report.warnings) info.warn(w, null);
+        info.info(report.summary());
     }
 
     /**
@@ -240,7 +255,7 @@ public final class DurableTable implements AutoCloseable {
             // Keeping segments is always safe; a failed release must not fail the flush (a retry
             // would publish the memtable twice). The next flush tries again.
             releaseFailure = e;
-            say("WARN could not record commit log release: " + e);
+            info.warn("could not record commit log release: " + e, e);
         }
     }
 
@@ -260,16 +275,6 @@ public final class DurableTable implements AutoCloseable {
     /** The marker value that keeps the entry ending at {@code end}: entries ending after the marker are replayed. */
     private static CommitLogPosition justBefore(CommitLogPosition end) {
         return new CommitLogPosition(end.segmentId(), end.position() - 1);
-    }
-
-    private void say(String line) {
-        if (options.info != null) options.info.accept(line);
-    }
-
-    /** Compaction lines go to the log, or to stderr as the flusher's do when there is none. */
-    private void sayAlways(String line) {
-        if (options.log != null) options.log.accept(line);
-        else System.err.println(line);
     }
 
     /**

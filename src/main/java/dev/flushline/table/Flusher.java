@@ -9,6 +9,8 @@ import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.sstable.SSTableWriteException;
 import dev.flushline.sstable.TableDirectory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -58,6 +60,8 @@ import java.util.function.Supplier;
  * path takes the lock only to switch or to wait.
  */
 public final class Flusher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Flusher.class);
+
     /** Immutable settings. */
     public static final class Limits {
         public final long onHeapBytes;
@@ -133,7 +137,7 @@ public final class Flusher implements AutoCloseable {
     private final Limits limits;
     private final FailurePolicy policy;
     private final Consumer<FlushOutcome> onFlushed;
-    private final Consumer<String> log;
+    private final LogLines log;
     /** Called once all of a memtable's sstables are published, before it is discarded (e.g. to release commit log segments). */
     private volatile Consumer<Memtable> onMemtableFlushed;
     /** Further observers of each published sstable (e.g. background compaction), after {@code onFlushed}. */
@@ -169,22 +173,23 @@ public final class Flusher implements AutoCloseable {
 
     /**
      * {@code memtables} makes a fresh memtable for each switch; {@code onFlushed} sees every
-     * published sstable (called on a flush thread). Flush failures are logged to standard error
-     * and retried as {@link FailurePolicy#DEFAULT} says.
+     * published sstable (called on a flush thread). Flush failures are logged (SLF4J, this class's
+     * logger, at error) and retried as {@link FailurePolicy#DEFAULT} says.
      */
     public Flusher(Supplier<Memtable> memtables, FlushJob.Options flushOptions, Limits limits,
                    Consumer<FlushOutcome> onFlushed) {
-        this(memtables, flushOptions, limits, onFlushed, null, FailurePolicy.DEFAULT, System.err::println);
+        this(memtables, flushOptions, limits, onFlushed, null, FailurePolicy.DEFAULT, null);
     }
 
     public Flusher(Supplier<Memtable> memtables, FlushJob.Options flushOptions, Limits limits,
                    Consumer<FlushOutcome> onFlushed, FlushRunner runner) {
-        this(memtables, flushOptions, limits, onFlushed, runner, FailurePolicy.DEFAULT, System.err::println);
+        this(memtables, flushOptions, limits, onFlushed, runner, FailurePolicy.DEFAULT, null);
     }
 
     /**
      * {@code runner} null flushes with {@link FlushJob}; {@code log} receives one line per failed
-     * flush attempt and one when the flusher gives up (called on the flush thread; never null).
+     * flush attempt and one when the flusher gives up (called on the flush thread), each starting
+     * with "ERROR "; null logs them through SLF4J instead, at error with the cause attached.
      */
     public Flusher(Supplier<Memtable> memtables, FlushJob.Options flushOptions, Limits limits,
                    Consumer<FlushOutcome> onFlushed, FlushRunner runner, FailurePolicy policy, Consumer<String> log) {
@@ -206,7 +211,7 @@ public final class Flusher implements AutoCloseable {
         this.limits = limits;
         this.policy = policy;
         this.onFlushed = onFlushed;
-        this.log = log;
+        this.log = new LogLines(LOG, log);
         this.current = memtables.get();
         this.flushExecutor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "flushline-flusher");
@@ -426,9 +431,9 @@ public final class Flusher implements AutoCloseable {
                 boolean retryable = t instanceof IOException && !(t instanceof FlusherFailedException);
                 boolean retry = retryable && attempt <= policy.maxRetries && !closed;
                 long backoff = retry ? policy.backoffMillis(attempt) : 0;
-                log.accept("ERROR flush of " + m.schema() + " failed (attempt " + attempt + " of "
+                log.error("flush of " + m.schema() + " failed (attempt " + attempt + " of "
                         + (policy.maxRetries + 1) + "): " + describe(t)
-                        + (retry ? "; retrying in " + backoff + " ms" : retryable ? "" : "; not retried (not an I/O error)"));
+                        + (retry ? "; retrying in " + backoff + " ms" : retryable ? "" : "; not retried (not an I/O error)"), t);
                 if (retry) {
                     try {
                         Thread.sleep(backoff);
@@ -460,6 +465,9 @@ public final class Flusher implements AutoCloseable {
                 bytesFlushed.addAndGet(o.bytesFlushed);
                 if (onFlushed != null) onFlushed.accept(o);
                 for (Consumer<FlushOutcome> l : flushListeners) l.accept(o);
+                // Debug, not info: onFlushed is how a caller shows each flush (the command line prints
+                // the line itself), and at info a backend would print it a second time.
+                if (LOG.isDebugEnabled()) LOG.debug(o.logLine());
             }
         }
         Consumer<Memtable> hook = onMemtableFlushed;
@@ -500,8 +508,8 @@ public final class Flusher implements AutoCloseable {
 
     private void enterFailedState(Memtable m, Throwable cause, int attempts) {
         // Logged before the state is visible, so that whoever sees the failed state finds the line.
-        log.accept("ERROR flusher of " + m.schema() + " stopped after " + attempts + " failed attempt"
-                + (attempts == 1 ? "" : "s") + "; writes are refused until the cause is fixed: " + describe(cause));
+        log.error("flusher of " + m.schema() + " stopped after " + attempts + " failed attempt"
+                + (attempts == 1 ? "" : "s") + "; writes are refused until the cause is fixed: " + describe(cause), cause);
         lock.lock();
         try {
             flushing.remove(m);

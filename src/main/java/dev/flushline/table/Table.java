@@ -5,6 +5,8 @@ import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Leftovers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -33,6 +35,8 @@ import java.util.List;
  * positions meaningful only from one writer.
  */
 public final class Table implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Table.class);
+
     private final TableOptions options;
     private final DurableTable durable; // null without a commit log
     private final Flusher flusher;
@@ -70,8 +74,9 @@ public final class Table implements AutoCloseable {
         List<Path> removed;
         try {
             removed = f.openTableDirectory();
-            if (!removed.isEmpty()) options.info.accept("Removed leftovers of an interrupted flush: " + removed);
-            for (Path p : f.incompleteInTableDirectory()) options.log.accept(Leftovers.describe(p));
+            if (!removed.isEmpty()) new LogLines(LOG, options.info).info("Removed leftovers of an interrupted flush: " + removed);
+            LogLines log = new LogLines(LOG, options.log);
+            for (Path p : f.incompleteInTableDirectory()) log.leftAlone(Leftovers.describe(p));
             if (options.compaction != null) c = BackgroundCompactions.start(f, options.compaction, options.log);
         } catch (IOException | RuntimeException e) {
             f.abandon();

@@ -66,14 +66,24 @@ public final class TableOptions {
     public final CommitLog.Options commitLog;
     /** Sees every published sstable (on the flush thread); may be null. */
     public final Consumer<FlushOutcome> onFlushed;
-    /** Receives warnings, failed flush attempts and what {@link Table#open} leaves alone; never null. */
+    /**
+     * Receives warnings ("WARN ..."), failed flush attempts ("ERROR ..."), what {@link Table#open}
+     * leaves alone and the compactions' lines, one line each; null (the default): they are logged
+     * through SLF4J instead, by the class that says them ({@code dev.flushline.table.Flusher},
+     * {@code .Table}, {@code .DurableTable}, {@code .BackgroundCompactions}), without the prefix: at
+     * error for a failure (the cause attached), warn for a warning or a file left alone, info for a
+     * compaction done.
+     */
     public final Consumer<String> log;
-    /** Receives what is worth knowing but not a warning: the replay summary, removed leftovers; never null. */
+    /**
+     * Receives what is worth knowing but not a warning: the replay summary, removed leftovers;
+     * {@link #log} unless set, and so SLF4J at info when neither is.
+     */
     public final Consumer<String> info;
     /**
      * Background compaction of the table's sstables with these settings (strategy, ranges,
-     * threads, throughput), started by {@link Table#open}; null for none. Its log lines go to
-     * {@link #log}.
+     * threads, throughput), started by {@link Table#open}; null for none. Its lines (one per
+     * compaction, and its warnings and failures) go to {@link #log}.
      */
     public final BackgroundCompactions.Settings compaction;
     /**
@@ -154,7 +164,7 @@ public final class TableOptions {
         private long memtableSizeBytes = 128L << 20;
         private CommitLog.Options commitLog;
         private Consumer<FlushOutcome> onFlushed;
-        private Consumer<String> log = System.err::println;
+        private Consumer<String> log;
         private Consumer<String> info;
         private BackgroundCompactions.Settings compaction;
         private FlushCompression flushCompression = FlushCompression.FAST;
@@ -242,6 +252,7 @@ public final class TableOptions {
             return this;
         }
 
+        /** Where warnings and failures go, as lines, instead of SLF4J (see {@link TableOptions#log}). */
         public Builder log(Consumer<String> log) {
             this.log = Objects.requireNonNull(log);
             return this;

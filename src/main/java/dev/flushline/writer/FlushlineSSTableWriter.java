@@ -121,11 +121,11 @@ public final class FlushlineSSTableWriter implements Closeable {
         this.sortedWriter = null;
         long bufferBytes = (b.bufferSizeMiB > 0 ? b.bufferSizeMiB : DEFAULT_BUFFER_MIB) * MIB;
         // A memtable is switched at the buffer size, and rows fill the next one while it flushes.
-        // The table's own codec, as CQLSSTableWriter writes; files of another writer are named on
-        // standard error, and nothing else is said.
+        // The table's own codec, as CQLSSTableWriter writes. What the table says (files of another
+        // writer left alone, a failed flush) is logged through SLF4J by the table's classes.
         TableOptions options = TableOptions.builder().schema(schema).directory(b.directory).allocation(b.allocationMode)
                 .memtableSizeBytes(bufferBytes).maxSSTableBytes(maxBytes).sstableVersion(version)
-                .flushCompression(FlushCompression.TABLE).onFlushed(this::flushed).log(System.err::println).info(line -> { })
+                .flushCompression(FlushCompression.TABLE).onFlushed(this::flushed)
                 .build();
         try {
             this.table = Table.open(options);

@@ -67,6 +67,16 @@ class ArchiveIT {
             assertTrue(!j.startsWith("cassandra-all") && !j.startsWith("junit") && !j.startsWith("java-driver"),
                     "only runtime dependencies are shipped: " + jars);
         }
+        // The library logs through slf4j-api; the command line ships its one backend, slf4j-jdk14 (CliLogging).
+        List<String> slf4j = new ArrayList<>();
+        for (String j : jars) {
+            if (j.startsWith("slf4j-") || j.startsWith("logback-") || j.startsWith("log4j-")) slf4j.add(j);
+        }
+        slf4j.sort(null);
+        assertEquals(2, slf4j.size(), "slf4j-api and one backend: " + slf4j);
+        assertTrue(slf4j.get(0).matches("slf4j-api-2\\.[0-9.]+\\.jar") && slf4j.get(1).matches("slf4j-jdk14-2\\.[0-9.]+\\.jar"), slf4j.toString());
+        assertEquals(slf4j.get(0).substring("slf4j-api-".length()), slf4j.get(1).substring("slf4j-jdk14-".length()),
+                "the backend at the API's release");
 
         String bin = home.resolve("bin/flushline").toString();
         Run v = run(tmp, List.of(bin, "--version"));
@@ -78,6 +88,16 @@ class ArchiveIT {
                 home.resolve("examples/ops.jsonl").toString(), "--out", "out", "--now", "1750000000"));
         assertEquals(0, load.status(), load.out() + load.err());
         assertTrue(load.out().contains("Loaded 7 operations"), load.out());
+        // Today's lines, on today's streams: one flush line per sstable, then the summary, on stdout; nothing on
+        // stderr (in particular no SLF4J notice: lib/ holds a backend, and the load's lines come from its hooks).
+        String[] loadLines = load.out().split("\n");
+        assertTrue(loadLines.length >= 2, load.out());
+        for (int i = 0; i < loadLines.length - 1; i++) {
+            assertTrue(loadLines[i].matches("Completed flushing (\\S+/)?out/shop/orders-[0-9a-f]{32}/oa-\\d+-big-Data\\.db \\([0-9.]+MiB\\) for commitlog "
+                    + "position CommitLogPosition\\(segmentId=-1, position=0\\), time spent: \\d+ ms, bytes flushed: .*"), loadLines[i]);
+        }
+        assertTrue(loadLines[loadLines.length - 1].startsWith("Loaded 7 operations from "), load.out());
+        assertEquals("", load.err());
         Path tableDir;
         try (Stream<Path> s = Files.list(work.resolve("out/shop"))) {
             tableDir = s.findFirst().orElseThrow();
@@ -100,5 +120,22 @@ class ArchiveIT {
                 bad.toString(), "--out", "bad-out"));
         assertEquals(1, refused.status(), refused.out() + refused.err());
         assertTrue(refused.err().contains("bad.csv:2: malformed CSV at line 2"), refused.err());
+
+        // What the library logs on its own, through the shipped lib/ and the command line's configuration
+        // (LoggingProbe, from this build's test classes, in cli mode as Main configures it): the lines on stderr,
+        // worded as the library's hooks word them (SLF4JClassPathTest compares the two).
+        Path testClasses = Path.of(dev.flushline.table.LoggingProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Run probe = run(work, List.of(java, "-cp", home.resolve("lib") + "/*:" + testClasses, dev.flushline.table.LoggingProbe.class.getName(),
+                work.resolve("probe").toString(), "cli"));
+        assertEquals(0, probe.status(), probe.out() + probe.err());
+        assertEquals("", probe.out());
+        String[] said = probe.err().split("\n");
+        assertEquals(5, said.length, probe.err());
+        assertTrue(said[0].startsWith("Removed leftovers of an interrupted flush: ["), probe.err());
+        assertTrue(said[1].startsWith("WARN left alone: "), probe.err());
+        assertEquals("Replayed 0 mutations from 0 segments", said[2]);
+        assertTrue(said[3].startsWith("ERROR flush of ks.p failed (attempt 1 of 1): ") && said[4].startsWith("ERROR flusher of ks.p stopped"),
+                probe.err());
     }
 }

@@ -136,7 +136,8 @@ class DriverValuesTest {
         // The main classes wherever this build puts them (-DbuildDir moves them out of target/).
         urls.add(FlushlineSSTableWriter.class.getProtectionDomain().getCodeSource().getLocation());
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            boolean dependency = entry.contains("jctools") || entry.contains("lz4") || entry.contains("jackson-core");
+            boolean dependency = entry.contains("jctools") || entry.contains("lz4") || entry.contains("jackson-core")
+                    || entry.contains("slf4j-api"); // the table's loggers; no backend here, so SLF4J says so once and logs nothing
             if (dependency && !entry.contains("java-driver")) urls.add(new File(entry).toURI().toURL());
         }
         try (URLClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {

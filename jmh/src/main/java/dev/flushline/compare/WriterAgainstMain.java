@@ -48,9 +48,11 @@ import java.util.SplittableRandom;
  * <p><b>Command</b> (repository root, after {@code mvn -o install -DskipTests} and
  * {@code mvn -o -f jmh/pom.xml package dependency:build-classpath -Dmdep.outputFile=jmh/target/compare.classpath}):
  * <pre>
- * java -Xmx8g $(cassandra.jvm.flags from pom.xml) -cp target/flushline-*.jar:jmh/target/classes:$(cat jmh/target/compare.classpath) \
+ * java -Xmx8g $(cassandra.jvm.flags from pom.xml) -cp target/classes:jmh/target/classes:$(cat jmh/target/compare.classpath) \
  *     dev.flushline.compare.WriterAgainstMain --rows 1000000 --rounds 3
  * </pre>
+ * (target/classes, not the jar: the jar's manifest class path would add target/lib's SLF4J 2 jars, and
+ * cassandra-all 5.0.5's logback 1.2 binds only to the SLF4J 1.7 of the comparison class path.)
  * Options: {@code --rows N} (rounded down to whole partitions), {@code --rounds R} measured rounds after one
  * warm-up round, {@code --seed S}, {@code --dir D} (default a temp directory, deleted). Prints each run, then
  * medians per writer and feed, and cassandra/flushline ratios.

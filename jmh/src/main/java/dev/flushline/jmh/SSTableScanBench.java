@@ -70,8 +70,11 @@ import java.util.stream.Stream;
  *
  * <p><b>Run.</b> cassandra-all is not in benchmarks.jar (provided scope), so run with the comparison class path
  * that {@code scripts/flushline bench --against} builds: {@code java -cp
- * target/flushline.jar:target/lib/*:jmh/target/classes:$(cat jmh/target/compare.classpath) org.openjdk.jmh.Main
- * SSTableScanBench -f 1 -wi 3 -i 5 -prof gc} (see profiles/2026-12-01-scan/README.md for the exact command).
+ * target/classes:<target/lib's jars but slf4j-*>:jmh/target/classes:$(cat jmh/target/compare.classpath)
+ * org.openjdk.jmh.Main SSTableScanBench -f 1 -wi 3 -i 5 -prof gc} (profiles/2026-12-01-scan/README.md has the
+ * command as run then, before Flushline logged through SLF4J). The classes rather than the jar, and lib's SLF4J
+ * jars left out: Cassandra's logback 1.2 needs the SLF4J 1.7 line of the comparison class path, and the jar's
+ * manifest class path would bring lib's SLF4J 2 back.
  *
  * <p><b>Last result.</b> 2026-12-01, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, shared machine (load average 2-4),
  * {@code -f 1 -wi 3 -i 5 -w 6s -r 6s -prof gc} on the default {@code flushline bench} sstable (2.6 M rows, LZ4):

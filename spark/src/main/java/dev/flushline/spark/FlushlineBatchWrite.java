@@ -7,6 +7,8 @@ import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +51,9 @@ import java.util.List;
  * <p>Thread safety: Spark calls commit or abort once, from one driver thread.
  */
 final class FlushlineBatchWrite implements BatchWrite {
+    /** Spark's own slf4j-api and backend: the warning lands in the driver's log with Spark's. */
+    private static final Logger LOG = LoggerFactory.getLogger(FlushlineBatchWrite.class);
+
     static final String MANIFEST = "flushline-manifest.tsv";
 
     private final WritePlan plan;
@@ -138,8 +143,8 @@ final class FlushlineBatchWrite implements BatchWrite {
             DurableFiles.deleteTree(Paths.get(plan.stagingRoot));
             DurableFiles.fsync(root);
         } catch (IOException e) {
-            System.err.println("flushline: the write into " + root + " is complete, but its staging directory " + plan.stagingRoot
-                    + " could not be removed (" + e + "); delete it");
+            LOG.warn("flushline: the write into " + root + " is complete, but its staging directory " + plan.stagingRoot
+                    + " could not be removed (" + e + "); delete it", e);
         }
     }
 
