@@ -424,7 +424,7 @@ public final class Compactor {
         }
     }
 
-    private long[] distinctKeysPerRange(PartitionIndex[] idx) {
+    private long[] distinctKeysPerRange(PartitionIndex[] idx) throws IOException {
         int k = idx.length;
         long[] tokens = new long[k];
         boolean[] has = new boolean[k];
@@ -450,7 +450,7 @@ public final class Compactor {
         return counts;
     }
 
-    private static boolean nextKey(PartitionIndex r, long[] tokens, int i) {
+    private static boolean nextKey(PartitionIndex r, long[] tokens, int i) throws IOException {
         if (!r.next()) return false;
         tokens[i] = Murmur3.token(r.keyArray(), r.keyOffset(), r.keyLength());
         return true;
