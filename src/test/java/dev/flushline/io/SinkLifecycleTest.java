@@ -99,16 +99,33 @@ class SinkLifecycleTest {
         assertArrayEquals(new byte[] {9}, Files.readAllBytes(crc));
     }
 
+    /**
+     * CompressionInfo.db is created with Data.db (its chunk offsets stream into it as chunks are
+     * written), so a file already at its path is refused then, as CRC.db's is: the sink's Data.db
+     * goes, the foreign file stays.
+     */
     @Test
-    void finishFailureOnCompanionCollisionAbortsAndSparesForeignFile() throws IOException {
+    void companionCollisionAbortsAndSparesForeignFile() throws IOException {
         Path info = dir.resolve("z-CompressionInfo.db");
         Files.write(info, new byte[] {7});
-        CompressedDataSink sink = new CompressedDataSink(dir.resolve("z-Data.db"), info, dir.resolve("z-Digest.crc32"));
-        sink.write(new byte[100], 0, 100);
-        assertThrows(FileAlreadyExistsException.class, sink::finish);
-        assertTrue(Files.notExists(sink.dataPath()));
-        assertTrue(Files.notExists(sink.digestPath()));
+        assertThrows(FileAlreadyExistsException.class,
+                () -> new CompressedDataSink(dir.resolve("z-Data.db"), info, dir.resolve("z-Digest.crc32")));
+        assertTrue(Files.notExists(dir.resolve("z-Data.db")));
+        assertTrue(Files.notExists(dir.resolve("z-Digest.crc32")));
         assertArrayEquals(new byte[] {7}, Files.readAllBytes(info));
+    }
+
+    /** A sink aborted after writing chunks removes the CompressionInfo.db it was streaming its offsets into. */
+    @Test
+    void abortRemovesTheStreamedCompressionInfo() throws IOException {
+        Path info = dir.resolve("w-CompressionInfo.db");
+        CompressedDataSink sink = new CompressedDataSink(dir.resolve("w-Data.db"), info, dir.resolve("w-Digest.crc32"));
+        sink.write(new byte[100_000], 0, 100_000);
+        assertTrue(Files.exists(info));
+        sink.abort();
+        assertTrue(Files.notExists(info));
+        assertTrue(Files.notExists(sink.dataPath()));
+        assertEquals(0, fileCount());
     }
 
     @Test
