@@ -13,7 +13,7 @@ import java.nio.file.StandardOpenOption;
  * checks as {@link BoundedReader}: a read past the end of the file, or a length field larger than
  * what is left of it, is a {@link CorruptSSTableException} naming the file and the offset of the
  * field, never an allocation sized by the field. For components that grow with the sstable (BIG's
- * Index.db), which a walk must not hold whole in memory.
+ * Index.db, CompressionInfo.db), which a reader must not hold whole in memory.
  *
  * <p>The window is refilled when a read needs bytes it does not hold: what is left of it moves
  * to its start and the rest is read from the file. So every field this reads must fit the window
@@ -205,6 +205,15 @@ public final class StreamingReader implements AutoCloseable {
             pos += chunk;
             done += chunk;
         }
+    }
+
+    /** Java's writeUTF: u16 byte count + modified UTF-8 (ASCII in everything we read). */
+    public String utf(String what) throws IOException {
+        long at = fileOffset();
+        int n = (int) length(u16(what), at, what);
+        byte[] b = new byte[n];
+        read(b, 0, n, what);
+        return new String(b, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Override
