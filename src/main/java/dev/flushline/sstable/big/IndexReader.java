@@ -27,8 +27,12 @@ import java.nio.file.Path;
  * <p>Thread safety: none. Owns its file channel: {@link #close} it.
  */
 public final class IndexReader implements AutoCloseable {
-    /** The window a walk streams Index.db through. */
-    public static final int WALK_WINDOW_BYTES = 64 * 1024;
+    /**
+     * The window a walk streams Index.db through: one read per some thousand entries of a small
+     * key, and small enough that a compaction of many inputs, which walks all their indexes at
+     * once for its key count, holds little (four 64 KiB windows were a quarter of its 1 MiB).
+     */
+    public static final int WALK_WINDOW_BYTES = 16 * 1024;
     /**
      * The window of a lookup, which reads from a Summary.db sample to the key: at most an index
      * interval of entries, most of them a few dozen bytes.

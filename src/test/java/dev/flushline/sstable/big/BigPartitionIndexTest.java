@@ -194,7 +194,7 @@ class BigPartitionIndexTest {
     static final String BLOB_CQL = "CREATE TABLE ks.b (pk blob, ck int, v text, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
 
     /**
-     * Partitions with keys of 1 to 65,535 bytes (the u16 limit: an entry longer than the 64 KiB
+     * Partitions with keys of 1 to 65,535 bytes (the u16 limit: an entry longer than the
      * window), every 7th with a promoted index of hundreds of blocks (longer than a small window).
      */
     static SSTableFiles flushLongKeys(Path dir) throws IOException {
