@@ -22,11 +22,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The merge allocates no object per row or cell in the steady state: compacting five times the
  * data allocates only a little more: under 2 bytes per extra cell and 32 per extra
- * partition once the whole-file Index.db buffers (read for the key count that sizes the bloom
- * filter) are set aside. An object per cell or per row would add 16 bytes or more for each.
+ * partition, everything counted (the inputs' Index.db, walked for the key count that sizes the
+ * bloom filter, streams through a fixed window; it was read whole and had to be set aside here).
+ * An object per cell or per row would add 16 bytes or more for each.
  * (Measured: about 0.56 bytes per extra cell and 9 per extra partition, with every codec and
- * without; structures that grow with the data, such as the bloom filter's bits, the summary's
- * sampled keys and whole-file chunk tables, account for it. It was 1.4 and 24 while the readers
+ * without; structures that grow with the data, such as the summary's sampled keys and the inputs'
+ * chunk tables, account for it. It was 1.4 and 24 while the readers
  * regrew their stored-chunk buffer to each new largest compressed chunk, and about twice that with
  * 32 KiB chunks.) The same holds for the other codecs, read and written, and without compression.
  * Measured with the JVM's per-thread allocation counter, on the calling thread (inline writes).
