@@ -4,7 +4,6 @@ import dev.flushline.data.Reconcile;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
-import dev.flushline.data.DeletionTime;
 import dev.flushline.data.Murmur3;
 import dev.flushline.data.RowBuffer;
 import dev.flushline.data.TokenRanges;
@@ -424,7 +423,7 @@ public final class Compactor {
         }
     }
 
-    private long[] distinctKeysPerRange(PartitionIndex[] idx) {
+    private long[] distinctKeysPerRange(PartitionIndex[] idx) throws IOException {
         int k = idx.length;
         long[] tokens = new long[k];
         boolean[] has = new boolean[k];
@@ -450,7 +449,7 @@ public final class Compactor {
         return counts;
     }
 
-    private static boolean nextKey(PartitionIndex r, long[] tokens, int i) {
+    private static boolean nextKey(PartitionIndex r, long[] tokens, int i) throws IOException {
         if (!r.next()) return false;
         tokens[i] = Murmur3.token(r.keyArray(), r.keyOffset(), r.keyLength());
         return true;
@@ -501,7 +500,8 @@ public final class Compactor {
     private int keyLength;
     private long partitionToken;
     private long pdTs, pdLdt;
-    private DeletionTime partitionDeletionOut;
+    /** The merged partition deletion written, after purging: two longs, LIVE as RowMerger's LIVE_TS and LIVE_LDT. */
+    private long pdOutTs, pdOutLdt;
     private RowBuffer rowBuffer, staticBuffer, emptyStatic;
     private RowBuffer pendingStatic;
     private boolean started;
@@ -761,7 +761,9 @@ public final class Compactor {
         pdTs = dts;
         pdLdt = dldt;
         boolean pdLive = dts == RowMerger.LIVE_TS && dldt == RowMerger.LIVE_LDT;
-        partitionDeletionOut = pdLive || merger.shouldPurge(dts, dldt) ? DeletionTime.LIVE : DeletionTime.of(dts, dldt);
+        boolean pdOutLive = pdLive || merger.shouldPurge(dts, dldt);
+        pdOutTs = pdOutLive ? RowMerger.LIVE_TS : dts;
+        pdOutLdt = pdOutLive ? RowMerger.LIVE_LDT : dldt;
         for (int a = 0; a < n; a++) active[a].advance();
 
         // Static rows: Cassandra merges the static row of every input that holds the partition (an
@@ -778,7 +780,7 @@ public final class Compactor {
         }
         started = false;
         // Written before the static rows' inputs advance: the merged static row points into their windows.
-        if (!partitionDeletionOut.isLive() || pendingStatic != null) start();
+        if (!pdOutLive || pendingStatic != null) start();
         for (int g = 0; g < gs; g++) group[g].advance();
 
         for (int a = 0; a < n; a++) slotOpen[a] = false;
@@ -933,7 +935,7 @@ public final class Compactor {
             output = rangeOutput;
         }
         try {
-            output.beginPartition(key, keyLength, partitionDeletionOut, pendingStatic, emptyStatic);
+            output.beginPartition(key, keyLength, pdOutTs, pdOutLdt, pendingStatic, emptyStatic);
         } catch (IOException e) {
             throw output.wrap(e);
         }

@@ -19,18 +19,22 @@ import java.util.zip.CRC32;
  * stream still produces one (empty) chunk, because Cassandra compresses its buffer once at
  * prepare even when empty; CompressionInfo.db then has chunk count 1, which its reader requires.
  *
- * <p>Memory: the staging chunk, the output array and the chunk-offset array are allocated per
- * sink and grow by doubling (the staging chunk up to the chunk length, so a 1 GiB chunk length
- * costs a small sstable nothing); nothing is allocated per chunk or per write once they have
- * grown. The chunk loop calls the codec through {@link ChunkCodec#compress(ChunkCodec, byte[],
+ * <p>Memory: the staging chunk and the output array are allocated per sink and grow by doubling
+ * (the staging chunk up to the chunk length, so a 1 GiB chunk length costs a small sstable
+ * nothing); nothing is allocated per chunk or per write once they have grown. Chunk offsets are
+ * not kept: each is appended to CompressionInfo.db as its chunk is written, after a header whose
+ * uncompressed length and chunk count are filled in at {@link #finish()}, so what a sink holds
+ * does not grow with the sstable. The chunk loop calls the codec through {@link ChunkCodec#compress(ChunkCodec, byte[],
  * int, int, byte[], int)}, one final class per call site.
  *
  * <p>Thread safety: none (see {@link DataSink}). The sink owns the codec and closes it.
  */
 public final class CompressedDataSink extends DataSink {
-    private static final int INITIAL_CHUNK_OFFSETS = 128;
     private static final int INITIAL_STAGING_BYTES = 64 * 1024;
-    private static final int COMPRESSION_INFO_BLOCK_BYTES = 64 * 1024;
+    /** CompressionInfo.db's write block: one write per 1,024 chunk offsets. */
+    private static final int COMPRESSION_INFO_BLOCK_BYTES = 8 * 1024;
+    /** The header's last two fields, filled in at finish: uncompressed length (i64) and chunk count (i32). */
+    private static final int COMPRESSION_INFO_COUNTS_BYTES = Long.BYTES + Integer.BYTES;
 
     private final ChunkCodec codec;
     private final String[] optionPairs;
@@ -42,7 +46,9 @@ public final class CompressedDataSink extends DataSink {
     /** [block or raw chunk][BE CRC]: one write per chunk. */
     private byte[] out;
     private int stagingFillBytes;
-    private long[] chunkOffsets = new long[INITIAL_CHUNK_OFFSETS];
+    /** CompressionInfo.db, open from construction: header (counts to be filled in), then each chunk's offset. */
+    private final SyncedFileOutput info;
+    private final int infoHeaderBytes;
     private int chunkCount;
     private long uncompressedFlushedBytes;
     /** Sum of stored block (or raw) lengths: the numerator of the compression ratio. */
@@ -74,6 +80,33 @@ public final class CompressedDataSink extends DataSink {
         this.maxCompressedLengthBytes = maxCompressedLengthBytes;
         this.staging = new byte[Math.min(chunkLengthBytes, INITIAL_STAGING_BYTES)];
         this.out = new byte[outBytesFor(staging.length)];
+        this.infoHeaderBytes = DataFileLayout.compressionInfoHeaderSizeBytes(codec.compressorName(), this.optionPairs);
+        SyncedFileOutput i = null;
+        try {
+            i = new SyncedFileOutput(compressionInfoPath, COMPRESSION_INFO_BLOCK_BYTES, false);
+            compressionInfoWritten = true;
+            writeCompressionInfoHeader(i);
+        } catch (IOException | RuntimeException | Error e) {
+            if (i != null) i.abort();
+            compressionInfoWritten = false;
+            abort();
+            throw e;
+        }
+        this.info = i;
+    }
+
+    /** The header, with zero for the uncompressed length and chunk count (known at finish). */
+    private void writeCompressionInfoHeader(SyncedFileOutput file) throws IOException {
+        FixedBuffer buf = new FixedBuffer(infoHeaderBytes);
+        buf.putUtf(codec.compressorName());
+        buf.putInt(optionPairs.length / 2);
+        for (String s : optionPairs) buf.putUtf(s);
+        buf.putInt(chunkLengthBytes);
+        buf.putInt(maxCompressedLengthBytes);
+        buf.putLong(0);
+        buf.putInt(0);
+        FixedBuffer.checkWritten("CompressionInfo.db header", infoHeaderBytes, buf.position());
+        file.write(buf.array(), 0, buf.position());
     }
 
     private static int checked(ChunkCodec codec, String[] optionPairs, int chunkLengthBytes, int maxCompressedLengthBytes,
@@ -177,6 +210,7 @@ public final class CompressedDataSink extends DataSink {
             // free a context in use; leaving it is a leak of one context, not a crash.
         }
         if (compressionInfoWritten) {
+            if (info != null) info.abort(); // closes and deletes; null only while the constructor fails
             SyncedFileOutput.deleteQuietly(companionPath);
         }
     }
@@ -236,45 +270,20 @@ public final class CompressedDataSink extends DataSink {
         return maxCompressedLengthBytes;
     }
 
-    private void addChunkOffset(long offsetBytes) {
-        if (chunkCount == chunkOffsets.length) {
-            chunkOffsets = Arrays.copyOf(chunkOffsets, chunkCount * 2);
-        }
-        chunkOffsets[chunkCount++] = offsetBytes;
+    private void addChunkOffset(long offsetBytes) throws IOException {
+        info.writeLong(offsetBytes);
+        chunkCount++;
     }
 
+    /** Fills in the header's uncompressed length and chunk count, after the offsets streamed out; syncs and closes. */
     private void writeCompressionInfo() throws IOException {
-        String name = codec.compressorName();
-        int headerBytes = DataFileLayout.compressionInfoHeaderSizeBytes(name, optionPairs);
-        SyncedFileOutput file = new SyncedFileOutput(companionPath, COMPRESSION_INFO_BLOCK_BYTES, false);
-        compressionInfoWritten = true;
-        try {
-            FixedBuffer buf = new FixedBuffer(Math.max(COMPRESSION_INFO_BLOCK_BYTES, headerBytes));
-            buf.putUtf(name);
-            buf.putInt(optionPairs.length / 2);
-            for (String s : optionPairs) buf.putUtf(s);
-            buf.putInt(chunkLengthBytes);
-            buf.putInt(maxCompressedLengthBytes);
-            buf.putLong(uncompressedFlushedBytes);
-            buf.putInt(chunkCount);
-            FixedBuffer.checkWritten("CompressionInfo.db header", headerBytes, buf.position());
-            final long[] offsets = chunkOffsets;
-            final int count = chunkCount;
-            for (int i = 0; i < count; i++) {
-                if (buf.remaining() < DataFileLayout.CHUNK_OFFSET_BYTES) {
-                    file.write(buf.array(), 0, buf.position());
-                    buf.clear();
-                }
-                buf.putLong(offsets[i]);
-            }
-            file.write(buf.array(), 0, buf.position());
-            FixedBuffer.checkWritten("CompressionInfo.db", headerBytes + (long) count * DataFileLayout.CHUNK_OFFSET_BYTES,
-                    file.position());
-            file.sync();
-            file.close();
-        } catch (IOException | RuntimeException | Error e) {
-            file.abort();
-            throw e;
-        }
+        FixedBuffer counts = new FixedBuffer(COMPRESSION_INFO_COUNTS_BYTES);
+        counts.putLong(uncompressedFlushedBytes);
+        counts.putInt(chunkCount);
+        FixedBuffer.checkWritten("CompressionInfo.db", infoHeaderBytes + (long) chunkCount * DataFileLayout.CHUNK_OFFSET_BYTES,
+                info.position());
+        info.writeAt(infoHeaderBytes - COMPRESSION_INFO_COUNTS_BYTES, counts.array(), 0, counts.position());
+        info.sync();
+        info.close();
     }
 }

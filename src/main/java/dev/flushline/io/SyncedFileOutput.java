@@ -96,6 +96,34 @@ public final class SyncedFileOutput implements AutoCloseable {
         write(s, 0, Integer.BYTES);
     }
 
+    /** Writes {@code value} big-endian (as {@code DataOutput.writeLong}). */
+    public void writeLong(long value) throws IOException {
+        writeInt((int) (value >>> 32));
+        writeInt((int) value);
+    }
+
+    /**
+     * Overwrites {@code src[offset, offset+length)} at file offset {@code position}, inside what
+     * was already written: for a header whose counts are known only at the end (CompressionInfo.db
+     * streams its chunk offsets and fills in their count last). Flushes the block first. Not with
+     * a running CRC32, which covers the bytes in the order they were written.
+     */
+    public void writeAt(long position, byte[] src, int offset, int length) throws IOException {
+        ensureOpen();
+        if (crc != null) {
+            throw new IllegalStateException("an overwrite would leave the running CRC32 of " + path + " wrong");
+        }
+        if ((offset | length) < 0 || length > src.length - offset || position < 0 || position > positionBytes - length) {
+            throw new IndexOutOfBoundsException(path + ": " + length + " bytes at " + position + " are not inside the "
+                    + positionBytes + " written");
+        }
+        drainBlock();
+        ByteBuffer w = ByteBuffer.wrap(src, offset, length);
+        while (w.hasRemaining()) {
+            channel.write(w, position + (w.position() - offset));
+        }
+    }
+
     /** CRC32 of everything written so far. REQUIRES: constructed with {@code withCrc32}. */
     public long crc32() {
         if (crc == null) {

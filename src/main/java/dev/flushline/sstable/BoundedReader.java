@@ -9,8 +9,8 @@ import java.nio.file.Path;
  * Big-endian reads over a byte array holding (part of) one component file, each checked against
  * the array's limit first: a read past it, or a length field larger than what is left, is a
  * {@link CorruptSSTableException} naming the file and the offset of the field, never an
- * allocation sized by the field. For the small components read whole (Statistics, Index,
- * Summary, CompressionInfo, CRC, Filter).
+ * allocation sized by the field. For the small components read whole (Statistics, Summary,
+ * CRC, Filter; BTI's Partitions.db); {@link StreamingReader} reads those that grow with the data.
  *
  * <p>Thread safety: none; one reader per component pass.
  */

@@ -38,6 +38,8 @@ import java.util.zip.CRC32;
  * <p>Thread safety: none. One instance per cursor; it owns the codec and closes it.
  */
 public final class DataChunks implements AutoCloseable {
+    /** The window CompressionInfo.db is read through. */
+    private static final int COMPRESSION_INFO_WINDOW_BYTES = 8 * 1024;
     /** Bound on a chunk length we accept from CompressionInfo.db or CRC.db (Cassandra's largest is 2^30). */
     private static final int MAX_CHUNK_LENGTH = 1 << 30;
 
@@ -130,8 +132,15 @@ public final class DataChunks implements AutoCloseable {
 
     private static DataChunks openCompressed(SSTableFiles files, Path dataPath, FileChannel ch, long fileLength, boolean checkCrc)
             throws IOException {
-        Path infoPath = files.path(Component.COMPRESSION_INFO);
-        BoundedReader in = new BoundedReader(infoPath, files.readAll(Component.COMPRESSION_INFO));
+        // Streamed: the chunk offsets, 8 bytes per chunk, are read into the array they are kept in,
+        // not first into a copy of the whole file.
+        try (StreamingReader in = StreamingReader.open(files, Component.COMPRESSION_INFO, COMPRESSION_INFO_WINDOW_BYTES)) {
+            return openCompressed(files, dataPath, ch, fileLength, checkCrc, in);
+        }
+    }
+
+    private static DataChunks openCompressed(SSTableFiles files, Path dataPath, FileChannel ch, long fileLength, boolean checkCrc,
+                                             StreamingReader in) throws IOException {
         long nameAt = in.fileOffset();
         String compressor = in.utf("compressor name");
         if (!isKnownCompressor(compressor)) {

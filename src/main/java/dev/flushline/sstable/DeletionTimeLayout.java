@@ -40,32 +40,51 @@ public final class DeletionTimeLayout {
     public static final int LEGACY_MAX_LOCAL_DELETION_TIME = Integer.MAX_VALUE - 1;
 
     public static int size(SSTableVersion version, DeletionTime d) {
+        return size(version, d.markedForDeleteAt(), d.localDeletionTime());
+    }
+
+    /** {@link #size(SSTableVersion, DeletionTime)} of the deletion (markedForDeleteAt, localDeletionTime), without the object. */
+    public static int size(SSTableVersion version, long markedForDeleteAt, long localDeletionTime) {
         if (!version.hasUnsignedDeletionTime()) return LEGACY_BYTES;
-        return d.isLive() ? 1 : DataLayout.PARTITION_DELETION_DELETED_BYTES;
+        return isLive(markedForDeleteAt, localDeletionTime) ? 1 : DataLayout.PARTITION_DELETION_DELETED_BYTES;
     }
 
     public static void put(SSTableVersion version, FixedBuffer out, DeletionTime d) {
+        put(version, out, d.markedForDeleteAt(), d.localDeletionTime());
+    }
+
+    /**
+     * {@link #put(SSTableVersion, FixedBuffer, DeletionTime)} of the deletion (markedForDeleteAt,
+     * localDeletionTime): what a merge that keeps deletions as two longs writes without making an
+     * object per partition.
+     */
+    public static void put(SSTableVersion version, FixedBuffer out, long markedForDeleteAt, long localDeletionTime) {
+        boolean live = isLive(markedForDeleteAt, localDeletionTime);
         if (!version.hasUnsignedDeletionTime()) {
-            putLegacy(out, d);
+            putLegacy(out, live, markedForDeleteAt, localDeletionTime);
             return;
         }
-        if (d.isLive()) {
+        if (live) {
             out.putByte(DataLayout.PARTITION_DELETION_LIVE_BYTE);
             return;
         }
-        checkWritable(d);
-        out.putLong(d.markedForDeleteAt());
-        out.putInt((int) d.localDeletionTime());
+        checkWritable(markedForDeleteAt, localDeletionTime);
+        out.putLong(markedForDeleteAt);
+        out.putInt((int) localDeletionTime);
     }
 
-    private static void putLegacy(FixedBuffer out, DeletionTime d) {
-        if (d.isLive()) {
+    private static boolean isLive(long markedForDeleteAt, long localDeletionTime) {
+        return markedForDeleteAt == Long.MIN_VALUE && localDeletionTime == Long.MAX_VALUE;
+    }
+
+    private static void putLegacy(FixedBuffer out, boolean live, long markedForDeleteAt, long localDeletionTime) {
+        if (live) {
             out.putInt(LEGACY_LIVE_LOCAL_DELETION_TIME);
             out.putLong(Long.MIN_VALUE);
             return;
         }
-        out.putInt(legacyLocalDeletionTime(d.localDeletionTime()));
-        out.putLong(d.markedForDeleteAt());
+        out.putInt(legacyLocalDeletionTime(localDeletionTime));
+        out.putLong(markedForDeleteAt);
     }
 
     /** Cassandra's signed-int form of a local deletion time: "none" as Integer.MAX_VALUE, others capped below it. */
@@ -76,8 +95,12 @@ public final class DeletionTimeLayout {
 
     /** Throws if {@code d} cannot be written in oa's standalone form and read back. */
     public static void checkWritable(DeletionTime d) {
-        if (!d.isLive() && d.markedForDeleteAt() < 0) {
-            throw new IllegalArgumentException("a partition deletion with negative timestamp " + d.markedForDeleteAt()
+        checkWritable(d.markedForDeleteAt(), d.localDeletionTime());
+    }
+
+    private static void checkWritable(long markedForDeleteAt, long localDeletionTime) {
+        if (!isLive(markedForDeleteAt, localDeletionTime) && markedForDeleteAt < 0) {
+            throw new IllegalArgumentException("a partition deletion with negative timestamp " + markedForDeleteAt
                     + " cannot be read back from an oa sstable (its top bit collides with the LIVE marker)");
         }
     }

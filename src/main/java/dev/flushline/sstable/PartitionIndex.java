@@ -48,7 +48,7 @@ public interface PartitionIndex extends AutoCloseable {
     }
 
     /** Moves to the next partition in partition order; false after the last. */
-    boolean next();
+    boolean next() throws IOException;
 
     /** The array holding the current partition's key at {@link #keyOffset()}. REQUIRES: {@link #next()} returned true. */
     byte[] keyArray();
@@ -64,9 +64,9 @@ public interface PartitionIndex extends AutoCloseable {
     long position(byte[] key, int offset, int length) throws IOException;
 
     /** Data.db position of the first partition whose token is at least {@code token}, or -1 if there is none. */
-    long firstPositionAtOrAfter(long token);
+    long firstPositionAtOrAfter(long token) throws IOException;
 
-    /** Releases what the reader holds (nothing for BIG, whose index is read into memory). */
+    /** Releases what the reader holds (BIG: its Index.db channels; BTI: the Data.db reader it opens for keys, Partitions.db being read into memory). */
     @Override
     void close();
 }

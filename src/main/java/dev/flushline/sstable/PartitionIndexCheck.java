@@ -9,7 +9,7 @@ package dev.flushline.sstable;
  * <p>Granularity: calls per partition, never per row.
  *
  * <p>Life cycle: the verifier closes the check when it is done, passed or not; a check may hold
- * files open (BTI re-reads wide partitions through a cursor of its own).
+ * files open (BIG streams Index.db; BTI re-reads wide partitions through a cursor of its own).
  *
  * <p>Thread safety: none; one per verification.
  */
@@ -19,7 +19,7 @@ public interface PartitionIndexCheck extends AutoCloseable {
      * with key {@code key[keyOffset, keyOffset + keyLength)} and the given partition deletion.
      */
     void partition(long ordinal, byte[] key, int keyOffset, int keyLength, long dataPosition, long deletionTimestamp,
-                   long deletionLocalTime);
+                   long deletionLocalTime) throws java.io.IOException;
 
     /**
      * The current partition ends at {@code partitionEnd} (after its end-of-partition byte); its
@@ -28,7 +28,7 @@ public interface PartitionIndexCheck extends AutoCloseable {
     void partitionEnd(long partitionStart, long afterStatic, long partitionEnd);
 
     /** Data.db ended after {@code partitions} partitions (first and last keys null when none). */
-    void end(long partitions, byte[] firstKey, byte[] lastKey);
+    void end(long partitions, byte[] firstKey, byte[] lastKey) throws java.io.IOException;
 
     /** Releases what the check holds open; nothing by default. */
     @Override

@@ -1,6 +1,5 @@
 package dev.flushline.sstable;
 
-import dev.flushline.data.DeletionTime;
 
 import java.io.IOException;
 
@@ -27,9 +26,11 @@ public interface PartitionIndexWriter {
     /**
      * Indexes the partition just written at {@code dataPosition} (uncompressed Data.db offset).
      * {@code headerLength}: bytes of its header and static row; {@code blocks}: its row index
-     * blocks, finished. {@code key[0, keyLength)} and {@code blocks} may change after the call.
+     * blocks, finished; {@code deletionTimestamp} and {@code deletionLocalTime}: its partition
+     * deletion (LIVE: Long.MIN_VALUE, Long.MAX_VALUE). {@code key[0, keyLength)} and {@code blocks}
+     * may change after the call.
      */
-    void add(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
+    void add(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp, long deletionLocalTime,
              RowIndexBlocks blocks) throws IOException;
 
     /** Ends (flushes, fsyncs and closes) what was written partition by partition. */

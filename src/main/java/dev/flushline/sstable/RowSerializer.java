@@ -831,7 +831,12 @@ public final class RowSerializer {
     }
 
     public int partitionHeaderSize(int keyLength, DeletionTime d) {
-        return 2 + keyLength + DeletionTimeLayout.size(version, d);
+        return partitionHeaderSize(keyLength, d.markedForDeleteAt(), d.localDeletionTime());
+    }
+
+    /** The header of a partition whose deletion is (markedForDeleteAt, localDeletionTime): LIVE is (Long.MIN_VALUE, Long.MAX_VALUE). */
+    public int partitionHeaderSize(int keyLength, long markedForDeleteAt, long localDeletionTime) {
+        return 2 + keyLength + DeletionTimeLayout.size(version, markedForDeleteAt, localDeletionTime);
     }
 
     public SSTableVersion version() {
@@ -843,14 +848,20 @@ public final class RowSerializer {
     }
 
     public void writePartitionHeader(FixedBuffer out, byte[] key, int keyOffset, int keyLength, DeletionTime d, int expectedSize) {
+        writePartitionHeader(out, key, keyOffset, keyLength, d.markedForDeleteAt(), d.localDeletionTime(), expectedSize);
+    }
+
+    /** As above, the deletion given as (markedForDeleteAt, localDeletionTime). */
+    public void writePartitionHeader(FixedBuffer out, byte[] key, int keyOffset, int keyLength, long markedForDeleteAt,
+                                     long localDeletionTime, int expectedSize) {
         final int start = out.position();
         if (keyLength > DataLayout.MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("partition key of " + keyLength + " bytes exceeds " + DataLayout.MAX_KEY_LENGTH);
         }
         out.putShort(keyLength);
         out.putBytes(key, keyOffset, keyLength);
-        DeletionTimeLayout.put(version, out, d);
-        collector.partitionDeletion(d);
+        DeletionTimeLayout.put(version, out, markedForDeleteAt, localDeletionTime);
+        collector.partitionDeletion(markedForDeleteAt, localDeletionTime);
         FixedBuffer.checkWritten("partition header", expectedSize, out.position() - start);
     }
 

@@ -49,7 +49,12 @@ public final class SSTableCursor implements AutoCloseable {
     private static final int UNSIGNED_NO_DELETION_TIME = -1;
 
     private static final int BEFORE_PARTITION = 0, EXPECT_STATIC = 1, IN_PARTITION = 2, DONE = 3;
-    private static final int INITIAL_WINDOW_BYTES = 128 * 1024;
+    /**
+     * The window starts at two chunks (one being read and the next, for an item that crosses into
+     * it), at most this: four inputs' 16 KiB LZ4 chunks then take 128 KiB, not 512 KiB. It grows
+     * for a larger chunk or item.
+     */
+    private static final int MAX_INITIAL_WINDOW_BYTES = 128 * 1024;
     private static final int INITIAL_CELLS = 64;
 
     private final Path dataPath;
@@ -68,7 +73,7 @@ public final class SSTableCursor implements AutoCloseable {
     private final String where;
 
     // Window over the uncompressed stream: buf[0] is stream offset bufStart; [mark, limit) is kept.
-    private byte[] buf = new byte[INITIAL_WINDOW_BYTES];
+    private byte[] buf;
     private long bufStart;
     private int mark, pos, limit;
     private int nextChunk;
@@ -93,6 +98,7 @@ public final class SSTableCursor implements AutoCloseable {
         this.dataPath = chunks.dataPath();
         this.header = header;
         this.length = chunks.length();
+        this.buf = new byte[(int) Math.min(2L * chunks.chunkLength(), MAX_INITIAL_WINDOW_BYTES)];
         this.unsignedDeletionTime = chunks.version().hasUnsignedDeletionTime();
         EncodingStats s = header.stats();
         this.minTimestamp = s.minTimestamp();

@@ -251,8 +251,8 @@ public final class SSTableFiles {
     }
 
     /**
-     * Reads a whole (small) component. Index.db and Summary.db are read whole too, so a single
-     * component must be below 2 GiB.
+     * Reads a whole (small) component, which must be below 2 GiB. Those that grow with the data
+     * (BIG's Index.db, CompressionInfo.db) are streamed instead ({@link StreamingReader}).
      */
     public byte[] readAll(Component c) throws IOException {
         Path p = path(c);

@@ -61,7 +61,8 @@ public final class SSTableOutput implements AutoCloseable {
     private long partitionStart;
     private long headerLength;
     private long previousStart;
-    private DeletionTime partitionDeletion;
+    /** The current partition's deletion, as two longs (LIVE: Long.MIN_VALUE, Long.MAX_VALUE). */
+    private long partitionDeletionTimestamp, partitionDeletionLocalTime;
     // Flyweight sources: whether the partition has a row yet (the first is recorded at once, the
     // last is copied into lastRow), and the open range deletion as primitives.
     private boolean hasRow;
@@ -121,10 +122,20 @@ public final class SSTableOutput implements AutoCloseable {
      * reusable buffer: end the partition with {@link #endPartition(byte[], int)}.
      */
     public void beginPartition(byte[] key, int keyLength, DeletionTime pd, RowBuffer staticRow, RowBuffer emptyStatic) throws IOException {
+        beginPartition(key, keyLength, pd.markedForDeleteAt(), pd.localDeletionTime(), staticRow, emptyStatic);
+    }
+
+    /**
+     * As above, the partition deletion given as two longs (LIVE: Long.MIN_VALUE, Long.MAX_VALUE):
+     * compaction's merge keeps deletions so and makes no object per partition.
+     */
+    public void beginPartition(byte[] key, int keyLength, long pdTimestamp, long pdLocalTime, RowBuffer staticRow, RowBuffer emptyStatic)
+            throws IOException {
         partitionStart = sst.dataPosition();
-        partitionDeletion = pd;
-        int size = rs.partitionHeaderSize(keyLength, pd);
-        rs.writePartitionHeader(sst.reserve(size), key, 0, keyLength, pd, size);
+        partitionDeletionTimestamp = pdTimestamp;
+        partitionDeletionLocalTime = pdLocalTime;
+        int size = rs.partitionHeaderSize(keyLength, pdTimestamp, pdLocalTime);
+        rs.writePartitionHeader(sst.reserve(size), key, 0, keyLength, pdTimestamp, pdLocalTime, size);
         if (header.hasStatics()) {
             RowBuffer st = staticRow != null ? staticRow : emptyStatic;
             size = rs.rowSize(st, 0);
@@ -172,7 +183,8 @@ public final class SSTableOutput implements AutoCloseable {
         if (hasRow) collector.rowClustering(lastRow);
         long partitionBytes = writeEndOfPartition();
         collector.partitionEnd(key, 0, keyLength, partitionBytes);
-        sst.partitionWritten(key, keyLength, partitionStart, headerLength, partitionDeletion, rowIndex);
+        sst.partitionWritten(key, keyLength, partitionStart, headerLength, partitionDeletionTimestamp, partitionDeletionLocalTime,
+                rowIndex);
         partitions++;
     }
 
@@ -185,7 +197,8 @@ public final class SSTableOutput implements AutoCloseable {
      */
     public void beginPartition(byte[] key, DeletionTime pd, Row staticRow) throws IOException {
         partitionStart = sst.dataPosition();
-        partitionDeletion = pd;
+        partitionDeletionTimestamp = pd.markedForDeleteAt();
+        partitionDeletionLocalTime = pd.localDeletionTime();
         int size = rs.partitionHeaderSize(key, pd);
         rs.writePartitionHeader(sst.reserve(size), key, pd, size);
         if (header.hasStatics()) {
@@ -246,7 +259,7 @@ public final class SSTableOutput implements AutoCloseable {
         }
         long partitionBytes = writeEndOfPartition();
         collector.partitionEnd(key, partitionBytes);
-        sst.partitionWritten(key, partitionStart, headerLength, partitionDeletion, rowIndex);
+        sst.partitionWritten(key, partitionStart, headerLength, partitionDeletionTimestamp, partitionDeletionLocalTime, rowIndex);
         partitions++;
     }
 

@@ -167,11 +167,13 @@ public final class SSTableWriter implements AutoCloseable {
 
     /**
      * Records a written partition: its partition index entry, bloom filter bit, first/last key.
-     * {@code rowIndex} holds the partition's row index blocks. {@code key} is kept by reference.
+     * {@code rowIndex} holds the partition's row index blocks; the partition deletion is two longs
+     * (LIVE: Long.MIN_VALUE, Long.MAX_VALUE), so a merge need not make an object per partition.
+     * {@code key} is kept by reference.
      */
-    public void partitionWritten(byte[] key, long dataPosition, long headerLength, DeletionTime partitionDeletion,
+    public void partitionWritten(byte[] key, long dataPosition, long headerLength, long deletionTimestamp, long deletionLocalTime,
                                  RowIndexBlocks rowIndex) throws IOException {
-        indexPartition(key, key.length, dataPosition, headerLength, partitionDeletion, rowIndex);
+        indexPartition(key, key.length, dataPosition, headerLength, deletionTimestamp, deletionLocalTime, rowIndex);
         if (firstKey == null) firstKey = key;
         lastKey = key;
         lastKeyInScratch = false;
@@ -182,9 +184,9 @@ public final class SSTableWriter implements AutoCloseable {
      * the call: the first key is copied once, the last into a scratch array that grows only for a
      * longer key, so a stream of partitions allocates nothing here.
      */
-    public void partitionWritten(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
-                                 RowIndexBlocks rowIndex) throws IOException {
-        indexPartition(key, keyLength, dataPosition, headerLength, partitionDeletion, rowIndex);
+    public void partitionWritten(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp,
+                                 long deletionLocalTime, RowIndexBlocks rowIndex) throws IOException {
+        indexPartition(key, keyLength, dataPosition, headerLength, deletionTimestamp, deletionLocalTime, rowIndex);
         if (firstKey == null) firstKey = java.util.Arrays.copyOf(key, keyLength);
         if (lastKeyScratch.length < keyLength) lastKeyScratch = new byte[Math.max(keyLength, 2 * lastKeyScratch.length)];
         System.arraycopy(key, 0, lastKeyScratch, 0, keyLength);
@@ -196,9 +198,9 @@ public final class SSTableWriter implements AutoCloseable {
     private int lastKeyScratchLength;
     private boolean lastKeyInScratch;
 
-    private void indexPartition(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
-                                RowIndexBlocks rowIndex) throws IOException {
-        index.add(key, keyLength, dataPosition, headerLength, partitionDeletion, rowIndex);
+    private void indexPartition(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp,
+                                long deletionLocalTime, RowIndexBlocks rowIndex) throws IOException {
+        index.add(key, keyLength, dataPosition, headerLength, deletionTimestamp, deletionLocalTime, rowIndex);
         if (filter != null) {
             filter.add(key, 0, keyLength);
         } else if (keyHashes != null) {

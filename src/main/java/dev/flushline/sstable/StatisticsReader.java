@@ -190,10 +190,12 @@ public final class StatisticsReader {
         long at = in.fileOffset();
         int n = in.i32(what + " bucket count");
         if (n < 0 || (long) n * 16 > in.remaining()) throw in.corrupt(at, what + " bucket count " + n + " exceeds the component");
+        // The labels are made once, not per bucket: an sstable's histograms hold about a hundred each.
+        String offsetLabel = what + " offset", countLabel = what + " count";
         long total = 0;
         for (int i = 0; i < n; i++) {
-            in.i64(what + " offset");
-            total += in.i64(what + " count");
+            in.i64(offsetLabel);
+            total += in.i64(countLabel);
         }
         return total;
     }
@@ -269,7 +271,8 @@ public final class StatisticsReader {
         long at = in.fileOffset();
         int n = in.i32(what + " value count");
         if (n < 0 || n > clusteringCount) throw in.corrupt(at, what + " has " + n + " values; the table has " + clusteringCount);
-        for (int i = 0; i < n; i++) in.skip(in.u16(what + " value length"), what + " value");
+        String lengthLabel = what + " value length", valueLabel = what + " value";
+        for (int i = 0; i < n; i++) in.skip(in.u16(lengthLabel), valueLabel);
     }
 
     /** kind:u8 size:u16 [values], values walked with the schema's clustering types (checked against the HEADER). */

@@ -121,8 +121,12 @@ public final class StatsCollector {
     }
 
     void partitionDeletion(DeletionTime d) {
-        if (!d.isLive()) hasPartitionLevelDeletions = true;
-        deletion(d);
+        partitionDeletion(d.markedForDeleteAt(), d.localDeletionTime());
+    }
+
+    void partitionDeletion(long markedForDeleteAt, long localDeletionTime) {
+        if (markedForDeleteAt != Long.MIN_VALUE || localDeletionTime != Long.MAX_VALUE) hasPartitionLevelDeletions = true;
+        deletion(markedForDeleteAt, localDeletionTime);
     }
 
     void rowColumns(int columnsWithCells) {

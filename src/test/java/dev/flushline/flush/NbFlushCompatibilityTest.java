@@ -119,11 +119,12 @@ class NbFlushCompatibilityTest {
             // What the case is for: promoted entries, and index blocks that end inside a range.
             int promoted = 0, openMarkers = 0;
             for (SSTableFiles f : SSTableFiles.inDirectory(n.tableDir())) {
-                IndexReader r = IndexReader.open(f, schema.clusteringColumns());
-                while (r.hasNext()) {
-                    r.next();
-                    if (r.blockCount() > 0) promoted++;
-                    openMarkers += r.openMarkerCount();
+                try (IndexReader r = IndexReader.open(f, schema.clusteringColumns())) {
+                    while (r.hasNext()) {
+                        r.next();
+                        if (r.blockCount() > 0) promoted++;
+                        openMarkers += r.openMarkerCount();
+                    }
                 }
             }
             assertTrue(promoted >= 2 && openMarkers >= 1, "promoted entries " + promoted + ", open markers " + openMarkers);

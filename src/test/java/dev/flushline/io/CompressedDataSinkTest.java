@@ -171,6 +171,15 @@ class CompressedDataSinkTest {
     }
 
     /**
+     * Thousands of chunks: their offsets stream into CompressionInfo.db over several of its write
+     * blocks, and the header's length and count, filled in last, still make Cassandra's bytes.
+     */
+    @Test
+    void manyChunksMatchCassandra() throws IOException {
+        compareWithCassandra(SinkTestData.semiCompressible(3500 * 4096 + 123, 9), "many", CompressionParams.lz4(4096, Integer.MAX_VALUE));
+    }
+
+    /**
      * CompressionParams.lz4() (no arguments) bounds max compressed length at the chunk length, so
      * incompressible chunks are stored raw and a short incompressible tail is zero-padded.
      */

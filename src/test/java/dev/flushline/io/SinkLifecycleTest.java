@@ -99,16 +99,61 @@ class SinkLifecycleTest {
         assertArrayEquals(new byte[] {9}, Files.readAllBytes(crc));
     }
 
+    /**
+     * CompressionInfo.db is created with Data.db (its chunk offsets stream into it as chunks are
+     * written), so a file already at its path is refused then, as CRC.db's is: the sink's Data.db
+     * goes, the foreign file stays.
+     */
     @Test
-    void finishFailureOnCompanionCollisionAbortsAndSparesForeignFile() throws IOException {
+    void companionCollisionAbortsAndSparesForeignFile() throws IOException {
         Path info = dir.resolve("z-CompressionInfo.db");
         Files.write(info, new byte[] {7});
-        CompressedDataSink sink = new CompressedDataSink(dir.resolve("z-Data.db"), info, dir.resolve("z-Digest.crc32"));
-        sink.write(new byte[100], 0, 100);
-        assertThrows(FileAlreadyExistsException.class, sink::finish);
-        assertTrue(Files.notExists(sink.dataPath()));
-        assertTrue(Files.notExists(sink.digestPath()));
+        assertThrows(FileAlreadyExistsException.class,
+                () -> new CompressedDataSink(dir.resolve("z-Data.db"), info, dir.resolve("z-Digest.crc32")));
+        assertTrue(Files.notExists(dir.resolve("z-Data.db")));
+        assertTrue(Files.notExists(dir.resolve("z-Digest.crc32")));
         assertArrayEquals(new byte[] {7}, Files.readAllBytes(info));
+    }
+
+    /** A sink aborted after writing chunks removes the CompressionInfo.db it was streaming its offsets into. */
+    @Test
+    void abortRemovesTheStreamedCompressionInfo() throws IOException {
+        Path info = dir.resolve("w-CompressionInfo.db");
+        CompressedDataSink sink = new CompressedDataSink(dir.resolve("w-Data.db"), info, dir.resolve("w-Digest.crc32"));
+        sink.write(new byte[100_000], 0, 100_000);
+        assertTrue(Files.exists(info));
+        sink.abort();
+        assertTrue(Files.notExists(info));
+        assertTrue(Files.notExists(sink.dataPath()));
+        assertEquals(0, fileCount());
+    }
+
+    /** writeAt overwrites bytes already written, still in the block or already drained, and nothing outside them. */
+    @Test
+    void syncedFileOutputOverwritesOnlyWhatWasWritten() throws IOException {
+        byte[] data = SinkTestData.random(5_000, 3);
+        Path p = dir.resolve("patched.bin");
+        try (SyncedFileOutput out = new SyncedFileOutput(p, 1000, false)) {
+            out.write(data, 0, data.length);
+            out.writeAt(10, new byte[] {1, 2, 3}, 0, 3);       // long since drained to the file
+            out.writeAt(4_998, new byte[] {9, 8, 7}, 1, 2);    // the last two bytes, still in the block
+            assertThrows(IndexOutOfBoundsException.class, () -> out.writeAt(4_999, new byte[2], 0, 2));
+            assertThrows(IndexOutOfBoundsException.class, () -> out.writeAt(-1, new byte[1], 0, 1));
+            out.write(data, 0, 7);
+            assertEquals(data.length + 7, out.position());
+        }
+        byte[] expected = java.util.Arrays.copyOf(data, data.length + 7);
+        System.arraycopy(data, 0, expected, data.length, 7);
+        expected[10] = 1;
+        expected[11] = 2;
+        expected[12] = 3;
+        expected[4_998] = 8;
+        expected[4_999] = 7;
+        assertArrayEquals(expected, Files.readAllBytes(p));
+        try (SyncedFileOutput withCrc = new SyncedFileOutput(dir.resolve("crc.bin"), 16, true)) {
+            withCrc.write(data, 0, 10);
+            assertThrows(IllegalStateException.class, () -> withCrc.writeAt(0, new byte[1], 0, 1));
+        }
     }
 
     @Test

@@ -39,9 +39,19 @@ public final class BigIndexCheck implements PartitionIndexCheck {
     public static BigIndexCheck open(SSTableFiles files, TableSchema schema) throws IOException {
         if (!files.has(Component.INDEX)) return null;
         IndexReader index = IndexReader.open(files, schema.clusteringColumns());
-        SummaryReader summary = files.has(Component.SUMMARY)
-                ? SummaryReader.open(files) : null;
-        return new BigIndexCheck(index, summary, files.path(Component.SUMMARY));
+        try {
+            SummaryReader summary = files.has(Component.SUMMARY) ? SummaryReader.open(files) : null;
+            return new BigIndexCheck(index, summary, files.path(Component.SUMMARY));
+        } catch (IOException | RuntimeException | Error e) {
+            index.close();
+            throw e;
+        }
+    }
+
+    /** Closes Index.db. */
+    @Override
+    public void close() throws IOException {
+        index.close();
     }
 
     private static String hex(byte[] b, int off, int len) {
@@ -49,16 +59,17 @@ public final class BigIndexCheck implements PartitionIndexCheck {
     }
 
     @Override
-    public void partition(long ordinal, byte[] b, int ko, int kl, long partitionStart, long deletionTimestamp, long deletionLocalTime) {
+    public void partition(long ordinal, byte[] b, int ko, int kl, long partitionStart, long deletionTimestamp, long deletionLocalTime)
+            throws IOException {
         if (!index.hasNext()) {
-            throw new CorruptSSTableException(index.file(), index.bytes().length, "Index.db ends before partition "
+            throw new CorruptSSTableException(index.file(), index.fileLength(), "Index.db ends before partition "
                     + hex(b, ko, kl) + " at Data.db byte offset " + partitionStart);
         }
         index.next();
-        if (!Arrays.equals(index.bytes(), index.keyOffset(), index.keyOffset() + index.keyLength(), b, ko, ko + kl)
+        if (!Arrays.equals(index.keyArray(), index.keyOffset(), index.keyOffset() + index.keyLength(), b, ko, ko + kl)
                 || index.dataPosition() != partitionStart) {
             throw new CorruptSSTableException(index.file(), index.entryOffset(), "index entry "
-                    + hex(index.bytes(), index.keyOffset(), index.keyLength()) + " -> " + index.dataPosition()
+                    + hex(index.keyArray(), index.keyOffset(), index.keyLength()) + " -> " + index.dataPosition()
                     + " does not match partition " + hex(b, ko, kl) + " at Data.db byte offset " + partitionStart);
         }
         promoted = index.blockCount() > 0;
@@ -82,7 +93,7 @@ public final class BigIndexCheck implements PartitionIndexCheck {
         }
         if (summary.indexPosition(next) != index.entryOffset()
                 || !Arrays.equals(summary.bytes(), summary.keyOffset(next), summary.keyOffset(next) + summary.keyLength(next),
-                index.bytes(), index.keyOffset(), index.keyOffset() + index.keyLength())) {
+                index.keyArray(), index.keyOffset(), index.keyOffset() + index.keyLength())) {
             throw new CorruptSSTableException(summaryPath, summary.keyOffset(next), "summary entry " + next + " (" + hex(summary.bytes(), summary.keyOffset(next), summary.keyLength(next))
                     + " -> " + summary.indexPosition(next) + ") does not match Index.db entry " + ordinal + " at " + index.entryOffset());
         }
@@ -112,11 +123,11 @@ public final class BigIndexCheck implements PartitionIndexCheck {
     }
 
     @Override
-    public void end(long partitions, byte[] firstKey, byte[] lastKey) {
+    public void end(long partitions, byte[] firstKey, byte[] lastKey) throws IOException {
         if (index.hasNext()) {
             index.next();
             throw new CorruptSSTableException(index.file(), index.entryOffset(), "Index.db has an entry for "
-                    + hex(index.bytes(), index.keyOffset(), index.keyLength()) + " that Data.db does not have");
+                    + hex(index.keyArray(), index.keyOffset(), index.keyLength()) + " that Data.db does not have");
         }
         if (summary != null) {
             long expectedEntries = (partitions + summary.minIndexInterval - 1) / summary.minIndexInterval;

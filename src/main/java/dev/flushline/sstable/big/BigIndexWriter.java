@@ -49,10 +49,10 @@ public final class BigIndexWriter implements PartitionIndexWriter {
     }
 
     @Override
-    public void add(byte[] key, int keyLength, long dataPosition, long headerLength, DeletionTime partitionDeletion,
+    public void add(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp, long deletionLocalTime,
                     RowIndexBlocks blocks) throws IOException {
         long indexPosition = index.position();
-        int promoted = blocks.blockCount() > 1 ? promotedSize(blocks, headerLength, partitionDeletion) : 0;
+        int promoted = blocks.blockCount() > 1 ? promotedSize(blocks, headerLength, deletionTimestamp, deletionLocalTime) : 0;
         int size = BigIndexLayout.KEY_LENGTH_BYTES + keyLength + VInt.sizeOfUnsigned(dataPosition) + VInt.sizeOfUnsigned(promoted)
                 + promoted;
         if (entry.capacity() < size) {
@@ -64,7 +64,7 @@ public final class BigIndexWriter implements PartitionIndexWriter {
         out.putBytes(key, 0, keyLength);
         out.putUnsignedVInt(dataPosition);
         out.putUnsignedVInt(promoted);
-        if (promoted > 0) writePromoted(out, blocks, headerLength, partitionDeletion);
+        if (promoted > 0) writePromoted(out, blocks, headerLength, deletionTimestamp, deletionLocalTime);
         FixedBuffer.checkWritten("Index.db entry", size, out.position());
         index.write(out.array(), 0, size);
         summary.maybeAdd(key, 0, keyLength, indexPosition);
@@ -79,17 +79,19 @@ public final class BigIndexWriter implements PartitionIndexWriter {
     }
 
     /** Bytes of the promoted index (what promoted_size counts). REQUIRES: two or more blocks. */
-    private int promotedSize(RowIndexBlocks blocks, long headerLength, DeletionTime partitionDeletion) {
+    private int promotedSize(RowIndexBlocks blocks, long headerLength, long deletionTimestamp, long deletionLocalTime) {
         int count = blocks.blockCount();
-        int size = VInt.sizeOfUnsigned(headerLength) + DeletionTimeLayout.size(version, partitionDeletion) + VInt.sizeOfUnsigned(count);
+        int size = VInt.sizeOfUnsigned(headerLength) + DeletionTimeLayout.size(version, deletionTimestamp, deletionLocalTime)
+                + VInt.sizeOfUnsigned(count);
         for (int i = 0; i < count; i++) size += indexInfoSize(blocks, i) + BigIndexLayout.INFO_OFFSET_BYTES;
         return size;
     }
 
-    private void writePromoted(FixedBuffer out, RowIndexBlocks blocks, long headerLength, DeletionTime partitionDeletion) {
+    private void writePromoted(FixedBuffer out, RowIndexBlocks blocks, long headerLength, long deletionTimestamp,
+                               long deletionLocalTime) {
         int count = blocks.blockCount();
         out.putUnsignedVInt(headerLength);
-        DeletionTimeLayout.put(version, out, partitionDeletion);
+        DeletionTimeLayout.put(version, out, deletionTimestamp, deletionLocalTime);
         out.putUnsignedVInt(count);
         int infoStart = out.position();
         for (int i = 0; i < count; i++) {

@@ -10,40 +10,46 @@ import dev.flushline.sstable.SSTableFiles;
 import java.io.IOException;
 
 /**
- * A published BIG sstable's partition index: Index.db, read whole into memory when opened, walked
- * entry by entry for the iteration; Summary.db, read on the first key lookup (if the sstable has
- * one), to start the lookup's scan of Index.db at the last sample before the key. The iteration
- * and the lookups use separate readers over the same bytes, so neither moves the other.
+ * A published BIG sstable's partition index: Index.db, streamed entry by entry through a window
+ * of fixed size for the iteration ({@link IndexReader}), so iterating holds the same memory
+ * whatever the file's size; Summary.db, read on the first key lookup (if the sstable has one), to
+ * start the lookup's scan of Index.db at the last sample before the key. The iteration and the
+ * lookups use separate readers over the file, each opened on first use, so neither moves the
+ * other and a caller that only looks up never reads for an iteration.
  *
  * <p>Thread safety: none.
  */
 public final class BigPartitionIndex implements PartitionIndex {
     private final SSTableFiles files;
     private final TableSchema schema;
-    private final IndexReader walk;
+    private IndexReader walk;
     private IndexReader seek;
     private SummaryReader summary;
 
-    private BigPartitionIndex(SSTableFiles files, TableSchema schema, IndexReader walk) {
+    private BigPartitionIndex(SSTableFiles files, TableSchema schema) {
         this.files = files;
         this.schema = schema;
-        this.walk = walk;
     }
 
-    /** Reads the Index.db of {@code files}. */
+    /**
+     * The index of {@code files}. Index.db is checked to be a readable regular file here, so a
+     * missing one is reported at open, as when it was read whole.
+     */
     public static BigPartitionIndex open(SSTableFiles files, TableSchema schema) throws IOException {
-        return new BigPartitionIndex(files, schema, IndexReader.open(files, schema.clusteringColumns()));
+        BigPartitionIndex index = new BigPartitionIndex(files, schema);
+        index.walk = IndexReader.open(files, schema.clusteringColumns());
+        return index;
     }
 
     @Override
-    public boolean next() {
+    public boolean next() throws IOException {
         if (!walk.hasNext()) return false;
         walk.next();
         return true;
     }
 
     @Override
-    public byte[] keyArray() { return walk.bytes(); }
+    public byte[] keyArray() { return walk.keyArray(); }
 
     @Override
     public int keyOffset() { return walk.keyOffset(); }
@@ -54,9 +60,9 @@ public final class BigPartitionIndex implements PartitionIndex {
     @Override
     public long dataPosition() { return walk.dataPosition(); }
 
-    /** A reader over the same Index.db bytes for lookups. */
-    private IndexReader seeker() {
-        if (seek == null) seek = new IndexReader(walk.file(), walk.bytes(), schema.clusteringColumns(), files.version());
+    /** A reader of Index.db for lookups, through a small window: a lookup reads one index interval of entries. */
+    private IndexReader seeker() throws IOException {
+        if (seek == null) seek = IndexReader.open(files, schema.clusteringColumns(), IndexReader.LOOKUP_WINDOW_BYTES);
         return seek;
     }
 
@@ -71,7 +77,7 @@ public final class BigPartitionIndex implements PartitionIndex {
         index.seek(Math.max(0, start));
         while (index.hasNext()) {
             index.next();
-            byte[] b = index.bytes();
+            byte[] b = index.keyArray();
             long t = Murmur3.token(b, index.keyOffset(), index.keyLength());
             int cmp = PartitionOrder.compare(t, b, index.keyOffset(), index.keyLength(), token, key, offset, length);
             if (cmp == 0) return index.dataPosition();
@@ -82,18 +88,29 @@ public final class BigPartitionIndex implements PartitionIndex {
 
     /** A walk of Index.db from its start (Summary.db is not consulted). */
     @Override
-    public long firstPositionAtOrAfter(long token) {
+    public long firstPositionAtOrAfter(long token) throws IOException {
         IndexReader index = seeker();
         index.seek(0);
         while (index.hasNext()) {
             index.next();
-            if (Murmur3.token(index.bytes(), index.keyOffset(), index.keyLength()) >= token) return index.dataPosition();
+            if (Murmur3.token(index.keyArray(), index.keyOffset(), index.keyLength()) >= token) return index.dataPosition();
         }
         return -1;
     }
 
+    /** Closes the Index.db readers. A read-only channel loses nothing if its close fails, so that is not reported. */
     @Override
     public void close() {
-        // Everything is on the heap.
+        closeQuietly(walk);
+        closeQuietly(seek);
+    }
+
+    private static void closeQuietly(IndexReader r) {
+        if (r == null) return;
+        try {
+            r.close();
+        } catch (IOException ignored) {
+            // Read-only: nothing written is lost.
+        }
     }
 }
