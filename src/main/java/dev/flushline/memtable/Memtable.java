@@ -498,11 +498,7 @@ public abstract class Memtable {
             }
             case OFFHEAP_OBJECTS: {
                 int size = RowRecord.size(row);
-                byte[] scratch = RECORD_SCRATCH.get();
-                if (scratch.length < size) {
-                    scratch = new byte[Math.max(size, scratch.length * 2)];
-                    RECORD_SCRATCH.set(scratch);
-                }
+                byte[] scratch = recordScratch(size);
                 RowRecord.write(row, size, scratch, 0);
                 long address = nativeSlab.allocate(size);
                 NativeMemory.copyFromArray(scratch, 0, address, size);
@@ -529,11 +525,7 @@ public abstract class Memtable {
                 RowRecord.write(insert, size, node.slab, (int) node.record);
                 break;
             case OFFHEAP_OBJECTS: {
-                byte[] scratch = RECORD_SCRATCH.get();
-                if (scratch.length < size) {
-                    scratch = new byte[Math.max(size, scratch.length * 2)];
-                    RECORD_SCRATCH.set(scratch);
-                }
+                byte[] scratch = recordScratch(size);
                 RowRecord.write(insert, size, scratch, 0);
                 long address = nativeSlab.allocate(size);
                 NativeMemory.copyFromArray(scratch, 0, address, size);
@@ -544,6 +536,16 @@ public abstract class Memtable {
                 throw new AssertionError(allocationMode);
         }
         onHeapBytes.add(heap);
+    }
+
+    /** This thread's scratch array for a record on its way to a native slab, of at least {@code size} bytes. */
+    private static byte[] recordScratch(int size) {
+        byte[] scratch = RECORD_SCRATCH.get();
+        if (scratch.length < size) {
+            scratch = new byte[Math.max(size, scratch.length * 2)];
+            RECORD_SCRATCH.set(scratch);
+        }
+        return scratch;
     }
 
     /** Counts a static row, kept as a Row object in every mode (one per partition at most). */

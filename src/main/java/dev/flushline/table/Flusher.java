@@ -296,10 +296,7 @@ public final class Flusher implements AutoCloseable {
      * {@link FlusherFailedException}, without applying, in the failed state.
      */
     public Memtable apply(PartitionUpdate update) throws IOException, InterruptedException {
-        if (closed) throw new IllegalStateException("flusher is closed");
-        FlusherFailedException f = failedState;
-        if (f != null) throw failedStateError(f);
-        awaitMemory();
+        readyToApply();
         while (true) {
             Memtable m = current;
             if (m.apply(update)) {
@@ -311,12 +308,17 @@ public final class Flusher implements AutoCloseable {
         }
     }
 
-    /** As {@link #apply(PartitionUpdate)}, for a decoded insert (see {@code Memtable.apply(InsertBuffer)}). */
-    public Memtable apply(InsertBuffer insert) throws IOException, InterruptedException {
+    /** Refuses an apply when closed or failed, and waits while the memtables hold more than their limit. */
+    private void readyToApply() throws IOException, InterruptedException {
         if (closed) throw new IllegalStateException("flusher is closed");
         FlusherFailedException f = failedState;
         if (f != null) throw failedStateError(f);
         awaitMemory();
+    }
+
+    /** As {@link #apply(PartitionUpdate)}, for a decoded insert (see {@code Memtable.apply(InsertBuffer)}). */
+    public Memtable apply(InsertBuffer insert) throws IOException, InterruptedException {
+        readyToApply();
         while (true) {
             Memtable m = current;
             if (m.apply(insert)) {
