@@ -116,7 +116,9 @@ public final class BigIndexCheck implements PartitionIndexCheck {
             }
             expected += index.blockWidth(b);
         }
-        if (partitionStart + expected != partitionEnd) {
+        // The blocks cover the partition's end-of-partition byte too, unless its last row closed the last
+        // block: Cassandra's writer adds no block after that, so the byte then lies after the blocks.
+        if (partitionStart + expected != partitionEnd && partitionStart + expected != partitionEnd - 1) {
             throw new CorruptSSTableException(index.file(), index.entryOffset(), "index blocks end at partition offset " + expected
                     + "; the partition has " + (partitionEnd - partitionStart) + " bytes");
         }
