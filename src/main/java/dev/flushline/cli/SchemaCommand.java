@@ -45,8 +45,8 @@ public final class SchemaCommand {
     static final String HELP =
             "Usage: flushline schema SSTABLE_OR_DIR... [--schema table.cql [--table NAME]] [--json]\n"
           + "\n"
-          + "Prints the CREATE TYPE and CREATE TABLE statements of the table whose sstables ('oa' or 'nb' BIG, ours or\n"
-          + "Cassandra's) are given, recovered from the files: from Statistics.db's serialization header the\n"
+          + "Prints the CREATE TYPE and CREATE TABLE statements of the table whose sstables ('oa' or 'nb' BIG, or 'da' BTI;\n"
+          + "ours or Cassandra's) are given, recovered from the files: from Statistics.db's serialization header the\n"
           + "partition key and clustering types (DESC from ReversedType), the static and regular columns with\n"
           + "their names and types, and user-defined types (keyspace, name, fields); from CompressionInfo.db the\n"
           + "compressor, its options and chunk length (or, with CRC.db, no compression); from Statistics.db the\n"

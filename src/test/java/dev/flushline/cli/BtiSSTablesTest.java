@@ -150,6 +150,12 @@ class BtiSSTablesTest {
             assertEquals(0, ok.status(), "seed " + seed + ": " + ok.out() + ok.err());
             compactsAsCassandra(schemaFile, cql, dir, "seed " + seed);
             dump(schemaFile, SSTableFiles.inDirectory(dir).get(0).path(Component.DATA).toString(), seed % 3 == 2 ? "-d" : "-l");
+            // schema recovers the table from da files as from oa ones (the key columns renamed), and checks them against a given one
+            String[] recovered = SchemaCommandTest.run("schema", dir.toString());
+            assertEquals("0", recovered[0], "seed " + seed + ": " + recovered[2]);
+            new SchemaCommandTest().assertRecovers(cql, recovered[1], dir, false);
+            String[] checked = SchemaCommandTest.run("schema", dir.toString(), "--schema", schemaFile.toString());
+            assertEquals("0", checked[0], "seed " + seed + ": " + checked[2]);
         }
         compareDumps();
     }
