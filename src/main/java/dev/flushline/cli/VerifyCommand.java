@@ -51,7 +51,9 @@ public final class VerifyCommand {
           + "chunks); every partition, row, cell and marker decodes and every length fits; partitions in token\n"
           + "order and unique; rows in clustering order; Index.db holds exactly those keys at those positions,\n"
           + "with promoted row indexes that match the partitions; every key is in the bloom filter (Filter.db);\n"
-          + "Summary.db samples Index.db at its interval and holds the first and last keys; Statistics.db's\n"
+          + "Summary.db samples Index.db at its interval and holds the first and last keys; for 'da', Partitions.db's\n"
+          + "trie leads to exactly those keys at those positions (with their hash bytes, first and last keys and\n"
+          + "count), and Rows.db's row index tries match the partitions' blocks and open deletions; Statistics.db's\n"
           + "checksums, partition/row/column counts and first/last keys.\n"
           + "\n"
           + "Exit status: 0 ok (every sstable OK), 1 some sstable is corrupt, refused or incomplete (or bad usage), 2 internal or I/O failure.\n";
