@@ -289,9 +289,19 @@ public final class RowRecord {
      */
     public static void write(InsertBuffer b, int size, byte[] dst, int offset) {
         final boolean expiring = b.ttl != Cell.NO_TTL;
-        final boolean share = insertSharesLiveness(b);
         final int[] length = b.length, valueOffset = b.offset;
         final byte[] src = b.bytes;
+        // One pass for insertSharesLiveness's answer and the sums the shared liveness stores.
+        long valueBytes = 0, valueLengthBytes = 0;
+        boolean tombstone = false;
+        for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
+            int n = length[s];
+            if (n == InsertBuffer.NULL) tombstone = true;
+            if (n <= 0) continue;
+            valueBytes += n;
+            valueLengthBytes += VInt.sizeOfUnsigned(n);
+        }
+        final boolean share = !tombstone && valueBytes + valueLengthBytes <= Integer.MAX_VALUE;
         int flags = HAS_LIVENESS;
         if (expiring) flags |= LIVENESS_EXPIRING;
         if (share) flags |= SIMPLE_SHARE_LIVENESS;
@@ -308,15 +318,8 @@ public final class RowRecord {
             LONG.set(dst, p, b.expiration); p += Long.BYTES;
         }
         if (share) {
-            int valueBytes = 0, valueLengthBytes = 0;
-            for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
-                int n = length[s];
-                if (n <= 0) continue;
-                valueBytes += n;
-                valueLengthBytes += VInt.sizeOfUnsigned(n);
-            }
-            INT.set(dst, p, valueBytes); p += Integer.BYTES;
-            INT.set(dst, p, valueLengthBytes); p += Integer.BYTES;
+            INT.set(dst, p, (int) valueBytes); p += Integer.BYTES;
+            INT.set(dst, p, (int) valueLengthBytes); p += Integer.BYTES;
         }
         for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
             int n = length[s];
