@@ -47,6 +47,7 @@ public final class RowIndexBlocks {
     private byte lastKind;
     private byte[][] lastVals;
     private DeletionTime openMarker = DeletionTime.LIVE;
+    private long endOffset = -1;
 
     public RowIndexBlocks(int columnIndexSizeBytes) {
         this.columnIndexSizeBytes = columnIndexSizeBytes;
@@ -54,6 +55,7 @@ public final class RowIndexBlocks {
 
     public void reset() {
         count = 0;
+        endOffset = -1;
         blockOpen = false;
         openMarker = DeletionTime.LIVE;
         openTs = Long.MIN_VALUE;
@@ -120,6 +122,7 @@ public final class RowIndexBlocks {
 
     /** After the end-of-partition byte; {@code endOffset} includes it. */
     public void finish(long endOffset) {
+        this.endOffset = endOffset;
         if (blockOpen) closeBlock(endOffset);
     }
 
@@ -173,6 +176,47 @@ public final class RowIndexBlocks {
     /** The range deletion open at the end of block {@code i}, or LIVE. */
     public DeletionTime openAfterBlock(int i) {
         return endOpen[i];
+    }
+
+    /**
+     * Where the partition's unfiltereds end, from the partition start: the offset of its
+     * end-of-partition byte. Valid after {@link #finish}.
+     */
+    public long endOffset() {
+        return endOffset - 1;
+    }
+
+    // Block names one by one, for a format that encodes them itself (BTI's byte-comparable keys):
+    // flyweight partitions hold them in buffers, the others as kind and value arrays.
+
+    /** Block {@code i}'s first name as a buffer, or null when the partition's names are arrays. */
+    public ClusteringBuffer firstBuffer(int i) {
+        return flyweight ? firstBufs[i] : null;
+    }
+
+    /** Block {@code i}'s last name as a buffer, or null when the partition's names are arrays. */
+    public ClusteringBuffer lastBuffer(int i) {
+        return flyweight ? lastBufs[i] : null;
+    }
+
+    /** Block {@code i}'s first name's kind. REQUIRES: {@link #firstBuffer} is null. */
+    public byte firstKind(int i) {
+        return firstKinds[i];
+    }
+
+    /** Block {@code i}'s first name's values. REQUIRES: {@link #firstBuffer} is null. */
+    public byte[][] firstValues(int i) {
+        return firstValues[i];
+    }
+
+    /** Block {@code i}'s last name's kind. REQUIRES: {@link #lastBuffer} is null. */
+    public byte lastKind(int i) {
+        return lastKinds[i];
+    }
+
+    /** Block {@code i}'s last name's values. REQUIRES: {@link #lastBuffer} is null. */
+    public byte[][] lastValues(int i) {
+        return lastValues[i];
     }
 
     /** Bytes of block {@code i}'s first and last names in {@code layout}'s prefix-with-kind form. */

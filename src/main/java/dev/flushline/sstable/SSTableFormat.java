@@ -6,7 +6,9 @@ import dev.flushline.sstable.big.BigIndexWriter;
 import dev.flushline.sstable.big.BigPartitionIndex;
 import dev.flushline.sstable.big.SummaryReader;
 import dev.flushline.sstable.bti.BtiIndexCheck;
+import dev.flushline.sstable.bti.BtiIndexWriter;
 import dev.flushline.sstable.bti.BtiPartitionIndex;
+import dev.flushline.sstable.bti.RowsLayout;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -19,7 +21,7 @@ import java.nio.file.Path;
  * {@link PartitionIndexWriter}, {@link PartitionIndex} and {@link PartitionIndexCheck}, each
  * format's in its own sub-package ({@code big}, {@code bti}). A format is one constant here, its
  * versions in {@link SSTableVersion}, and its sub-package; nothing above {@code sstable} changes.
- * BTI is read (dump, verify, compaction inputs) and not written yet.
+ * Both are read and written.
  *
  * <p>The format of an sstable comes from its version ({@link SSTableVersion#format()}), and is
  * picked once per sstable: the writer and readers ask it for their index object when they open,
@@ -31,7 +33,7 @@ import java.nio.file.Path;
  */
 public enum SSTableFormat {
     /** The format of Cassandra up to 4.x and the default of 5.0: Index.db entries and a Summary.db sample of them. */
-    BIG("big", Component.INDEX, Component.SUMMARY) {
+    BIG("big", RowIndexBlocks.DEFAULT_COLUMN_INDEX_SIZE_BYTES, Component.INDEX, Component.SUMMARY) {
         @Override
         PartitionIndexWriter newIndexWriter(Descriptor descriptor, TableSchema schema) throws IOException {
             return new BigIndexWriter(descriptor, schema);
@@ -62,17 +64,11 @@ public enum SSTableFormat {
     /**
      * Cassandra 5.0's trie-indexed format: Partitions.db, a byte-ordered trie of the shortest
      * unique prefixes of the partition keys, and Rows.db, a row index trie per wide partition.
-     * Read only: its writer refuses.
      */
-    BTI("bti", Component.PARTITION_INDEX, Component.ROW_INDEX) {
+    BTI("bti", RowsLayout.DEFAULT_BLOCK_BYTES, Component.PARTITION_INDEX, Component.ROW_INDEX) {
         @Override
-        PartitionIndexWriter newIndexWriter(Descriptor descriptor, TableSchema schema) {
-            throw new UnsupportedOperationException("writing da is not implemented yet");
-        }
-
-        @Override
-        boolean isWritable() {
-            return false;
+        PartitionIndexWriter newIndexWriter(Descriptor descriptor, TableSchema schema) throws IOException {
+            return new BtiIndexWriter(descriptor, schema);
         }
 
         @Override
@@ -98,12 +94,20 @@ public enum SSTableFormat {
     };
 
     private final String id;
+    private final int rowIndexBlockBytes;
     private final Component[] indexComponents;
 
-    SSTableFormat(String id, Component... indexComponents) {
+    SSTableFormat(String id, int rowIndexBlockBytes, Component... indexComponents) {
         this.id = id;
+        this.rowIndexBlockBytes = rowIndexBlockBytes;
         this.indexComponents = indexComponents;
     }
+
+    /**
+     * The row index granularity Cassandra 5.0 writes the format with when column_index_size is not
+     * set: a partition's rows are cut into index blocks of at least this many bytes.
+     */
+    public int rowIndexBlockBytes() { return rowIndexBlockBytes; }
 
     /** The name in file names, after the version and generation: {@code oa-1-big-Data.db}. */
     public String id() { return id; }
@@ -113,15 +117,8 @@ public enum SSTableFormat {
 
     /**
      * Opens the partition index writer of a new sstable; its files go to the descriptor's staging directory.
-     *
-     * @throws UnsupportedOperationException for a format that is not {@link #isWritable()}
      */
     abstract PartitionIndexWriter newIndexWriter(Descriptor descriptor, TableSchema schema) throws IOException;
-
-    /** Whether Flushline writes this format (see {@link SSTableVersion#checkWritable()}). */
-    boolean isWritable() {
-        return true;
-    }
 
     /** See {@link PartitionIndex#open}. */
     abstract PartitionIndex openIndex(SSTableFiles files, TableSchema schema) throws IOException;

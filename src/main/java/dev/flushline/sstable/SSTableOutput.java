@@ -99,7 +99,7 @@ public final class SSTableOutput implements AutoCloseable {
         }
         this.collector = new StatsCollector(new ClusteringComparator(schema));
         this.rs = new RowSerializer(header, collector, version);
-        this.rowIndex = new RowIndexBlocks(RowIndexBlocks.DEFAULT_COLUMN_INDEX_SIZE_BYTES);
+        this.rowIndex = new RowIndexBlocks(version.format().rowIndexBlockBytes());
         this.lastRow = new ClusteringBuffer(schema.clusteringColumns().length);
     }
 

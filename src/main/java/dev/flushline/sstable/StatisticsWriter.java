@@ -75,7 +75,8 @@ public final class StatisticsWriter {
         byte[][] components = new byte[COMPONENT_COUNT][];
         components[VALIDATION] = validation(s);
         components[COMPACTION] = compaction(s);
-        components[STATS] = version == SSTableVersion.OA ? stats(s, header) : legacyStats(s);
+        // oa's STATS for every version of its feature set (oa, da); nb's for nb, as the reader tells them
+        components[STATS] = version.hasUnsignedDeletionTime() ? stats(s, header) : legacyStats(s);
         FixedBuffer hb = new FixedBuffer(header.serializedSize());
         header.serialize(hb);
         FixedBuffer.checkWritten("Statistics.db HEADER", hb.capacity(), hb.position());
