@@ -34,11 +34,11 @@ public final class EngineOptions {
     /** {@code --sstable-version}: taken by the commands that write sstables for a cluster (load, compact). */
     public static final String SSTABLE_VERSION_OPTION = "sstable-version";
     public static final String SSTABLE_VERSION_HELP =
-            "  --sstable-version oa|nb       sstable version written (default oa, Cassandra 5.0); nb is for\n"
+            "  --sstable-version oa|nb|da    sstable version written (default oa, Cassandra 5.0's BIG format);\n"
+          + "                                da is Cassandra 5.0's trie-indexed BTI format; nb is for\n"
           + "                                Cassandra 4.x and for 5.0 nodes in storage_compatibility_mode:\n"
           + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
-          + "                                2038-01-19T03:14:06Z; da (Cassandra 5.0's BTI format) is read\n"
-          + "                                but not written yet\n";
+          + "                                2038-01-19T03:14:06Z\n";
 
     /** skiplist or sharded. */
     public final String memtable;
@@ -63,17 +63,11 @@ public final class EngineOptions {
     }
 
     /**
-     * {@code --sstable-version oa|nb}, default oa. {@code da} is named and refused: Flushline reads
-     * da sstables (dump, verify, compaction inputs) and does not write them yet.
+     * {@code --sstable-version oa|nb|da}, default oa.
      */
     public static SSTableVersion sstableVersion(Args a) throws UsageException {
-        SSTableVersion v = SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(),
+        return SSTableVersion.fromId(a.choice(SSTABLE_VERSION_OPTION, SSTableVersion.OA.id(), SSTableVersion.OA.id(),
                 SSTableVersion.NB.id(), SSTableVersion.DA.id()));
-        try {
-            return v.checkWritable();
-        } catch (UnsupportedOperationException e) {
-            throw new UsageException("--" + SSTABLE_VERSION_OPTION + " " + v + ": " + e.getMessage());
-        }
     }
 
     /** {@code --compression CODEC}: a codec's command line name. */

@@ -204,7 +204,7 @@ public final class Compactor {
             }
 
             public Builder version(SSTableVersion version) {
-                this.version = java.util.Objects.requireNonNull(version, "sstable version").checkWritable();
+                this.version = java.util.Objects.requireNonNull(version, "sstable version");
                 return this;
             }
 

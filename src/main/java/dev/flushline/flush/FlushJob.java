@@ -155,7 +155,7 @@ public final class FlushJob {
             }
 
             public Builder version(SSTableVersion version) {
-                this.version = Objects.requireNonNull(version, "sstable version").checkWritable();
+                this.version = Objects.requireNonNull(version, "sstable version");
                 return this;
             }
 

@@ -69,7 +69,7 @@ public final class FlushWriter {
             throw new IllegalArgumentException("the memtable holds local deletion time " + maxLdt + ", after the latest an "
                     + version + " sstable stores (" + version.maxLocalDeletionTime() + ", " + version.maxLocalDeletionTimeText() + ")");
         }
-        this.version = version.checkWritable();
+        this.version = java.util.Objects.requireNonNull(version, "sstable version");
         this.memtable = memtable;
         this.schema = memtable.schema();
         CompressionParams compression = flushCompression.apply(schema.compressionParams());

@@ -90,7 +90,6 @@ public final class Descriptor {
     }
 
     static Descriptor tryReserve(Path tableDir, int generation, SSTableVersion version) throws IOException {
-        version.checkWritable(); // the backstop: every writer reserves its generation here
         Descriptor d = tryLock(tableDir, generation, version);
         if (d == null) return null;
         try {

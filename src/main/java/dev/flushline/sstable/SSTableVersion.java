@@ -3,7 +3,7 @@ package dev.flushline.sstable;
 import dev.flushline.data.Cell;
 
 /**
- * The sstable versions Flushline reads and (all but da) writes, each of one {@link SSTableFormat}
+ * The sstable versions Flushline reads and writes, each of one {@link SSTableFormat}
  * (oa and nb are BIG's, da is BTI's). The version is chosen once per sstable (by the caller, never by global state) and
  * travels with its {@link Descriptor}; every layout that differs between versions asks it at
  * partition, index-entry or component granularity, never per cell, because nothing in a cell's or
@@ -37,8 +37,7 @@ import dev.flushline.data.Cell;
  * and token space coverage in STATS, originating host id, metadata checksums; the one flag that
  * differs, "accurate min/max", is read only with the legacy min/max lists neither has), so Data.db,
  * Statistics.db, Filter.db, CompressionInfo.db, CRC.db and Digest.crc32 of a da sstable are byte
- * for byte those of the oa sstable of the same data. Flushline reads da and does not write it yet
- * ({@link #checkWritable}).
+ * for byte those of the oa sstable of the same data.
  *
  * <p>Thread safety: immutable.
  */
@@ -78,35 +77,6 @@ public enum SSTableVersion {
      * times in oa's form (see {@link DeletionTimeLayout}): oa and da; nb's are signed.
      */
     public boolean hasUnsignedDeletionTime() { return unsignedDeletionTime; }
-
-    /** Whether Flushline writes sstables of this version (oa and nb; not da yet). */
-    public boolean isWritable() { return format.isWritable(); }
-
-    /**
-     * Refuses, by name, a version Flushline cannot write: every writer's options call it when the
-     * version is chosen, so a run asked to write da stops before it reads any input.
-     *
-     * @throws UnsupportedOperationException for da
-     */
-    public SSTableVersion checkWritable() {
-        if (!isWritable()) {
-            throw new UnsupportedOperationException("writing " + id + " (" + format.name() + ") sstables is not implemented yet;"
-                    + " Flushline reads them: write " + writableChoices() + " instead");
-        }
-        return this;
-    }
-
-    /** {@code oa|nb}: the versions Flushline writes, for usage texts. */
-    public static String writableChoices() {
-        SSTableVersion[] all = values();
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < all.length; i++) {
-            if (!all[i].isWritable()) continue;
-            if (b.length() > 0) b.append('|');
-            b.append(all[i].id);
-        }
-        return b.toString();
-    }
 
     /**
      * The latest local deletion time this version stores and reads back (expiry of a TTL, or a

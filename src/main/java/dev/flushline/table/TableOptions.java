@@ -284,7 +284,7 @@ public final class TableOptions {
         }
 
         public Builder sstableVersion(SSTableVersion version) {
-            this.version = Objects.requireNonNull(version).checkWritable();
+            this.version = Objects.requireNonNull(version);
             return this;
         }
 

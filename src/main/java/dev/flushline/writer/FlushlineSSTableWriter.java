@@ -80,7 +80,7 @@ public final class FlushlineSSTableWriter implements Closeable {
     public static final ByteBuffer UNSET_VALUE = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     /** The sstable versions this writer can write. */
-    public static final List<String> SUPPORTED_VERSIONS = List.of("oa", "nb");
+    public static final List<String> SUPPORTED_VERSIONS = List.of("oa", "nb", "da");
 
     private static final long MIB = 1024L * 1024;
     private static final long DEFAULT_BUFFER_MIB = 128;
@@ -452,16 +452,28 @@ public final class FlushlineSSTableWriter implements Closeable {
         }
 
         /**
-         * The sstable version to write: {@code "oa"} (Cassandra 5.0's BIG format, the default) or
-         * {@code "nb"} (Cassandra 4.x, and 5.0 in storage_compatibility_mode CASSANDRA_4).
+         * The sstable version to write: {@code "oa"} (Cassandra 5.0's BIG format, the default),
+         * {@code "nb"} (Cassandra 4.x, and 5.0 in storage_compatibility_mode CASSANDRA_4) or
+         * {@code "da"} (Cassandra 5.0's trie-indexed BTI format).
          */
         public Builder withSSTableVersion(String version) {
             if (!SUPPORTED_VERSIONS.contains(version)) {
                 throw new IllegalArgumentException("sstable version '" + version + "' is not supported; this writer writes "
-                        + SUPPORTED_VERSIONS + " (BIG format; writing da, BTI, is not implemented yet)");
+                        + SUPPORTED_VERSIONS);
             }
             this.version = version;
             return this;
+        }
+
+        /**
+         * The sstable format to write, by the name Cassandra gives it (CQLSSTableWriter's
+         * {@code withFormat} takes the format of that name): {@code "big"} writes oa, {@code "bti"}
+         * writes da, each the format's Cassandra 5.0 version.
+         */
+        public Builder withFormat(String format) {
+            if ("big".equals(format)) return withSSTableVersion("oa");
+            if ("bti".equals(format)) return withSSTableVersion("da");
+            throw new IllegalArgumentException("sstable format '" + format + "' is not supported; this writer writes big or bti");
         }
 
         /** A fixed "now": write timestamps default to {@code nowMillis * 1000}, tombstones get {@code nowMillis / 1000}. */

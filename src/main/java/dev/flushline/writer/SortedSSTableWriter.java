@@ -925,11 +925,11 @@ public final class SortedSSTableWriter implements AutoCloseable {
             this.directory = directory;
         }
 
-        /** {@code "oa"} (Cassandra 5.0 BIG, the default) or {@code "nb"} (Cassandra 4.x). */
+        /** {@code "oa"} (Cassandra 5.0 BIG, the default), {@code "nb"} (Cassandra 4.x) or {@code "da"} (Cassandra 5.0 BTI). */
         public Builder sstableVersion(String id) {
             if (!FlushlineSSTableWriter.SUPPORTED_VERSIONS.contains(id)) {
                 throw new IllegalArgumentException("sstable version '" + id + "' is not supported; this writer writes "
-                        + FlushlineSSTableWriter.SUPPORTED_VERSIONS + " (BIG format; writing da, BTI, is not implemented yet)");
+                        + FlushlineSSTableWriter.SUPPORTED_VERSIONS);
             }
             this.version = SSTableVersion.fromId(id);
             return this;

@@ -62,21 +62,4 @@ class SSTableVersionTest {
         assertEquals(SSTableVersion.OA.maxLocalDeletionTime(), SSTableVersion.DA.maxLocalDeletionTime());
         assertEquals("da-7-bti-", SSTableVersion.DA.fileNamePrefix("7"));
     }
-
-    @Test
-    void writingDaIsRefusedByName() {
-        assertEquals("oa|nb", SSTableVersion.writableChoices());
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, SSTableVersion.DA::checkWritable);
-        assertTrue(e.getMessage().startsWith("writing da (BTI) sstables is not implemented yet"), e.getMessage());
-        e = assertThrows(UnsupportedOperationException.class,
-                () -> SSTableFormat.BTI.newIndexWriter(null, CqlParser.parse("CREATE TABLE ks.t (k int PRIMARY KEY, v int)")));
-        assertEquals("writing da is not implemented yet", e.getMessage());
-        assertThrows(UnsupportedOperationException.class, () -> TableOptions.builder().sstableVersion(SSTableVersion.DA));
-        assertThrows(UnsupportedOperationException.class, () -> Compactor.Options.builder(0, 0).version(SSTableVersion.DA));
-        assertThrows(UnsupportedOperationException.class, () -> Descriptor.reserveNext(tmp, SSTableVersion.DA));
-        assertTrue(!tmp.resolve(".flushline-oa-1.lock").toFile().exists(), "nothing reserved");
-        // oa and nb still are written
-        assertEquals(SSTableVersion.NB, SSTableVersion.NB.checkWritable());
-        TableOptions.builder().sstableVersion(SSTableVersion.NB);
-    }
 }

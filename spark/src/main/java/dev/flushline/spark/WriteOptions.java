@@ -125,8 +125,8 @@ final class WriteOptions implements Serializable {
             this.ranges = intOption(o, RANGES, 0, 1);
         }
         this.sstableVersion = o.getOrDefault(SSTABLE_VERSION, "oa");
-        if (!sstableVersion.equals("oa") && !sstableVersion.equals("nb")) {
-            throw new IllegalArgumentException("flushline: option 'sstable_version' must be oa or nb, not '" + sstableVersion + "'");
+        if (!sstableVersion.equals("oa") && !sstableVersion.equals("nb") && !sstableVersion.equals("da")) {
+            throw new IllegalArgumentException("flushline: option 'sstable_version' must be oa, nb or da, not '" + sstableVersion + "'");
         }
         this.maxSSTableSizeMiB = intOption(o, MAX_SSTABLE_SIZE_MB, 0, 1);
         this.bufferSizeMiB = intOption(o, BUFFER_SIZE_MB, 0, 1);
