@@ -107,7 +107,7 @@ class BtiSSTablesTest {
             assertEquals(List.of(), CassandraVerifier.verify(dir, cql), codec[0] + ": Cassandra's verifier");
 
             verifyPassesAndCatchesIndexFlips(schemaFile, dir, codec[0]);
-            compactsAsCassandra(schemaFile, cql, dir, codec[0]);
+            compactsAsCassandra(schemaFile, cql, dir, codec[0] + " to da", SSTableVersion.DA);
             for (SSTableFiles f : sstables) dump(schemaFile, f.path(Component.DATA).toString());
             if (codec[0].equals("lz4")) {
                 // -k: every key of the small partitions' sstable in one run, each of the wide ones alone, and absent keys
@@ -148,7 +148,7 @@ class BtiSSTablesTest {
             assertEquals(List.of(), CassandraVerifier.verify(dir, cql), "seed " + seed + ": Cassandra's verifier");
             VerifyCommandTest.Result ok = VerifyCommandTest.verify(schemaFile, dir.toString(), "--extended");
             assertEquals(0, ok.status(), "seed " + seed + ": " + ok.out() + ok.err());
-            compactsAsCassandra(schemaFile, cql, dir, "seed " + seed);
+            compactsAsCassandra(schemaFile, cql, dir, "seed " + seed, seed % 2 == 0 ? SSTableVersion.DA : SSTableVersion.OA);
             dump(schemaFile, SSTableFiles.inDirectory(dir).get(0).path(Component.DATA).toString(), seed % 3 == 2 ? "-d" : "-l");
             // schema recovers the table from da files as from oa ones (the key columns renamed), and checks them against a given one
             String[] recovered = SchemaCommandTest.run("schema", dir.toString());
@@ -187,27 +187,38 @@ class BtiSSTablesTest {
         VerifyCommandTest.Result ok = VerifyCommandTest.verify(schemaFile, dir.toString());
         assertEquals(0, ok.status(), ok.out() + ok.err());
         assertEquals(4, ok.out().lines().filter(l -> l.startsWith("OK ")).count(), ok.out());
-        compactsAsCassandra(schemaFile, cql, dir, "nb + oa + da");
+        for (SSTableVersion out : SSTableVersion.values()) compactsAsCassandra(schemaFile, cql, dir, "nb + oa + da to " + out, out);
     }
 
+    /**
+     * compact converts among nb, oa and da in every direction: sstables of each version, compacted
+     * with --sstable-version of each version, equal Cassandra's compaction writing that version,
+     * component for component.
+     */
     @Test
-    void writingDaIsRefusedByName() throws IOException {
-        String cql = String.format(CQL, "refused");
-        Path schemaFile = Files.writeString(tmp.resolve("schema.cql"), cql);
-        Path ops = Files.writeString(tmp.resolve("ops.jsonl"), "{\"op\": \"insert\", \"timestamp\": 1, \"values\": {\"pk\": 1, \"ck\": \"a\", \"v\": 2}}\n");
-        Path in = Files.createDirectories(tmp.resolve("in"));
-        String[][] runs = {
-                {"load", "--schema", schemaFile.toString(), "--input", ops.toString(), "--out", tmp.resolve("out").toString(),
-                        "--sstable-version", "da"},
-                {"compact", "--schema", schemaFile.toString(), "--input", in.toString(), "--out", tmp.resolve("out2").toString(),
-                        "--sstable-version", "da"}};
-        for (String[] run : runs) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-            int status = Main.run(run, System.in, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-            String e = err.toString(StandardCharsets.UTF_8);
-            assertEquals(1, status, run[0] + ": " + out + e);
-            assertTrue(e.contains("--sstable-version da") && e.contains("not implemented yet") && e.contains("oa|nb"), run[0] + ": " + e);
-            assertTrue(!Files.exists(tmp.resolve("out")) && !Files.exists(tmp.resolve("out2")), run[0] + " wrote something");
+    void compactConvertsAmongVersionsAsCassandra() throws Exception {
+        CassandraOracle.init();
+        FixedClock.installIfPossible();
+        String cql = Compressions.with(String.format(CQL, "convert"), Compressions.LZ4);
+        TableSchema schema = CqlParser.parse(cql);
+        Path schemaFile = Files.writeString(tmp.resolve("schema-convert.cql"), cql);
+        String[] versions = {"nb", "oa", "da"};
+        for (String in : versions) {
+            Path dir = Files.createDirectories(tmp.resolve("convert-" + in));
+            for (int i = 0; i < 2; i++) {
+                // No partition and row deletions, as in the mixed directory below.
+                RandomUpdates gen = new RandomUpdates(schema, 90 + i, NOW, i == 0 ? 2 : 40, i == 0 ? 3000 : 10);
+                gen.partitionDeleteChance = 0;
+                gen.rowDeleteChance = 0;
+                gen.rangeDeleteChance = 0.003;
+                CassandraWrittenSSTablesTest.Model m = CassandraWrittenSSTablesTest.model(schema, cql, gen, i == 0 ? 9000 : 600,
+                        tmp.resolve("scratch-c" + in + i));
+                CassandraReferenceWriter.writeAsFlush(dir, cql, m.partitions(), m.stats().minTimestamp(), m.stats().minLocalDeletionTime(),
+                        m.stats().minTtl(), m.partitions().size(), in, Config.FlushCompression.table);
+            }
+            for (String out : versions) {
+                compactsAsCassandra(schemaFile, cql, dir, in + " to " + out, SSTableVersion.fromId(out));
+            }
         }
     }
 
@@ -277,27 +288,34 @@ class BtiSSTablesTest {
     }
 
     void compactsAsCassandra(Path schemaFile, String cql, Path dir, String what) throws IOException {
-        Path ours = tmp.resolve("ours-" + dir.getFileName());
+        compactsAsCassandra(schemaFile, cql, dir, what, SSTableVersion.OA);
+    }
+
+    /** Our compact of {@code dir} into {@code version} equals Cassandra's compaction writing that version. */
+    void compactsAsCassandra(Path schemaFile, String cql, Path dir, String what, SSTableVersion version) throws IOException {
+        String tag = dir.getFileName() + "-" + version.id();
+        Path ours = tmp.resolve("ours-" + tag);
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         int status = Main.run(new String[] {"compact", "--schema", schemaFile.toString(), "--input", dir.toString(), "--out",
-                ours.toString(), "--now", Long.toString(NOW)}, System.in, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+                ours.toString(), "--now", Long.toString(NOW), "--sstable-version", version.id()}, System.in,
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, status, what + ": " + out + err);
         List<Path> inputs = new ArrayList<>();
         for (SSTableFiles f : SSTableFiles.inDirectory(dir)) inputs.add(f.path(Component.DATA));
-        Path refData = CassandraCompactor.compact(inputs, cql, tmp.resolve("ref-" + dir.getFileName()), NOW, NOW - GC_GRACE);
+        Path refData = CassandraCompactor.compact(inputs, cql, tmp.resolve("ref-" + tag), NOW, NOW - GC_GRACE, version.id());
         Path ourData;
         try (Stream<Path> s = Files.walk(ours)) {
             List<Path> found = s.filter(p -> p.getFileName().toString().endsWith("-Data.db")).toList();
             assertEquals(1, found.size(), what + ": " + found);
             ourData = found.get(0);
         }
-        assertTrue(ourData.getFileName().toString().startsWith("oa-"), what + ": " + ourData);
+        assertTrue(ourData.getFileName().toString().startsWith(version.id() + "-"), what + ": " + ourData);
         assertSamePartitions(CassandraReader.readAll(refData, cql), CassandraReader.readAll(ourData, cql), what + ": compacted content");
         TableSchema schema = CqlParser.parse(cql);
         // Filter.db: Cassandra sizes it from the inputs' key estimates (BIG's from Summary.db), we from the distinct keys
-        for (String component : new String[] {"Data.db", "Index.db", "Summary.db", "Statistics.db", "Digest.crc32", "TOC.txt",
-                schema.compressionParams().isEnabled() ? "CompressionInfo.db" : "CRC.db"}) {
+        boolean bti = version.format() == dev.flushline.sstable.SSTableFormat.BTI;
+        for (String component : new String[] {"Data.db", bti ? "Partitions.db" : "Index.db", bti ? "Rows.db" : "Summary.db",
+                "Statistics.db", "Digest.crc32", "TOC.txt", schema.compressionParams().isEnabled() ? "CompressionInfo.db" : "CRC.db"}) {
             assertArrayEquals(Files.readAllBytes(CassandraWrittenSSTablesTest.sibling(refData, component)),
                     Files.readAllBytes(CassandraWrittenSSTablesTest.sibling(ourData, component)), what + ": compacted " + component);
         }

@@ -80,8 +80,7 @@ final class FlushChecks {
                     stats.minLocalDeletionTime(), stats.minTtl(), m.partitionCount(), version.id(),
                     Config.FlushCompression.valueOf(flushCompression.configName()));
             String refPrefix = refData.getFileName().toString().replace("Data.db", "");
-            for (String component : new String[] {"Data.db", "Index.db", "Summary.db", "Filter.db", "Statistics.db",
-                    written.isEnabled() ? "CompressionInfo.db" : "CRC.db", "Digest.crc32", "TOC.txt"}) {
+            for (String component : components(version, written.isEnabled())) {
                 byte[] ours = Files.readAllBytes(tableDir.resolve(ourPrefix + component));
                 byte[] theirs = Files.readAllBytes(refDir.resolve(refPrefix + component));
                 assertArrayEquals(theirs, ours, component + " differs from Cassandra's own flush (flush_compression "
@@ -119,14 +118,21 @@ final class FlushChecks {
                     stats.minLocalDeletionTime(), stats.minTtl(), m.partitionCount(), lz4, version.id());
             String ourPrefix = result.dataPath.getFileName().toString().replace("Data.db", "");
             String refPrefix = refData.getFileName().toString().replace("Data.db", "");
-            for (String component : new String[] {"Data.db", "Index.db", "Summary.db", "Filter.db", "Statistics.db",
-                    lz4 ? "CompressionInfo.db" : "CRC.db", "Digest.crc32", "TOC.txt"}) {
+            for (String component : components(version, lz4)) {
                 byte[] ours = Files.readAllBytes(tableDir.resolve(ourPrefix + component));
                 byte[] theirs = Files.readAllBytes(refDir.resolve(refPrefix + component));
                 assertArrayEquals(theirs, ours, component + " differs from Cassandra's own writer");
             }
         }
         return new Flushed(tableDir, expected, stats);
+    }
+
+    /** Every component an sstable of {@code version} has, compressed or not. */
+    static String[] components(SSTableVersion version, boolean compressed) {
+        String checksum = compressed ? "CompressionInfo.db" : "CRC.db";
+        return version.format() == dev.flushline.sstable.SSTableFormat.BTI
+                ? new String[] {"Data.db", "Partitions.db", "Rows.db", "Filter.db", "Statistics.db", checksum, "Digest.crc32", "TOC.txt"}
+                : new String[] {"Data.db", "Index.db", "Summary.db", "Filter.db", "Statistics.db", checksum, "Digest.crc32", "TOC.txt"};
     }
 
     record Flushed(Path tableDir, List<Partition> expected, EncodingStats stats) {}

@@ -41,6 +41,12 @@ public final class CassandraCompactor {
 
     /** Compacts the given Data.db files into {@code outDir}; returns the output Data.db, or null if nothing was left. */
     public static Path compact(List<Path> dataFiles, String createTableCql, Path outDir, long nowSeconds, long gcBefore) {
+        return compact(dataFiles, createTableCql, outDir, nowSeconds, gcBefore, null);
+    }
+
+    /** As above, writing sstable version {@code version} ("oa", "nb", "da"; null: BIG's latest, oa). */
+    public static Path compact(List<Path> dataFiles, String createTableCql, Path outDir, long nowSeconds, long gcBefore,
+                               String version) {
         ColumnFamilyStore cfs = CassandraVerifier.store(createTableCql);
         TableMetadata table = cfs.metadata();
         Set<SSTableReader> readers = new LinkedHashSet<>();
@@ -53,8 +59,11 @@ public final class CassandraCompactor {
                 keys += r.estimatedKeys();
             }
             Files.createDirectories(outDir);
-            Descriptor out = new Descriptor(new File(outDir.toAbsolutePath()), table.keyspace, table.name,
-                                            new SequenceBasedSSTableId(CassandraReferenceWriter.nextGeneration(outDir)), BigFormat.getInstance());
+            SequenceBasedSSTableId id = new SequenceBasedSSTableId(CassandraReferenceWriter.nextGeneration(outDir));
+            Descriptor out = version == null
+                    ? new Descriptor(new File(outDir.toAbsolutePath()), table.keyspace, table.name, id, BigFormat.getInstance())
+                    : new Descriptor(version, new File(outDir.toAbsolutePath()), table.keyspace, table.name, id,
+                                     CassandraReferenceWriter.formatOf(version));
             SerializationHeader header = SerializationHeader.make(table, readers);
             List<ISSTableScanner> scanners = new ArrayList<>();
             for (SSTableReader r : readers) scanners.add(r.getScanner());
