@@ -81,6 +81,8 @@ final class CassandraNode implements AutoCloseable {
         String classpath = System.getProperty("java.class.path");
         /** Bound on the wait for the native port to open. */
         long startTimeoutSeconds = 150;
+        /** Non-null: the sstable format the node writes ({@code sstable: selected_format}), "big" or "bti"; null: the default, big. */
+        String selectedFormat;
     }
 
     /** Starts the node and waits (bounded) until its native transport accepts connections. */
@@ -426,6 +428,7 @@ final class CassandraNode implements AutoCloseable {
                 "networking_cache_size: 16MiB",
                 // Imported sstables must stay as we wrote them while we read them back.
                 "auto_snapshot: false",
+                s.selectedFormat == null ? "" : "sstable:\n  selected_format: " + s.selectedFormat,
                 "");
     }
 

@@ -21,6 +21,7 @@ import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.SSTableVersion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,9 +90,27 @@ class NodeImportTest {
     CqlSession session;
     final Map<String, PreparedStatement> prepared = new HashMap<>();
 
+    /** The node's settings: Cassandra's defaults (it writes big, oa) apart from what every node test sets. */
+    CassandraNode.Settings nodeSettings() {
+        return new CassandraNode.Settings();
+    }
+
+    /**
+     * The sstable version of each of the first test's four load runs: the node imports oa and da
+     * side by side into one table, as a node's directory holds both after its format changed.
+     */
+    String[] versionsByRun() {
+        return new String[] {"oa", "da", "oa", "da"};
+    }
+
+    /** The version the other tests' loads write. */
+    String defaultVersion() {
+        return "oa";
+    }
+
     @BeforeAll
     void startNode() throws Exception {
-        node = CassandraNode.start(tmp.resolve("node"));
+        node = CassandraNode.start(tmp.resolve("node"), nodeSettings());
         session = CqlSession.builder()
                 .addContactPoint(new InetSocketAddress("127.0.0.1", node.nativePort))
                 .withLocalDatacenter("datacenter1")
@@ -146,6 +165,7 @@ class NodeImportTest {
                 Path opsFile = tmp.resolve(schema.name() + "-" + f + ".jsonl");
                 Files.write(opsFile, lines, StandardCharsets.UTF_8);
                 List<String> args = new ArrayList<>(List.of(runs[f]));
+                args.addAll(List.of("--sstable-version", versionsByRun()[f]));
                 if (!args.contains("--allocation")) {
                     AllocationMode mode = MODES[(s + f) % MODES.length];
                     args.addAll(List.of("--allocation", mode.name().toLowerCase(java.util.Locale.ROOT),
@@ -193,6 +213,7 @@ class NodeImportTest {
         List<String> argv = new ArrayList<>(List.of("load", "--schema", schemaFile.toString(), "--input", opsFile.toString(),
                 "--out", out.toString(), "--now", Long.toString(now)));
         argv.addAll(options);
+        if (!options.contains("--sstable-version")) argv.addAll(List.of("--sstable-version", defaultVersion()));
         ByteArrayOutputStream stdout = new ByteArrayOutputStream(), stderr = new ByteArrayOutputStream();
         int status;
         try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
@@ -208,7 +229,9 @@ class NodeImportTest {
         for (String line : printed.split("\n")) {
             if (!line.startsWith("Completed flushing ")) continue;
             sstables++;
-            assertTrue(line.startsWith("Completed flushing " + tableDir + "/oa-") && line.contains("-big-Data.db ("), what);
+            SSTableVersion version = SSTableVersion.fromId(argv.get(argv.indexOf("--sstable-version") + 1));
+            assertTrue(line.startsWith("Completed flushing " + tableDir + "/" + version.id() + "-")
+                    && line.contains("-" + version.format().id() + "-Data.db ("), what);
             assertTrue(line.contains("for commitlog position CommitLogPosition(segmentId=-1, position=0), time spent: "), what);
         }
         assertTrue(sstables > 0, what);
