@@ -71,6 +71,11 @@ class WriterOracleTest {
 
     private int runs;
 
+    /** The sstable format both writers are told to write, by Cassandra's name for it; null: each writer's default (big). */
+    String format() {
+        return null;
+    }
+
     // ---- values
 
     /** A random value of the column's type, as the Java driver maps it; edge values included. */
@@ -172,20 +177,23 @@ class WriterOracleTest {
             int run = runs++;
             Path theirs = Files.createDirectories(tmp.resolve("c" + run));
             Path ours = Files.createDirectories(tmp.resolve("f" + run));
-            long beforeMillis = writeWithCassandra(theirs, table, statement, rows, names);
+            long beforeMillis = writeWithCassandra(theirs, table, statement, rows, names, format());
             if (beforeMillis < 0 && attempt < 5) continue; // the tombstones' "now" must be one second for both
             beforeMillis = Math.abs(beforeMillis);
             long before = beforeMillis / 1000;
             FlushlineSSTableWriter.Builder builder = FlushlineSSTableWriter.builder().inDirectory(ours).forTable(table).using(statement)
                     .withNowMillis(frozen ? beforeMillis : before * 1000);
             if (sorted) builder.sorted();
+            if (format() != null) builder.withFormat(format());
             try (FlushlineSSTableWriter w = builder.build()) {
                 for (Object[] row : rows) {
                     if (names == null) w.addRow(row);
                     else w.addRow(asMap(names, row));
                 }
             }
-            assertLayout(ours);
+            String files = "bti".equals(format()) ? "da-\\d+-bti-" : "oa-\\d+-big-";
+            assertLayout(ours, files);
+            assertLayout(theirs, files);
             List<Partition> expected = normalize(CassandraReader.readAll(theirs, table));
             List<Partition> actual = normalize(CassandraReader.readAll(ours, table));
             assertFalse(expected.isEmpty(), "the test wrote nothing");
@@ -203,8 +211,16 @@ class WriterOracleTest {
      * (its tombstones' "now" is then not one second).
      */
     static long writeWithCassandra(Path dir, String table, String statement, List<Object[]> rows, List<String> names) throws Exception {
+        return writeWithCassandra(dir, table, statement, rows, names, null);
+    }
+
+    /** As above, CQLSSTableWriter told to write the format named {@code format} (null: its default). */
+    static long writeWithCassandra(Path dir, String table, String statement, List<Object[]> rows, List<String> names, String format)
+            throws Exception {
         long beforeMillis = Clock.Global.currentTimeMillis();
-        try (CQLSSTableWriter w = CQLSSTableWriter.builder().inDirectory(dir.toString()).forTable(table).using(statement).build()) {
+        CQLSSTableWriter.Builder b = CQLSSTableWriter.builder().inDirectory(dir.toString()).forTable(table).using(statement);
+        if (format != null) b.withFormat(org.apache.cassandra.config.DatabaseDescriptor.getSSTableFormats().get(format));
+        try (CQLSSTableWriter w = b.build()) {
             for (Object[] row : rows) {
                 Object[] c = new Object[row.length];
                 for (int i = 0; i < row.length; i++) c[i] = forCassandra(row[i]);
@@ -224,10 +240,15 @@ class WriterOracleTest {
 
     /** Files straight in the directory, named as CQLSSTableWriter names them; no subdirectory. */
     static void assertLayout(Path dir) throws Exception {
+        assertLayout(dir, "oa-\\d+-big-");
+    }
+
+    /** As above, every file name starting with {@code prefixPattern} (a regular expression). */
+    static void assertLayout(Path dir, String prefixPattern) throws Exception {
         try (Stream<Path> s = Files.list(dir)) {
             for (Path p : s.toList()) {
                 assertFalse(Files.isDirectory(p), "unexpected directory " + p);
-                assertTrue(p.getFileName().toString().matches("oa-\\d+-big-[A-Za-z0-9.]+"), "unexpected file " + p);
+                assertTrue(p.getFileName().toString().matches(prefixPattern + "[A-Za-z0-9.]+"), "unexpected file " + p);
             }
         }
     }
