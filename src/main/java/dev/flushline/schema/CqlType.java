@@ -14,7 +14,8 @@ import java.util.Objects;
  * Everything the sstable format needs to know about a type lives here, so that no other class
  * switches on type names: the marshal class name written in Statistics.db, the fixed value
  * length (values of fixed-length types are written without a length prefix), the sort order
- * of serialized values (clustering columns, set elements, map keys), and, for a multi-cell type,
+ * of serialized values (clustering columns, set elements, map keys), that order as byte strings
+ * (the byte-comparable forms of {@link ComparableBytes}, beside it), and, for a multi-cell type,
  * what orders its cell paths ({@link #cellPathType()}) and what type a cell's value has
  * ({@link #cellValueType}).
  *
