@@ -41,9 +41,9 @@ import java.util.Arrays;
  * {@link #add} allocates nothing; {@link #reset()} keeps the grown storage.
  *
  * <p>Invariants: the open path is {@code open[0, openDepth)}, root first, and its transition
- * bytes are the last key; a completed unwritten node's branch estimate plus its own size is below
- * a page, or it has no unwritten children; a child entry is either a live slot or a written
- * position, never both; positions written only grow.
+ * bytes are the last key; a completed unwritten node's branch and its own size together were
+ * below a page when it completed, or it has no unwritten children; a child entry is either a live
+ * slot or a written position, never both; positions written only grow.
  *
  * <p>Thread safety: none; one thread. REQUIRES: nothing else writes to the output between the
  * first {@link #add} of a trie and its {@link #complete()} (nodes are placed at the output's
