@@ -1,5 +1,7 @@
 package dev.flushline.sstable.bti;
 
+import java.util.Arrays;
+
 /**
  * The node layouts of the on-disk tries of the BTI format (Partitions.db and each partition's
  * row index in Rows.db): the one place their bytes are drawn and decoded, for the readers here and
@@ -40,14 +42,28 @@ package dev.flushline.sstable.bti;
  *   <li>12-bit packing: slot {@code i}'s delta is in the big-endian 16-bit word at
  *       {@code base + 3 * i / 2}, its high 12 bits for an even {@code i} and its low 12 bits for an
  *       odd one; an odd count is padded with 4 zero bits to a whole byte.</li>
- *   <li>A writer picks, per node, the smallest type whose pointer width holds the node's largest
- *       delta (single-transition nodes that need a payload skip the payload-less types). The
- *       12-bit types exist because a page-aware writer keeps most of a node's children within the
- *       same 4 KiB page ({@link #PAGE_BYTES}).</li>
+ *   <li>A writer picks the type ({@link #typeFor}) from the node's largest delta: it climbs the
+ *       ladder of pointer widths 4, 8, 12, 16, 24, 32, 40 and 64 bits to the first rung that holds
+ *       it, then takes that rung's type:
+ *       <pre>
+ *  rung (bits)    4                   8          12                   16         24        32        40        64
+ *  one child      SINGLE_NOPAYLOAD_4  SINGLE_8   SINGLE_NOPAYLOAD_12  SINGLE_16  DENSE_24  DENSE_32  DENSE_40  LONG_DENSE
+ *  more, sparse   SPARSE_8            SPARSE_8   SPARSE_12            SPARSE_16  SPARSE_24 SPARSE_40 SPARSE_40 LONG_DENSE
+ *  more, dense    DENSE_12            DENSE_12   DENSE_12             DENSE_16   DENSE_24  DENSE_32  DENSE_40  LONG_DENSE
+ *       </pre>
+ *       A single-transition node with a payload on the 4- or 12-bit rung steps up one rung (to a
+ *       type that has room for the flags). With more transitions the rung's sparse type is taken
+ *       when it is strictly smaller than its dense type, else the dense one (so 256 transitions
+ *       are always dense, and the sparse count fits its byte). A node with no transitions is
+ *       {@link #PAYLOAD_ONLY}, with or without a payload (an empty trie is one zero byte).</li>
+ *   <li>The 12-bit types exist because a page-aware writer ({@link TrieWriter}) keeps most of a
+ *       node's children within the same 4 KiB page ({@link #PAGE_BYTES}).</li>
  * </ul>
  *
- * <p>The methods decode a node at an offset of a byte array. REQUIRES: the node's bytes up to
+ * <p>The read methods decode a node at an offset of a byte array. REQUIRES: the node's bytes up to
  * {@link #payloadOffset} lie in the array; {@link TrieReader} checks that before it calls them.
+ * The write methods ({@link #typeFor}, {@link #nodeBytes}, {@link #writeNode}) are the same layout
+ * in the other direction: a node's type, its size without the payload, and its bytes.
  *
  * <p>Thread safety: stateless.
  */
@@ -229,6 +245,183 @@ public final class TrieNodeLayout {
         int count = (b[node + 2] & 0xFF) + 1;
         if (slot >= count) return -count - 1;
         return delta(b, node, slot) != 0 ? slot : -slot - 1;
+    }
+
+    // ---- the write side ----------------------------------------------------------------------
+
+    /** Largest delta of each rung of the pointer-width ladder: 4, 8, 12, 16, 24, 32, 40, 64 bits. */
+    private static final long[] RUNG_MAX_DELTA = {MAX_DELTA_4, 0xFF, MAX_DELTA_12, 0xFFFF, 0xFF_FFFFL, 0xFFFF_FFFFL,
+            0xFF_FFFF_FFFFL, Long.MAX_VALUE};
+    private static final int[] RUNG_SINGLE = {SINGLE_NOPAYLOAD_4, SINGLE_8, SINGLE_NOPAYLOAD_12, SINGLE_16, DENSE_24, DENSE_32,
+            DENSE_40, LONG_DENSE};
+    private static final int[] RUNG_SPARSE = {SPARSE_8, SPARSE_8, SPARSE_12, SPARSE_16, SPARSE_24, SPARSE_40, SPARSE_40,
+            LONG_DENSE};
+    private static final int[] RUNG_DENSE = {DENSE_12, DENSE_12, DENSE_12, DENSE_16, DENSE_24, DENSE_32, DENSE_40, LONG_DENSE};
+    /** The most transitions a node has: one per byte value. */
+    public static final int MAX_TRANSITIONS = 256;
+
+    /**
+     * The type of a node with {@code childCount} transitions, the lowest {@code firstTransition}
+     * and the highest {@code lastTransition}, whose farthest child is {@code maxDelta} bytes back
+     * (ignored without transitions), with or without a payload; see the ladder in the class comment.
+     */
+    public static int typeFor(int childCount, boolean hasPayload, int firstTransition, int lastTransition, long maxDelta) {
+        if (childCount == 0) return PAYLOAD_ONLY;
+        if (maxDelta <= 0) throw new IllegalArgumentException("a transition must point back: delta " + maxDelta);
+        int rung = 0;
+        while (maxDelta > RUNG_MAX_DELTA[rung]) rung++;
+        if (childCount == 1) {
+            int type = RUNG_SINGLE[rung];
+            if (hasPayload && (type == SINGLE_NOPAYLOAD_4 || type == SINGLE_NOPAYLOAD_12)) type = RUNG_SINGLE[rung + 1];
+            return type;
+        }
+        int sparse = RUNG_SPARSE[rung];
+        int dense = RUNG_DENSE[rung];
+        return nodeBytes(sparse, childCount, firstTransition, lastTransition)
+                < nodeBytes(dense, childCount, firstTransition, lastTransition) ? sparse : dense;
+    }
+
+    /** Bytes of a node of {@code type} before its payload (what {@link #payloadOffset} skips). */
+    public static int nodeBytes(int type, int childCount, int firstTransition, int lastTransition) {
+        switch (type) {
+            case PAYLOAD_ONLY: return 1;
+            case SINGLE_NOPAYLOAD_4: return 2;
+            case SINGLE_8:
+            case SINGLE_NOPAYLOAD_12: return 3;
+            case SINGLE_16: return 4;
+            case SPARSE_12: return 2 + childCount + (3 * childCount + 1) / 2;
+            case DENSE_12: return 3 + (3 * (lastTransition - firstTransition + 1) + 1) / 2;
+            default:
+                if (isSparse(type)) return 2 + childCount * (1 + POINTER_BYTES[type]);
+                return 3 + (lastTransition - firstTransition + 1) * POINTER_BYTES[type];
+        }
+    }
+
+    /**
+     * Writes a node of {@code type} (from {@link #typeFor}) at {@code b[at]}: the type and
+     * {@code payloadFlags}, then child {@code i}'s transition byte {@code transitions[i]} (increasing)
+     * and its distance back {@code deltas[i]} (positive), for {@code i < childCount}. The payload
+     * itself is the caller's to append. Returns the bytes written, {@link #nodeBytes}.
+     * REQUIRES: room in {@code b}; throws IllegalArgumentException if a delta does not fit the type
+     * or a payload-less type is given flags.
+     */
+    public static int writeNode(byte[] b, int at, int type, int payloadFlags, int childCount, byte[] transitions, long[] deltas) {
+        if ((payloadFlags & ~PAYLOAD_FLAGS_MASK) != 0) throw new IllegalArgumentException("payload flags " + payloadFlags);
+        int header = type << TYPE_SHIFT;
+        switch (type) {
+            case PAYLOAD_ONLY:
+                b[at] = (byte) (header | payloadFlags);
+                return 1;
+            case SINGLE_NOPAYLOAD_4: {
+                noPayload(type, payloadFlags);
+                long d = checkedDelta(type, deltas[0], MAX_DELTA_4);
+                b[at] = (byte) (header | (int) d);
+                b[at + 1] = transitions[0];
+                return 2;
+            }
+            case SINGLE_NOPAYLOAD_12: {
+                noPayload(type, payloadFlags);
+                long d = checkedDelta(type, deltas[0], MAX_DELTA_12);
+                b[at] = (byte) (header | (int) (d >>> 8));
+                b[at + 1] = (byte) d;
+                b[at + 2] = transitions[0];
+                return 3;
+            }
+            case SINGLE_8:
+            case SINGLE_16: {
+                int width = POINTER_BYTES[type];
+                b[at] = (byte) (header | payloadFlags);
+                b[at + 1] = transitions[0];
+                putUnsigned(b, at + 2, checkedDelta(type, deltas[0], widthMax(width)), width);
+                return 2 + width;
+            }
+            case SPARSE_12: {
+                b[at] = (byte) (header | payloadFlags);
+                b[at + 1] = (byte) checkedSparseCount(childCount);
+                System.arraycopy(transitions, 0, b, at + 2, childCount);
+                int base = at + 2 + childCount;
+                int packedBytes = (3 * childCount + 1) / 2;
+                Arrays.fill(b, base, base + packedBytes, (byte) 0);
+                for (int i = 0; i < childCount; i++) putTwelveBits(b, base, i, (int) checkedDelta(type, deltas[i], MAX_DELTA_12));
+                return 2 + childCount + packedBytes;
+            }
+            case DENSE_12: {
+                int first = transitions[0] & 0xFF;
+                int range = (transitions[childCount - 1] & 0xFF) - first + 1;
+                b[at] = (byte) (header | payloadFlags);
+                b[at + 1] = (byte) first;
+                b[at + 2] = (byte) (range - 1);
+                int base = at + 3;
+                int packedBytes = (3 * range + 1) / 2;
+                Arrays.fill(b, base, base + packedBytes, (byte) 0);
+                for (int i = 0; i < childCount; i++) {
+                    putTwelveBits(b, base, (transitions[i] & 0xFF) - first, (int) checkedDelta(type, deltas[i], MAX_DELTA_12));
+                }
+                return 3 + packedBytes;
+            }
+            default: {
+                int width = POINTER_BYTES[type];
+                long max = widthMax(width);
+                b[at] = (byte) (header | payloadFlags);
+                if (isSparse(type)) {
+                    b[at + 1] = (byte) checkedSparseCount(childCount);
+                    System.arraycopy(transitions, 0, b, at + 2, childCount);
+                    int base = at + 2 + childCount;
+                    for (int i = 0; i < childCount; i++) putUnsigned(b, base + i * width, checkedDelta(type, deltas[i], max), width);
+                    return 2 + childCount * (1 + width);
+                }
+                int first = transitions[0] & 0xFF;
+                int range = (transitions[childCount - 1] & 0xFF) - first + 1;
+                b[at + 1] = (byte) first;
+                b[at + 2] = (byte) (range - 1);
+                int base = at + 3;
+                Arrays.fill(b, base, base + range * width, (byte) 0); // 0: no transition on that byte
+                for (int i = 0; i < childCount; i++) {
+                    putUnsigned(b, base + ((transitions[i] & 0xFF) - first) * width, checkedDelta(type, deltas[i], max), width);
+                }
+                return 3 + range * width;
+            }
+        }
+    }
+
+    private static long widthMax(int width) {
+        return width >= 8 ? Long.MAX_VALUE : (1L << (8 * width)) - 1;
+    }
+
+    private static void noPayload(int type, int payloadFlags) {
+        if (payloadFlags != 0) throw new IllegalArgumentException(NAMES[type] + " cannot carry payload flags " + payloadFlags);
+    }
+
+    private static int checkedSparseCount(int childCount) {
+        if (childCount < 1 || childCount >= MAX_TRANSITIONS) throw new IllegalArgumentException("sparse node of " + childCount + " transitions");
+        return childCount;
+    }
+
+    private static long checkedDelta(int type, long delta, long max) {
+        if (delta <= 0 || delta > max) {
+            throw new IllegalArgumentException(NAMES[type] + " cannot point " + delta + " bytes back (1 to " + max + ")");
+        }
+        return delta;
+    }
+
+    /** Writes the low {@code width} bytes of {@code value} at {@code at}, big-endian. */
+    static void putUnsigned(byte[] b, int at, long value, int width) {
+        for (int i = width - 1; i >= 0; i--) {
+            b[at + i] = (byte) value;
+            value >>>= 8;
+        }
+    }
+
+    /** Sets slot {@code slot}'s 12-bit delta in the packed array at {@code base}, whose bytes start zeroed. */
+    static void putTwelveBits(byte[] b, int base, int slot, int value) {
+        int at = base + (3 * slot) / 2;
+        if ((slot & 1) == 0) {
+            b[at] = (byte) (value >>> 4);
+            b[at + 1] = (byte) ((b[at + 1] & 0x0F) | ((value & 0x0F) << 4));
+        } else {
+            b[at] = (byte) ((b[at] & 0xF0) | (value >>> 8));
+            b[at + 1] = (byte) value;
+        }
     }
 
     /** {@code width} bytes at {@code at}, big-endian, unsigned (8 bytes: as stored). */

@@ -1,0 +1,573 @@
+package dev.flushline.sstable.bti;
+
+import dev.flushline.io.SyncedFileOutput;
+
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * Writes one on-disk trie ({@link TrieNodeLayout}) at a time from keys given in increasing order,
+ * page-aware, producing the same bytes as Cassandra 5.0's incremental trie writer for the same
+ * keys, payloads and start position: Partitions.db and each partition's row index in Rows.db are
+ * such tries, and their bytes must match the files Cassandra writes.
+ *
+ * <p><b>Post-order.</b> A node is written after all its children, so every transition points
+ * back to a lower position and a node's type can be picked from its largest backward distance.
+ * Only the path of the last key added is open (it may still get children); every node off it is
+ * complete. A completed node is not written at once: it waits, with its unwritten branch, until
+ * that branch is too big for a page or its parent needs the room.
+ *
+ * <p><b>Pages.</b> Each node tracks the bytes of its unwritten branch ({@code branchBytes}, its
+ * descendants) and of itself ({@code nodeBytes}, payload included). When a node completes and the
+ * two together reach {@link TrieNodeLayout#PAGE_BYTES}, its unwritten children are laid out:
+ * repeatedly the largest child branch that fits in what is left of the current page is written
+ * there whole (ties: the highest transition byte); when none fits, the file is padded with zeros
+ * to the next page boundary and the largest is written. A child branch that turns out bigger than
+ * a whole page has its own children laid out first. So a branch smaller than a page is never
+ * split across a page boundary, and a lookup that enters it reads one page. At {@link #complete()}
+ * the root and what is left of the trie go into the current page if they fit, else into a fresh
+ * page if they fit in one, else the root's children are laid out as above.
+ *
+ * <p><b>Estimates.</b> A node with children already written (out of page) is sized against the
+ * position it would have now; its size (and its ancestors' branch sizes) are recomputed against
+ * the real position just before its branch is placed, and that recomputation may move it to a
+ * fresh page or make it split. The exact order of these estimates and recomputations decides the
+ * bytes, so it follows Cassandra's writer step for step; the tests compare the bytes.
+ *
+ * <p><b>Storage.</b> Nodes live in slots of reused arrays (a slot's child arrays and payload array
+ * grow and are kept); a written node's slot is freed at once and its position kept in its
+ * parent's child entry. The walks over branches (re-sizing, writing, laying out) use explicit
+ * stacks, so keys thousands of bytes long do not recurse on the Java stack. In steady state
+ * {@link #add} allocates nothing; {@link #reset()} keeps the grown storage.
+ *
+ * <p>Invariants: the open path is {@code open[0, openDepth)}, root first, and its transition
+ * bytes are the last key; a completed unwritten node's branch and its own size together were
+ * below a page when it completed, or it has no unwritten children; a child entry is either a live
+ * slot or a written position, never both; positions written only grow.
+ *
+ * <p>Thread safety: none; one thread. REQUIRES: nothing else writes to the output between the
+ * first {@link #add} of a trie and its {@link #complete()} (nodes are placed at the output's
+ * positions as they go).
+ */
+public final class TrieWriter {
+    private static final int PAGE = TrieNodeLayout.PAGE_BYTES;
+    private static final byte[] ZERO_PAGE = new byte[PAGE];
+    private static final int NO_SLOT = -1;
+    private static final long NOT_WRITTEN = -1;
+    private static final int INITIAL_CHILDREN = 4;
+    /** Bytes of a key shown in a message before it is cut short. */
+    private static final int KEY_HEX_LIMIT = 256;
+
+    private final SyncedFileOutput out;
+
+    // ---- node slots: one per unwritten node, reused ------------------------------------------
+    private int slotCapacity;
+    /** Slots in [0, freshSlots) have been handed out since the last reset; freed ones are in freeSlots. */
+    private int freshSlots;
+    private int[] freeSlots = new int[0];
+    private int freeCount;
+    private int[] childCount = new int[0];
+    /** Per slot: transition byte of each child, increasing. */
+    private byte[][] childByte = new byte[0][];
+    /** Per slot: the child's slot while it is unwritten, else {@link #NO_SLOT}. */
+    private int[][] childSlot = new int[0][];
+    /** Per slot: the child's position once written, else {@link #NOT_WRITTEN}. */
+    private long[][] childPosition = new long[0][];
+    /** Bytes of the node's unwritten descendants as last estimated. */
+    private int[] branchBytes = new int[0];
+    /** Bytes of the node itself, payload included, as last estimated. */
+    private int[] nodeBytes = new int[0];
+    /** A child is already written (so the node's size depends on where it goes). New nodes start true, as Cassandra's. */
+    private boolean[] outOfPageChildren = new boolean[0];
+    /** An unwritten descendant below the children has a written child (so the branch's size depends on where it goes). */
+    private boolean[] outOfPageInBranch = new boolean[0];
+    private int[] payloadFlags = new int[0];
+    private byte[][] payload = new byte[0][];
+    private int[] payloadLength = new int[0];
+
+    // ---- the open path (the last key) ----------------------------------------------------------
+    private int[] open = new int[64];
+    private int openDepth;
+    private byte[] openPath = new byte[64];
+    private boolean hasKey;
+    private long count;
+    private long rootPosition = NOT_WRITTEN;
+
+    // ---- explicit stacks of the walks ----------------------------------------------------------
+    private int[] walkSlot = new int[64];
+    private int[] walkNext = new int[64];
+    private long[] walkStart = new long[64];
+    private int[] walkSum = new int[64];
+    private int[] laySlot = new int[16];
+    private int[] layBytesLeft = new int[16];
+    /** The child a frame is waiting on (laid out by the frame above it), else -1. */
+    private int[] layWaiting = new int[16];
+
+    // ---- serialization scratch -----------------------------------------------------------------
+    private byte[] nodeScratch = new byte[3 + 8 * TrieNodeLayout.MAX_TRANSITIONS + 64];
+    private final long[] deltaScratch = new long[TrieNodeLayout.MAX_TRANSITIONS];
+
+    /** Writes nodes to out, at out's current position (absolute file positions matter: pages are 4096-byte aligned in the file). */
+    public TrieWriter(SyncedFileOutput out) {
+        this.out = out;
+        growSlots(64);
+        reset();
+    }
+
+    /**
+     * Adds key[0,keyLength) with a payload: payloadFlags (1..15, the low nibble of the node's header byte)
+     * and payload bytes payload[0,payloadLength), copied (the caller reuses its arrays).
+     * Keys come in strictly increasing unsigned-lexicographic order; a key may be a prefix of the next
+     * (then the shorter key's node carries the payload and has children). The empty key is allowed
+     * (first, as the root's payload). Anything else out of order: IllegalArgumentException naming both keys in hex.
+     */
+    public void add(byte[] key, int keyLength, int payloadFlags, byte[] payload, int payloadLength) throws IOException {
+        if (keyLength < 0 || keyLength > key.length) {
+            throw new IllegalArgumentException("key length " + keyLength + " outside the key array of " + key.length + " bytes");
+        }
+        if (payloadFlags < 1 || payloadFlags > TrieNodeLayout.PAYLOAD_FLAGS_MASK) {
+            throw new IllegalArgumentException("payload flags " + payloadFlags + " of key " + hex(key, keyLength)
+                    + " outside 1..15 (0 would mean no payload)");
+        }
+        if (payloadLength < 0 || (payloadLength > 0 && (payload == null || payloadLength > payload.length))) {
+            throw new IllegalArgumentException("payload length " + payloadLength + " outside the payload array of key "
+                    + hex(key, keyLength));
+        }
+        if (rootPosition != NOT_WRITTEN) {
+            throw new IllegalStateException("the trie was completed at " + rootPosition + "; reset() before adding " + hex(key, keyLength));
+        }
+        int common = 0;
+        if (hasKey) {
+            int previousLength = openDepth - 1;
+            int limit = Math.min(previousLength, keyLength);
+            byte[] previous = openPath;
+            while (common < limit && previous[common] == key[common]) common++;
+            if (common == keyLength || (common < previousLength && (key[common] & 0xFF) < (previous[common] & 0xFF))) {
+                throw outOfOrder(key, keyLength, common);
+            }
+        }
+        while (openDepth > common + 1) completeNode(open[--openDepth]);
+
+        int node = open[openDepth - 1];
+        for (int i = common; i < keyLength; i++) {
+            int child = allocateSlot();
+            appendChild(node, key[i], child);
+            if (openDepth == open.length) {
+                open = Arrays.copyOf(open, openDepth * 2);
+                openPath = Arrays.copyOf(openPath, openDepth * 2);
+            }
+            openPath[openDepth - 1] = key[i];
+            open[openDepth++] = child;
+            node = child;
+        }
+        this.payloadFlags[node] = payloadFlags;
+        byte[] p = this.payload[node];
+        if (p.length < payloadLength) p = this.payload[node] = new byte[Math.max(payloadLength, 2 * p.length)];
+        if (payloadLength > 0) System.arraycopy(payload, 0, p, 0, payloadLength);
+        this.payloadLength[node] = payloadLength;
+        hasKey = true;
+        count++;
+    }
+
+    /** Writes every node not yet written and returns the root's position. */
+    public long complete() throws IOException {
+        if (rootPosition != NOT_WRITTEN) return rootPosition;
+        while (openDepth > 0) completeNode(open[--openDepth]);
+        int root = open[0];
+
+        int size = resize(root, out.position());
+        int bytesLeft = bytesLeftInPage();
+        if (size > bytesLeft) {
+            if (size <= PAGE) {
+                padToPage();
+                bytesLeft = PAGE;
+                size = resize(root, out.position());
+            }
+            if (size > bytesLeft) {
+                layOutChildren(root);
+                if (nodeBytes[root] > bytesLeftInPage()) {
+                    padToPage();
+                    resize(root, out.position()); // the root's pointers may need other widths from the new page
+                }
+            }
+        }
+        rootPosition = writeBranch(root);
+        freeSlot(root);
+        return rootPosition;
+    }
+
+    /** Forgets everything (after complete(), or to drop a partial trie) so the object serves the next trie in the same file. */
+    public void reset() {
+        freeCount = 0;
+        freshSlots = 0;
+        hasKey = false;
+        count = 0;
+        rootPosition = NOT_WRITTEN;
+        open[0] = allocateSlot();
+        openDepth = 1;
+    }
+
+    /** Keys added since the last reset. */
+    public long count() {
+        return count;
+    }
+
+    // ---- completing and laying out ---------------------------------------------------------------
+
+    /** A node leaves the open path: its branch waits for its parent if it fits in a page with it, else its children are written. */
+    private void completeNode(int node) throws IOException {
+        int n = childCount[node];
+        int[] slots = childSlot[node];
+        int branch = 0;
+        boolean writtenChild = false, outOfPageBelow = false;
+        for (int k = 0; k < n; k++) {
+            int c = slots[k];
+            if (c == NO_SLOT) {
+                writtenChild = true;
+            } else {
+                branch += branchBytes[c] + nodeBytes[c];
+                if (outOfPageChildren[c] || outOfPageInBranch[c]) outOfPageBelow = true;
+            }
+        }
+        branchBytes[node] = branch;
+        int size = sizeOf(node, out.position());
+        if (size + branch < PAGE) {
+            nodeBytes[node] = size;
+            outOfPageChildren[node] = writtenChild;
+            outOfPageInBranch[node] = outOfPageBelow;
+            return;
+        }
+        layOutChildren(node);
+    }
+
+    /**
+     * Writes every unwritten child branch of {@code top}, page by page as the class comment says, then
+     * re-sizes {@code top} (now without a branch) against the current position. A child branch bigger
+     * than a page is itself laid out first: a frame on the layout stack, not a Java call.
+     */
+    private void layOutChildren(int top) throws IOException {
+        int d = 0;
+        pushLayout(0, top);
+        while (true) {
+            int node = laySlot[d];
+            if (layWaiting[d] >= 0) {
+                // Back from laying out that child's children: it is smaller now; pick again from here.
+                layWaiting[d] = -1;
+                layBytesLeft[d] = bytesLeftInPage();
+                continue;
+            }
+            int bytesLeft = layBytesLeft[d];
+            int k = largestUnwrittenChild(node, bytesLeft);
+            if (k < 0) {
+                if (largestUnwrittenChild(node, Integer.MAX_VALUE) < 0) {
+                    branchBytes[node] = 0;
+                    outOfPageChildren[node] = true;
+                    outOfPageInBranch[node] = false;
+                    nodeBytes[node] = sizeOf(node, out.position());
+                    if (d == 0) return;
+                    d--;
+                    continue;
+                }
+                padToPage();
+                bytesLeft = PAGE;
+                layBytesLeft[d] = PAGE;
+                k = largestUnwrittenChild(node, Integer.MAX_VALUE);
+            }
+            int child = childSlot[node][k];
+            if (outOfPageChildren[child] || outOfPageInBranch[child]) {
+                // Its size was an estimate; now that its place is known, size it again.
+                int size = resize(child, out.position());
+                if (size > bytesLeft) {
+                    if (bytesLeft == PAGE) {
+                        layWaiting[d] = k;
+                        pushLayout(++d, child);
+                    }
+                    // Else it may fit a fresh page: it stays among the candidates with its new size.
+                    continue;
+                }
+            }
+            long position = writeBranch(child);
+            childPosition[node][k] = position;
+            childSlot[node][k] = NO_SLOT;
+            freeSlot(child);
+            layBytesLeft[d] = bytesLeftInPage();
+        }
+    }
+
+    private void pushLayout(int d, int node) {
+        if (d == laySlot.length) {
+            laySlot = Arrays.copyOf(laySlot, d * 2);
+            layBytesLeft = Arrays.copyOf(layBytesLeft, d * 2);
+            layWaiting = Arrays.copyOf(layWaiting, d * 2);
+        }
+        laySlot[d] = node;
+        layBytesLeft[d] = bytesLeftInPage();
+        layWaiting[d] = -1;
+    }
+
+    /**
+     * The index of the unwritten child whose branch and node take the most bytes, at most
+     * {@code limit}; among equals the one with the highest transition byte (the most recently
+     * completed, which may have its own children nearest). -1 if none.
+     */
+    private int largestUnwrittenChild(int node, int limit) {
+        int n = childCount[node];
+        int[] slots = childSlot[node];
+        int best = -1, bestSize = -1;
+        for (int k = 0; k < n; k++) {
+            int c = slots[k];
+            if (c == NO_SLOT) continue;
+            int size = branchBytes[c] + nodeBytes[c];
+            if (size <= limit && size >= bestSize) {
+                best = k;
+                bestSize = size;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Re-sizes the unwritten branch of {@code top} as if it started at {@code start}: the branches
+     * with out-of-page nodes are walked again and those nodes sized at their would-be positions.
+     * Returns the branch's bytes with the node's own.
+     */
+    private int resize(int top, long start) {
+        if (!outOfPageInBranch[top]) {
+            if (outOfPageChildren[top]) nodeBytes[top] = sizeOf(top, start + branchBytes[top]);
+            return branchBytes[top] + nodeBytes[top];
+        }
+        int d = 0;
+        pushWalk(0, top, start);
+        while (true) {
+            int node = walkSlot[d];
+            int k = walkNext[d];
+            if (k < childCount[node]) {
+                walkNext[d] = k + 1;
+                int c = childSlot[node][k];
+                if (c == NO_SLOT) continue; // written: no bytes here
+                long at = walkStart[d] + walkSum[d];
+                if (outOfPageInBranch[c]) {
+                    pushWalk(++d, c, at);
+                    continue;
+                }
+                if (outOfPageChildren[c]) nodeBytes[c] = sizeOf(c, at + branchBytes[c]);
+                walkSum[d] += branchBytes[c] + nodeBytes[c];
+                continue;
+            }
+            int branch = walkSum[d];
+            branchBytes[node] = branch;
+            nodeBytes[node] = sizeOf(node, walkStart[d] + branch);
+            int total = branch + nodeBytes[node];
+            if (d == 0) return total;
+            d--;
+            walkSum[d] += total;
+        }
+    }
+
+    /**
+     * Writes the unwritten branch of {@code top} and then {@code top}, children first, from the
+     * current position; frees the slots of the descendants written and returns {@code top}'s position.
+     */
+    private long writeBranch(int top) throws IOException {
+        int d = 0;
+        pushWalk(0, top, out.position());
+        while (true) {
+            int node = walkSlot[d];
+            int n = childCount[node];
+            int[] slots = childSlot[node];
+            int k = walkNext[d];
+            while (k < n && slots[k] == NO_SLOT) k++;
+            if (k < n) {
+                walkNext[d] = k + 1;
+                pushWalk(++d, slots[k], out.position());
+                continue;
+            }
+            long position = walkStart[d] + branchBytes[node];
+            if (out.position() != position) {
+                throw new IllegalStateException("trie node expected at " + position + " after its branch, but the branch ended at "
+                        + out.position() + " (" + n + " transitions, branch estimate " + branchBytes[node] + " bytes)");
+            }
+            writeNode(node, position);
+            if (d == 0) return position;
+            d--;
+            int parent = walkSlot[d];
+            int index = walkNext[d] - 1;
+            childPosition[parent][index] = position;
+            childSlot[parent][index] = NO_SLOT;
+            freeSlot(node);
+        }
+    }
+
+    private void pushWalk(int d, int node, long start) {
+        if (d == walkSlot.length) {
+            walkSlot = Arrays.copyOf(walkSlot, d * 2);
+            walkNext = Arrays.copyOf(walkNext, d * 2);
+            walkStart = Arrays.copyOf(walkStart, d * 2);
+            walkSum = Arrays.copyOf(walkSum, d * 2);
+        }
+        walkSlot[d] = node;
+        walkNext[d] = 0;
+        walkStart[d] = start;
+        walkSum[d] = 0;
+    }
+
+    // ---- one node --------------------------------------------------------------------------------
+
+    /**
+     * The node's bytes, payload included, if it were at {@code position}. Its farthest child is the
+     * first unwritten one (at the start of the node's branch) or a written one, whichever is
+     * farther; with no child written (as {@link #completeNode} found) only the first counts.
+     */
+    private int sizeOf(int node, long position) {
+        int n = childCount[node];
+        long maxDelta = 0;
+        if (n > 0) {
+            int[] slots = childSlot[node];
+            if (!outOfPageChildren[node]) {
+                if (slots[0] == NO_SLOT) {
+                    throw new IllegalStateException("trie node sized as having no written child, but its first child is written");
+                }
+                maxDelta = branchBytes[node] - branchBytes[slots[0]];
+            } else {
+                long[] positions = childPosition[node];
+                boolean unwrittenSeen = false;
+                for (int k = 0; k < n; k++) {
+                    int c = slots[k];
+                    if (c == NO_SLOT) {
+                        maxDelta = Math.max(maxDelta, position - positions[k]);
+                    } else if (!unwrittenSeen) {
+                        unwrittenSeen = true;
+                        maxDelta = Math.max(maxDelta, branchBytes[node] - branchBytes[c]);
+                    }
+                }
+            }
+        }
+        byte[] transitions = childByte[node];
+        int first = n == 0 ? 0 : transitions[0] & 0xFF;
+        int last = n == 0 ? 0 : transitions[n - 1] & 0xFF;
+        boolean hasPayload = payloadFlags[node] != 0;
+        int type = TrieNodeLayout.typeFor(n, hasPayload, first, last, maxDelta);
+        return TrieNodeLayout.nodeBytes(type, n, first, last) + (hasPayload ? payloadLength[node] : 0);
+    }
+
+    /** Writes the node at {@code position} (the output's position), its children all written. */
+    private void writeNode(int node, long position) throws IOException {
+        int n = childCount[node];
+        long[] positions = childPosition[node];
+        long[] deltas = deltaScratch;
+        long maxDelta = 0;
+        for (int k = 0; k < n; k++) {
+            long delta = position - positions[k];
+            deltas[k] = delta;
+            if (delta > maxDelta) maxDelta = delta;
+        }
+        byte[] transitions = childByte[node];
+        int first = n == 0 ? 0 : transitions[0] & 0xFF;
+        int last = n == 0 ? 0 : transitions[n - 1] & 0xFF;
+        int flags = payloadFlags[node];
+        int type = TrieNodeLayout.typeFor(n, flags != 0, first, last, maxDelta);
+        int payloadBytes = flags != 0 ? payloadLength[node] : 0;
+        int total = TrieNodeLayout.nodeBytes(type, n, first, last) + payloadBytes;
+        if (nodeScratch.length < total) nodeScratch = new byte[Math.max(total, 2 * nodeScratch.length)];
+        byte[] b = nodeScratch;
+        int length = TrieNodeLayout.writeNode(b, 0, type, flags, n, transitions, deltas);
+        System.arraycopy(payload[node], 0, b, length, payloadBytes);
+        length += payloadBytes;
+        if (length != nodeBytes[node]) {
+            throw new IllegalStateException("trie node " + TrieNodeLayout.name(type) + " at " + position + " takes " + length
+                    + " bytes, sized as " + nodeBytes[node]);
+        }
+        out.write(b, 0, length);
+    }
+
+    private int bytesLeftInPage() {
+        return PAGE - (int) (out.position() & (PAGE - 1));
+    }
+
+    private void padToPage() throws IOException {
+        int pad = (int) (-out.position() & (PAGE - 1));
+        if (pad > 0) out.write(ZERO_PAGE, 0, pad);
+    }
+
+    // ---- slots -----------------------------------------------------------------------------------
+
+    private int allocateSlot() {
+        int slot;
+        if (freeCount > 0) {
+            slot = freeSlots[--freeCount];
+        } else {
+            if (freshSlots == slotCapacity) growSlots(slotCapacity * 2);
+            slot = freshSlots++;
+        }
+        childCount[slot] = 0;
+        branchBytes[slot] = 0;
+        nodeBytes[slot] = 0;
+        outOfPageChildren[slot] = true;
+        outOfPageInBranch[slot] = false;
+        payloadFlags[slot] = 0;
+        payloadLength[slot] = 0;
+        return slot;
+    }
+
+    private void freeSlot(int slot) {
+        freeSlots[freeCount++] = slot;
+    }
+
+    private void growSlots(int capacity) {
+        int old = slotCapacity;
+        freeSlots = Arrays.copyOf(freeSlots, capacity);
+        childCount = Arrays.copyOf(childCount, capacity);
+        childByte = Arrays.copyOf(childByte, capacity);
+        childSlot = Arrays.copyOf(childSlot, capacity);
+        childPosition = Arrays.copyOf(childPosition, capacity);
+        branchBytes = Arrays.copyOf(branchBytes, capacity);
+        nodeBytes = Arrays.copyOf(nodeBytes, capacity);
+        outOfPageChildren = Arrays.copyOf(outOfPageChildren, capacity);
+        outOfPageInBranch = Arrays.copyOf(outOfPageInBranch, capacity);
+        payloadFlags = Arrays.copyOf(payloadFlags, capacity);
+        payload = Arrays.copyOf(payload, capacity);
+        payloadLength = Arrays.copyOf(payloadLength, capacity);
+        for (int s = old; s < capacity; s++) {
+            childByte[s] = new byte[INITIAL_CHILDREN];
+            childSlot[s] = new int[INITIAL_CHILDREN];
+            childPosition[s] = new long[INITIAL_CHILDREN];
+            payload[s] = new byte[16];
+        }
+        slotCapacity = capacity;
+    }
+
+    private void appendChild(int node, byte transition, int child) {
+        int n = childCount[node];
+        if (n == childSlot[node].length) {
+            int grown = Math.min(TrieNodeLayout.MAX_TRANSITIONS, n * 2);
+            childByte[node] = Arrays.copyOf(childByte[node], grown);
+            childSlot[node] = Arrays.copyOf(childSlot[node], grown);
+            childPosition[node] = Arrays.copyOf(childPosition[node], grown);
+        }
+        childByte[node][n] = transition;
+        childSlot[node][n] = child;
+        childPosition[node][n] = NOT_WRITTEN;
+        childCount[node] = n + 1;
+    }
+
+    // ---- messages --------------------------------------------------------------------------------
+
+    private IllegalArgumentException outOfOrder(byte[] key, int keyLength, int common) {
+        int previousLength = openDepth - 1;
+        String how = keyLength == previousLength && common == keyLength ? "equal to" : "not after";
+        return new IllegalArgumentException("trie keys must be added in strictly increasing unsigned order: key "
+                + hex(key, keyLength) + " is " + how + " the previous key " + hex(openPath, previousLength)
+                + " (they first differ at byte " + common + ")");
+    }
+
+    private static String hex(byte[] b, int length) {
+        int shown = Math.min(length, KEY_HEX_LIMIT);
+        StringBuilder s = new StringBuilder(2 * shown + 32);
+        s.append("0x");
+        for (int i = 0; i < shown; i++) {
+            s.append(Character.forDigit((b[i] >>> 4) & 0xF, 16)).append(Character.forDigit(b[i] & 0xF, 16));
+        }
+        if (shown < length) s.append("... (").append(length).append(" bytes)");
+        return s.toString();
+    }
+}
