@@ -63,7 +63,6 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
     private int lastDiffPoint;
     private long lastPosition;
     private int lastHash;
-    private long keyCount;
     private final byte[] payload = new byte[PartitionsLayout.HASH_BYTES + SizedInts.MAX_BYTES + 32];
 
     // Row index scratch: previous block's last clustering, the last separator, the current key.
@@ -119,7 +118,6 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
         lastKeyLength = encodedLength;
         lastPosition = position;
         lastHash = PartitionsLayout.hashByte(hash[1]);
-        keyCount++;
     }
 
     /**
@@ -267,7 +265,7 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
         out.putShort(lastKeyBytes.length);
         out.putBytes(lastKeyBytes, 0, lastKeyBytes.length);
         out.putLong(firstKeyPosition);
-        out.putLong(keyCount);
+        out.putLong(partitionTrie.count());
         out.putLong(root);
         partitions.write(out.array(), 0, out.position());
         partitions.sync();
