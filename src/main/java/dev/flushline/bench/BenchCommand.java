@@ -22,6 +22,7 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.schema.ValueCodec;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SSTableVersion;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,6 +49,12 @@ import java.util.Set;
  * fill one memtable (rows/s reported); seal; flush with FlushJob; print the flush log lines and,
  * with {@code --json}, one JSON object per sstable.
  *
+ * <p>{@code --sstable-version oa,da}: the fill and flush run once per version, in the order given, each a fresh
+ * memtable of the same rows, and the warm-up flushes every version too, so each version's index writer is
+ * compiled before it is measured. The run ends with each version's flush CPU over oa's (the BTI goal is da at
+ * most 1.1 times oa). Without the option the output is what it was before the option existed, line for line
+ * (the docs and scripts parse it); with it, each JSON object also names its {@code sstable_version}.
+ *
  * <p>The workload is deterministic (fixed seed, fixed timestamps), so two runs flush the same
  * bytes. Thread safety: one thread fills; FlushJob may use {@code --flush-threads}.
  */
@@ -72,6 +79,12 @@ public final class BenchCommand {
           + "                                allocation, compression, system\n"
           + "  --out DIR                     keep the sstables in DIR (default: a temp dir, deleted afterwards)\n"
           + "  --warmup-partitions N         partitions of each warm-up flush (default 20000; 3 rounds x 3 allocation modes)\n"
+          + "  --sstable-version V[,V...]    flush the same rows once per sstable version, in this order: oa (default),\n"
+          + "                                nb, da (Cassandra 5.0's BTI format); the warm-up flushes each version, the\n"
+          + "                                JSON objects gain the key sstable_version, and the run ends with each\n"
+          + "                                version's flush cpu over oa's (goal for da: at most x1.10); with --against\n"
+          + "                                cassandra, Cassandra 5.0.5 flushes oa and da too and every component file of\n"
+          + "                                its sstable is compared with ours\n"
           + "  --against SYSTEMS             also flush the same operations through cassandra (5.0.5), cassandra6\n"
           + "                                (6.0-alpha2, in a child JVM), rocksdb, or write them with cqlsstablewriter\n"
           + "                                (sorted and unsorted), or a comma list of these, and print the ratios to\n"
@@ -83,6 +96,9 @@ public final class BenchCommand {
           + "flushline bench compact benchmarks major compaction instead (4 input sstables; beside Cassandra 5.0.5's\n"
           + "and 6.0's compaction and the codec floor; its options: flushline bench compact --help; needs the jmh/\n"
           + "module, which scripts/flushline adds)\n"
+          + "flushline bench lookup benchmarks point lookups instead: the partition index lookup and partition read\n"
+          + "of dump -k beside Cassandra 5.0.5's SSTableReader, over the same da (or oa) sstable, in CPU per lookup\n"
+          + "(its options: flushline bench lookup --help; needs the jmh/ module, which scripts/flushline adds)\n"
           + "\n"
           + "Output: the warm-up line, a 'Filled ...' line (rows/s, memtable size, GC during the fill), then one line\n"
           + "per sstable:\n"
@@ -93,10 +109,18 @@ public final class BenchCommand {
           + "also counts the work outside any one sstable, such as splitting the memtable into ranges), then one line per sstable\n"
           + "for a full cursor scan of it (every cell's timestamp and value read), with its cpu time and allocation:\n"
           + "  Scanned <Data.db path>: N partitions, R rows, C cells in N ms, cpu time: N ms (N ns/row), allocated: <MiB>\n"
+          + "With several sstable versions, those lines once per version, then per version other than oa:\n"
+          + "  Flush cpu, <version> / oa: xR (<version> N ms, oa N ms)[; goal: at most x1.10]\n"
           + "\n"
           + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
 
     public static final Set<String> OPTIONS;
+
+    /** {@code --sstable-version V[,V...]}: the versions each measured flush is written in, in order. */
+    public static final String SSTABLE_VERSIONS_OPTION = EngineOptions.SSTABLE_VERSION_OPTION;
+
+    /** The issue's goal for our BTI flush: its CPU at most this many times our BIG (oa) flush's. */
+    public static final double DA_OVER_OA_CPU_GOAL = 1.10;
 
     static {
         Set<String> s = new HashSet<>(EngineOptions.OPTIONS);
@@ -107,6 +131,7 @@ public final class BenchCommand {
         s.add("out");
         s.add("warmup-partitions");
         s.add("against");
+        s.add(SSTABLE_VERSIONS_OPTION);
         OPTIONS = Set.copyOf(s);
     }
 
@@ -123,6 +148,9 @@ public final class BenchCommand {
     public static int run(String[] argv, InputStream stdin, PrintStream out, PrintStream err) {
         if (argv.length > 0 && argv[0].equals("compact")) {
             return inModule(COMPACT_MAIN, "compact", java.util.Arrays.copyOfRange(argv, 1, argv.length), out, err);
+        }
+        if (argv.length > 0 && argv[0].equals("lookup")) {
+            return inModule(LOOKUP_MAIN, "lookup", java.util.Arrays.copyOfRange(argv, 1, argv.length), out, err);
         }
         Path tempDir = null;
         try {
@@ -144,7 +172,7 @@ public final class BenchCommand {
                 tempDir = Files.createTempDirectory("flushline-bench-");
                 outDir = tempDir;
             }
-            bench(setup.workload, setup.engine, setup.schema, outDir, setup.warmupPartitions, setup.json, out, err);
+            bench(setup, outDir, out);
             return 0;
         } catch (UsageException e) {
             err.println("flushline bench: " + e.getMessage());
@@ -201,6 +229,7 @@ public final class BenchCommand {
 
     static final String AGAINST_MAIN = "dev.flushline.compare.AgainstMain";
     static final String COMPACT_MAIN = "dev.flushline.compare.CompactCompareMain";
+    static final String LOOKUP_MAIN = "dev.flushline.compare.LookupCompareMain";
 
     /**
      * The parsed bench options, public for the comparison main in the benchmark module, so that it runs
@@ -212,6 +241,13 @@ public final class BenchCommand {
         public final TableSchema schema;
         public final int warmupPartitions;
         public final boolean json;
+        /** The sstable versions each measured flush is written in, in order; {@code [oa]} by default. */
+        public final List<SSTableVersion> versions;
+        /**
+         * Whether {@code --sstable-version} was given. Without it every line and JSON object is what it was
+         * before the option existed (docs and scripts parse them); with it they name the version.
+         */
+        public final boolean versionsGiven;
 
         Setup(Args a) throws UsageException {
             workload = new Workload(a.intValue("partitions", 260_000, 1, Integer.MAX_VALUE),
@@ -222,6 +258,35 @@ public final class BenchCommand {
             warmupPartitions = a.intValue("warmup-partitions", 20000, 0, Integer.MAX_VALUE);
             json = a.has("json");
             schema = engine.apply(CqlParser.parse(workload.cql()));
+            versionsGiven = a.has(SSTABLE_VERSIONS_OPTION);
+            versions = versionsGiven ? versions(a.string(SSTABLE_VERSIONS_OPTION, null)) : List.of(SSTableVersion.OA);
+        }
+
+        /**
+         * The versions of {@code --sstable-version V[,V...]}, each once, each one Flushline writes. A version
+         * whose writer is missing is refused here, by FlushJob's options, before anything is filled.
+         */
+        static List<SSTableVersion> versions(String value) throws UsageException {
+            List<SSTableVersion> out = new ArrayList<>();
+            String[] ids = value.split(",", -1);
+            for (int i = 0; i < ids.length; i++) {
+                String id = ids[i].trim();
+                SSTableVersion v = SSTableVersion.fromId(id);
+                if (v == null) {
+                    throw new UsageException("--" + SSTABLE_VERSIONS_OPTION + " " + value + ": '" + id + "' is not an sstable version"
+                            + " (versions: " + SSTableVersion.choices().replace('|', ',') + ")");
+                }
+                if (out.contains(v)) {
+                    throw new UsageException("--" + SSTABLE_VERSIONS_OPTION + " " + value + ": " + id + " is named twice");
+                }
+                try {
+                    FlushJob.Options.builder(Path.of(".")).version(v);
+                } catch (UnsupportedOperationException e) {
+                    throw new UsageException("--" + SSTABLE_VERSIONS_OPTION + " " + value + ": " + e.getMessage());
+                }
+                out.add(v);
+            }
+            return List.copyOf(out);
         }
 
         /**
@@ -256,29 +321,44 @@ public final class BenchCommand {
             return engine.flushThreads;
         }
 
-        /** The warm-up {@code flushline bench} does before it measures (all three allocation modes). */
+        /** The warm-up {@code flushline bench} does before it measures (all three allocation modes, every version). */
         public void warmUp(PrintStream out) throws IOException {
-            BenchCommand.warmUp(workload, engine, schema, warmupPartitions, out);
+            BenchCommand.warmUp(this, out);
         }
 
-        /** One measured fill + seal + FlushJob.run into {@code outDir}, as {@code flushline bench} does it. */
+        /**
+         * One measured fill + seal + FlushJob.run into {@code outDir}, as {@code flushline bench} does it, in the
+         * first of {@link #versions}.
+         */
         public Measured fillAndFlush(Path outDir, PrintStream out) throws IOException {
-            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, null, null);
+            return BenchCommand.fillAndFlush(workload, engine, schema, versions.get(0), outDir, out, null, null);
+        }
+
+        /** As {@link #fillAndFlush(Path, PrintStream)}, writing sstables of {@code version}. */
+        public Measured fillAndFlush(Path outDir, PrintStream out, SSTableVersion version) throws IOException {
+            return BenchCommand.fillAndFlush(workload, engine, schema, version, outDir, out, null, null);
         }
 
         /** As {@link #fillAndFlush(Path, PrintStream)}, calling the hooks just before and after FlushJob.run (profilers). */
         public Measured fillAndFlush(Path outDir, PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
-            return BenchCommand.fillAndFlush(workload, engine, schema, outDir, out, beforeFlush, afterFlush);
+            return BenchCommand.fillAndFlush(workload, engine, schema, versions.get(0), outDir, out, beforeFlush, afterFlush);
         }
 
-        /** The {@code --json} object of one Flushline sstable. */
+        /** The {@code --json} object of one Flushline sstable (of the first version). */
         public String json(FlushOutcome o) {
-            return BenchCommand.json(o, engine, schema);
+            return json(o, versions.get(0));
+        }
+
+        /** The {@code --json} object of one Flushline sstable of {@code version}. */
+        public String json(FlushOutcome o, SSTableVersion version) {
+            return BenchCommand.json(o, engine, schema, versionsGiven ? version : null);
         }
     }
 
     /** What one measured Flushline fill and flush did. */
     public static final class Measured {
+        /** The version its sstables were written in. */
+        public final SSTableVersion version;
         public final long fillNanos;
         public final long onHeapBytes;
         public final long offHeapBytes;
@@ -290,8 +370,9 @@ public final class BenchCommand {
         public final long fillGcCount;
         public final long fillGcMillis;
 
-        Measured(long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes,
+        Measured(SSTableVersion version, long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes,
                  long flushWallNanos, long flushProcessCpuNanos, long fillGcCount, long fillGcMillis) {
+            this.version = version;
             this.fillGcCount = fillGcCount;
             this.fillGcMillis = fillGcMillis;
             this.fillNanos = fillNanos;
@@ -301,17 +382,63 @@ public final class BenchCommand {
             this.flushWallNanos = flushWallNanos;
             this.flushProcessCpuNanos = flushProcessCpuNanos;
         }
+
+        /** The flush's CPU: summed over its sstables' outcomes (the flush threads' time, as the log lines give it). */
+        public long flushCpuNanos() {
+            long cpu = 0;
+            for (int i = 0; i < outcomes.size(); i++) cpu += outcomes.get(i).cpuNanos;
+            return cpu;
+        }
     }
 
-    private static void bench(Workload w, EngineOptions engine, TableSchema schema, Path outDir, int warmupPartitions,
-                              boolean json, PrintStream out, PrintStream err) throws IOException {
-        warmUp(w, engine, schema, warmupPartitions, out);
-        Measured r = fillAndFlush(w, engine, schema, outDir, out, null, null);
-        for (FlushOutcome o : r.outcomes) out.println(o.logLine());
-        if (json) {
-            for (FlushOutcome o : r.outcomes) out.println(json(o, engine, schema));
+    private static void bench(Setup setup, Path outDir, PrintStream out) throws IOException {
+        warmUp(setup, out);
+        List<Measured> runs = new ArrayList<>(setup.versions.size());
+        for (SSTableVersion version : setup.versions) {
+            Measured r = fillAndFlush(setup.workload, setup.engine, setup.schema, version, outDir, out, null, null);
+            runs.add(r);
+            for (FlushOutcome o : r.outcomes) out.println(o.logLine());
+            if (setup.json) {
+                for (FlushOutcome o : r.outcomes) out.println(setup.json(o, version));
+            }
+            for (FlushOutcome o : r.outcomes) out.println(scanLine(o.result.dataPath, setup.schema));
         }
-        for (FlushOutcome o : r.outcomes) out.println(scanLine(o.result.dataPath, schema));
+        for (String line : versionRatioLines(runs)) out.println(line);
+    }
+
+    /**
+     * Per version other than oa, its flush CPU over oa's flush of the same rows, with the goal where the issue
+     * sets one (da): {@code Flush cpu, da / oa: x1.04 (da 120 ms, oa 115 ms); goal: at most x1.10}. None without
+     * an oa run.
+     */
+    public static List<String> versionRatioLines(List<Measured> runs) {
+        Measured oa = null;
+        for (Measured r : runs) if (r.version == SSTableVersion.OA) oa = r;
+        List<String> lines = new ArrayList<>();
+        if (oa == null) return lines;
+        for (Measured r : runs) {
+            if (r == oa) continue;
+            lines.add(versionRatioLine(r.version, r.flushCpuNanos(), oa.flushCpuNanos()));
+        }
+        return lines;
+    }
+
+    /** The versions' ids joined by {@code separator}. */
+    public static String versionList(List<SSTableVersion> versions, String separator) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < versions.size(); i++) {
+            if (i > 0) b.append(separator);
+            b.append(versions.get(i).id());
+        }
+        return b.toString();
+    }
+
+    /** One line of {@link #versionRatioLines}. */
+    public static String versionRatioLine(SSTableVersion version, long cpuNanos, long oaCpuNanos) {
+        String ratio = oaCpuNanos <= 0 ? "n/a" : String.format(Locale.ROOT, "x%.2f", (double) cpuNanos / oaCpuNanos);
+        return String.format(Locale.ROOT, "Flush cpu, %s / oa: %s (%s %d ms, oa %d ms)%s", version, ratio, version,
+                cpuNanos / 1_000_000, oaCpuNanos / 1_000_000,
+                version == SSTableVersion.DA ? String.format(Locale.ROOT, "; goal: at most x%.2f", DA_OVER_OA_CPU_GOAL) : "");
     }
 
     private static final com.sun.management.ThreadMXBean THREADS =
@@ -357,41 +484,56 @@ public final class BenchCommand {
         return TableOptions.MemtableKind.fromConfigName(engine.memtable).create(schema, mode, engine.shards);
     }
 
-    private static void warmUp(Workload w, EngineOptions engine, TableSchema schema, int warmupPartitions,
-                               PrintStream out) throws IOException {
+    private static void warmUp(Setup setup, PrintStream out) throws IOException {
+        Workload w = setup.workload;
+        EngineOptions engine = setup.engine;
+        TableSchema schema = setup.schema;
+        int warmupPartitions = setup.warmupPartitions;
         if (warmupPartitions > 0) {
             long t0 = System.nanoTime();
             Path warmDir = Files.createTempDirectory("flushline-warmup-");
+            int flushes = 0;
             try {
-                FlushJob.Options warmOptions = FlushJob.Options.builder(warmDir).ranges(engine.ranges).flushThreads(engine.flushThreads).build();
+                List<FlushJob.Options> warmOptions = new ArrayList<>(setup.versions.size());
+                for (SSTableVersion version : setup.versions) {
+                    warmOptions.add(FlushJob.Options.builder(warmDir).ranges(engine.ranges).flushThreads(engine.flushThreads)
+                            .version(version).build());
+                }
                 Workload small = w.withPartitions(warmupPartitions);
                 // Several rounds through all three allocation modes: the type profiles see every row source
                 // before C2 compiles the flush loop, and C2 has finished compiling it before the
-                // measured flush (one short round left the JIT compiling during the measurement).
+                // measured flush (one short round left the JIT compiling during the measurement). Every
+                // version in every round, so each format's index writer is as warm as the rows are.
                 for (int round = 0; round < WARMUP_ROUNDS; round++) {
                     for (AllocationMode mode : AllocationMode.values()) {
-                        Memtable m = newMemtable(engine, schema, mode);
-                        fill(m, small);
-                        m.seal();
-                        try {
-                            FlushJob.run(m, warmOptions);
-                        } finally {
-                            m.discard();
+                        for (FlushJob.Options options : warmOptions) {
+                            Memtable m = newMemtable(engine, schema, mode);
+                            fill(m, small);
+                            m.seal();
+                            try {
+                                FlushJob.run(m, options);
+                            } finally {
+                                m.discard();
+                            }
+                            flushes++;
                         }
                     }
                 }
             } finally {
                 deleteRecursively(warmDir);
             }
-            out.println("Warm-up: " + WARMUP_ROUNDS * AllocationMode.values().length + " flushes of " + warmupPartitions * (long) w.rowsPerPartition
-                    + " rows (unslabbed_heap, heap_buffers, offheap_objects) in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            out.println("Warm-up: " + flushes + " flushes of " + warmupPartitions * (long) w.rowsPerPartition
+                    + " rows (unslabbed_heap, heap_buffers, offheap_objects" + (setup.versionsGiven ? "; sstable versions "
+                    + versionList(setup.versions, ", ") : "") + ") in "
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms");
             System.gc(); // so the measured fill does not pay for the warm-up's garbage
         }
     }
 
-    private static Measured fillAndFlush(Workload w, EngineOptions engine, TableSchema schema, Path outDir,
+    private static Measured fillAndFlush(Workload w, EngineOptions engine, TableSchema schema, SSTableVersion version, Path outDir,
                                          PrintStream out, Runnable beforeFlush, Runnable afterFlush) throws IOException {
-        FlushJob.Options flushOptions = FlushJob.Options.builder(outDir).ranges(engine.ranges).flushThreads(engine.flushThreads).build();
+        FlushJob.Options flushOptions = FlushJob.Options.builder(outDir).ranges(engine.ranges).flushThreads(engine.flushThreads)
+                .version(version).build();
         Memtable m = newMemtable(engine, schema, AllocationMode.fromCliName(engine.allocation));
         List<FlushOutcome> outcomes;
         long fillNanos;
@@ -428,7 +570,7 @@ public final class BenchCommand {
         } finally {
             m.discard();
         }
-        return new Measured(fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu, fillGcCount, fillGcMillis);
+        return new Measured(version, fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu, fillGcCount, fillGcMillis);
     }
 
     /** Collections so far, summed over the JVM's collectors (GarbageCollectorMXBean; a collector that cannot tell adds 0). */
@@ -450,7 +592,8 @@ public final class BenchCommand {
         return n;
     }
 
-    static String json(FlushOutcome o, EngineOptions engine, TableSchema schema) {
+    /** The {@code --json} object of one sstable; {@code version} null leaves out the sstable_version key. */
+    static String json(FlushOutcome o, EngineOptions engine, TableSchema schema, SSTableVersion version) {
         StringBuilder sb = new StringBuilder(320).append('{');
         sb.append("\"sstable\":");
         ValueText.appendQuoted(sb, o.result.dataPath.toString());
@@ -465,6 +608,7 @@ public final class BenchCommand {
         sb.append(",\"allocation\":\"").append(engine.allocation).append('"');
         sb.append(",\"compression\":\"").append(EngineOptions.compressionName(schema)).append('"');
         sb.append(",\"system\":\"flushline\"");
+        if (version != null) sb.append(",\"sstable_version\":\"").append(version.id()).append('"');
         return sb.append('}').toString();
     }
 

@@ -5,6 +5,7 @@ import dev.flushline.bench.BenchCommand;
 import dev.flushline.flush.FlushOutcome;
 import dev.flushline.flush.FlushLog;
 import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.sstable.SSTableVersion;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -34,6 +35,15 @@ import java.util.Set;
  * RocksDB, then CQLSSTableWriter unsorted and sorted per compression. Before each measured fill: System.gc() (in
  * the child JVM for 6.0). Each Cassandra's Data.db is compared with Flushline's: 5.0.5's here by bytes, 6.0's in
  * its child by bytes and, if they differ, by content read back with 6.0's reader.
+ *
+ * <p>{@code --sstable-version oa,da} (the BTI goals): Flushline and Cassandra 5.0.5 fill and flush once per version,
+ * in that order, per allocation and compression (each warmed up in every version); every component file of
+ * Cassandra's sstable is compared with ours of the same version ({@link ComponentCompare}); Cassandra 6.0 flushes
+ * oa only and 5.0.5 flushes no nb (it writes BIG as oa), which the run says. The table gains a version column,
+ * peers are compared with Flushline's flush of the same version, and a goals table follows: our flush CPU per
+ * version over our oa flush's (da: at most x1.10), and each Cassandra flush's CPU over ours in the same version
+ * (at least x5). RocksDB and CQLSSTableWriter are compared with the first version's Flushline flush. Without the
+ * option the output is what it was before the option existed.
  *
  * <p>Entry points: {@link #main} and {@link #run} (called by BenchCommand through reflection).
  */
@@ -116,6 +126,8 @@ public final class AgainstMain {
             BenchCommand.Workload w = first.workload;
             boolean json = first.json;
             Path root = keep != null ? Files.createDirectories(keep) : (tempRoot = Files.createTempDirectory("flushline-against-"));
+            List<SSTableVersion> versions = first.versions;
+            boolean showVersion = first.versionsGiven;
 
             ColumnMetadata[] regulars = first.schema.regularColumns();
             String[] valueOrder = new String[w.valueColumns];
@@ -123,7 +135,16 @@ public final class AgainstMain {
 
             out.println("Workload: " + w.cql() + "; " + w.partitions + " partitions x " + w.rowsPerPartition + " rows x "
                     + w.valueColumns + " values of " + w.valueBytes + " bytes; systems: flushline," + String.join(",", systems)
-                    + "; allocation " + String.join(",", allocations) + "; compression " + String.join(",", compressions));
+                    + "; allocation " + String.join(",", allocations) + "; compression " + String.join(",", compressions)
+                    + (showVersion ? "; sstable versions " + BenchCommand.versionList(versions, ",") : ""));
+            for (SSTableVersion v : versions) {
+                if (systems.contains("cassandra") && !CassandraPeer.writes(v)) {
+                    out.println("Cassandra 5.0.5 peer: does not flush " + v + " (it writes BIG as oa); Flushline's " + v + " flush runs alone");
+                }
+                if (systems.contains(CASSANDRA6) && v != SSTableVersion.OA) {
+                    out.println("Cassandra 6.0 peer: flushes oa only; not run for " + v);
+                }
+            }
 
             // warm-ups
             first.warmUp(out);
@@ -138,12 +159,15 @@ public final class AgainstMain {
                 int n = 0;
                 for (String c : compressions) {
                     if (cassandra != null) {
-                        for (String a : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
-                            cassandra.fillAndFlush(small, a, c, first.schema.chunkLengthBytes());
-                            n++;
+                        for (SSTableVersion v : versions) {
+                            if (!CassandraPeer.writes(v)) continue;
+                            for (String a : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
+                                cassandra.fillAndFlush(small, a, c, first.schema.chunkLengthBytes(), v);
+                                n++;
+                            }
                         }
                     }
-                    if (cassandra6 != null) {
+                    if (cassandra6 != null && versions.contains(SSTableVersion.OA)) {
                         for (String a : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
                             cassandra6.fillAndFlush(small, a, c, first.schema.chunkLengthBytes(), null, null);
                             n++;
@@ -169,33 +193,40 @@ public final class AgainstMain {
             List<String> jsonLines = new ArrayList<>();
             int n = 0;
             for (BenchCommand.Setup s : setups) {
-                Path flDir = root.resolve("flushline-" + s.allocation().cliName() + "-" + s.compression() + "-" + (++n));
-                BenchCommand.Measured m = s.fillAndFlush(flDir, out);
-                for (FlushOutcome o : m.outcomes) out.println(o.logLine());
-                FlushRun fl = flushlineRun(s, m);
-                runs.add(fl);
-                for (FlushOutcome o : m.outcomes) jsonLines.add(withFill(s.json(o), m, fl));
-                if (cassandra != null) {
-                    FlushRun c = cassandra.fillAndFlush(w, s.allocation().cliName(), s.compression(), s.schema.chunkLengthBytes());
-                    out.println(fillLine(c));
-                    out.println(cassandraLogLine(c));
-                    String same = sameDataFile(m.outcomes, c);
-                    if (same != null) out.println(same);
-                    runs.add(c);
-                    jsonLines.add(c.json());
-                    if (keep == null) deleteContents(Path.of(c.sstable).getParent()); // the store keeps its folder
+                for (SSTableVersion v : versions) {
+                    Path flDir = root.resolve("flushline-" + s.allocation().cliName() + "-" + s.compression() + (showVersion ? "-" + v : "")
+                            + "-" + (++n));
+                    BenchCommand.Measured m = s.fillAndFlush(flDir, out, v);
+                    for (FlushOutcome o : m.outcomes) out.println(o.logLine());
+                    FlushRun fl = flushlineRun(s, m);
+                    fl.jsonVersion = showVersion;
+                    runs.add(fl);
+                    for (FlushOutcome o : m.outcomes) jsonLines.add(withFill(s.json(o, v), m, fl));
+                    if (cassandra != null && CassandraPeer.writes(v)) {
+                        FlushRun c = cassandra.fillAndFlush(w, s.allocation().cliName(), s.compression(), s.schema.chunkLengthBytes(), v);
+                        c.jsonVersion = showVersion;
+                        out.println(fillLine(c));
+                        out.println(cassandraLogLine(c));
+                        String same = showVersion ? sameComponents(m.outcomes, c) : sameDataFile(m.outcomes, c);
+                        if (same != null) out.println(same);
+                        runs.add(c);
+                        jsonLines.add(c.json());
+                        if (keep == null) deleteContents(Path.of(c.sstable).getParent()); // the store keeps its folder
+                    }
+                    if (cassandra6 != null && v == SSTableVersion.OA) {
+                        Path ours = m.outcomes.size() == 1 ? m.outcomes.get(0).result.dataPath : null;
+                        Path kept = keep == null ? null : root.resolve(CASSANDRA6 + "-" + s.allocation().cliName() + "-" + s.compression() + "-" + n);
+                        FlushRun c6 = cassandra6.fillAndFlush(w, s.allocation().cliName(), s.compression(), s.schema.chunkLengthBytes(), ours, kept);
+                        c6.version = SSTableVersion.OA;
+                        c6.jsonVersion = showVersion;
+                        out.println(fillLine(c6));
+                        out.println(cassandraLogLine(c6));
+                        if (c6.sameAsFlushline != null) out.println("Data.db: Flushline's and Cassandra 6.0's: " + c6.sameAsFlushline);
+                        runs.add(c6);
+                        jsonLines.add(c6.json());
+                    }
+                    if (keep == null) BenchCommand.deleteRecursively(flDir);
                 }
-                if (cassandra6 != null) {
-                    Path ours = m.outcomes.size() == 1 ? m.outcomes.get(0).result.dataPath : null;
-                    Path kept = keep == null ? null : root.resolve(CASSANDRA6 + "-" + s.allocation().cliName() + "-" + s.compression() + "-" + n);
-                    FlushRun c6 = cassandra6.fillAndFlush(w, s.allocation().cliName(), s.compression(), s.schema.chunkLengthBytes(), ours, kept);
-                    out.println(fillLine(c6));
-                    out.println(cassandraLogLine(c6));
-                    if (c6.sameAsFlushline != null) out.println("Data.db: Flushline's and Cassandra 6.0's: " + c6.sameAsFlushline);
-                    runs.add(c6);
-                    jsonLines.add(c6.json());
-                }
-                if (keep == null) BenchCommand.deleteRecursively(flDir);
             }
             if (rocks != null) {
                 for (String c : compressions) {
@@ -227,7 +258,7 @@ public final class AgainstMain {
             }
 
             out.println();
-            out.print(table(runs));
+            out.print(table(runs, showVersion));
             if (json) for (String j : jsonLines) out.println(j);
             return 0;
         } catch (Exception | Error e) {
@@ -277,6 +308,7 @@ public final class AgainstMain {
                 rows, cells, m.fillNanos, m.flushWallNanos, cpu, alloc, m.flushProcessCpuNanos, "FlushJob threads");
         run.fillGcCount = m.fillGcCount;
         run.fillGcMillis = m.fillGcMillis;
+        run.version = m.version;
         return run;
     }
 
@@ -339,16 +371,34 @@ public final class AgainstMain {
                   + " bytes) differ from byte " + mismatch;
     }
 
-    /** The summary table: one line per flush, then each peer's ratio to the Flushline flush of the same settings. */
-    static String table(List<FlushRun> runs) {
+    /**
+     * Whether Flushline's sstables and Cassandra's of the same data and version are the same bytes, component by
+     * component (a check that the work is equal, and, for da, that both wrote the same index).
+     */
+    private static String sameComponents(List<FlushOutcome> outcomes, FlushRun c) throws IOException {
+        if (outcomes.size() != 1) return null;
+        Path ours = outcomes.get(0).result.dataPath;
+        Path theirs = Path.of(c.sstable);
+        if (!Files.exists(ours) || !Files.exists(theirs)) return null;
+        return ComponentCompare.line("Cassandra", c.version.id(), ours, theirs);
+    }
+
+    /**
+     * The summary table: one line per flush, then each peer's ratio to the Flushline flush of the same settings;
+     * with {@code showVersion}, a version column, and the goals of the versions ({@link #goals}).
+     */
+    static String table(List<FlushRun> runs, boolean showVersion) {
         StringBuilder sb = new StringBuilder();
-        String head = String.format(Locale.ROOT, "%-16s %-16s %-5s %12s %8s %9s %9s %8s %11s %10s %10s %9s %9s%n",
-                "system", "allocation", "comp", "fill rows/s", "fill gc", "wall ms", "cpu ms", "cpu ns/row", "alloc MiB",
+        String head = String.format(Locale.ROOT, "%-16s %-16s %-5s ", "system", "allocation", "comp") + versionColumn(showVersion, "ver")
+                + String.format(Locale.ROOT, "%12s %8s %9s %9s %8s %11s %10s %10s %9s %9s%n",
+                "fill rows/s", "fill gc", "wall ms", "cpu ms", "cpu ns/row", "alloc MiB",
                 "alloc B/row", "bytes MiB", "proc cpu", "rows");
         sb.append(head);
         for (FlushRun r : runs) {
-            sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %12d %8s %9.0f %9.0f %8.0f %11s %10s %10.1f %9.0f %9d%n",
-                    r.system, r.allocation, r.compression, Math.round(r.fillRowsPerSecond()),
+            sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s ", r.system, r.allocation, r.compression))
+                    .append(versionColumn(showVersion, r.version == null ? "-" : r.version.id()));
+            sb.append(String.format(Locale.ROOT, "%12d %8s %9.0f %9.0f %8.0f %11s %10s %10.1f %9.0f %9d%n",
+                    Math.round(r.fillRowsPerSecond()),
                     r.fillGcMillis < 0 ? "n/a" : r.fillGcMillis + " ms", r.wallNanos / 1e6,
                     r.cpuNanos / 1e6, (double) r.cpuNanos / Math.max(1, r.rows),
                     r.allocatedBytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", r.allocatedBytes / 1048576.0),
@@ -365,14 +415,16 @@ public final class AgainstMain {
         }
         sb.append(String.format(Locale.ROOT, "%nRatios, peer / Flushline (same allocation and compression; RocksDB against "
                 + "Flushline heap_buffers, else the first allocation). >1 = the peer costs more (or fills faster):%n"));
-        sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %9s %9s %9s %9s %9s%n", "system", "allocation", "comp",
-                "cpu", "wall", "alloc", "bytes", "fill/s"));
+        sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s ", "system", "allocation", "comp")).append(versionColumn(showVersion, "ver"))
+                .append(String.format(Locale.ROOT, "%9s %9s %9s %9s %9s%n", "cpu", "wall", "alloc", "bytes", "fill/s"));
         for (FlushRun r : runs) {
             if (r.system.equals("flushline") || r.system.equals(CQL_WRITER)) continue;
             FlushRun base = flushlineBase(runs, r);
             if (base == null) continue;
-            sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s %9s %9s %9s %9s %9s%n", r.system,
-                    r.allocation + (r.system.equals("rocksdb") ? "/" + base.allocation : ""), r.compression,
+            sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s ", r.system,
+                    r.allocation + (r.system.equals("rocksdb") ? "/" + base.allocation : ""), r.compression))
+                    .append(versionColumn(showVersion, base.version.id()));
+            sb.append(String.format(Locale.ROOT, "%9s %9s %9s %9s %9s%n",
                     ratio(r.cpuNanos, base.cpuNanos), ratio(r.wallNanos, base.wallNanos),
                     r.allocatedBytes < 0 ? "n/a" : ratio(r.allocatedBytes, base.allocatedBytes),
                     ratio(r.bytes, base.bytes), ratio(r.fillRowsPerSecond(), base.fillRowsPerSecond())));
@@ -400,14 +452,76 @@ public final class AgainstMain {
                     r.allocation + "/" + base.allocation, r.compression, peerRate, oursRate, ratio(oursRate, peerRate),
                     ratio(r.cpuNanos, oursCpu)));
         }
+        if (showVersion) goals(runs, sb);
         return sb.toString();
     }
 
-    /** The Flushline run a peer's run is compared with: same compression and allocation, or heap_buffers, or the first. */
+    /** A version cell of the tables ({@code %-4s} and a space), or nothing without the version column. */
+    private static String versionColumn(boolean showVersion, String text) {
+        return showVersion ? String.format(Locale.ROOT, "%-4s ", text) : "";
+    }
+
+    /** Cassandra's flush CPU over ours, same version: the goal for oa and for da. */
+    static final double CASSANDRA_OVER_OURS_CPU_GOAL = 5.0;
+
+    /**
+     * The goals of a versions run, per allocation and compression: Flushline's flush CPU in each version over its
+     * oa flush's (goal for da: at most x1.10), then each Cassandra 5.0.5 flush's CPU over Flushline's in the same
+     * version (goal: at least x5), each with "met" or "missed".
+     */
+    private static void goals(List<FlushRun> runs, StringBuilder sb) {
+        sb.append(String.format(Locale.ROOT, "%nGoals, flush cpu (same allocation and compression):%n"));
+        sb.append(String.format(Locale.ROOT, "%-28s %-16s %-5s %9s  %s%n", "ratio", "allocation", "comp", "cpu", "goal"));
+        for (FlushRun f : runs) {
+            if (!f.system.equals("flushline") || f.version == SSTableVersion.OA) continue;
+            FlushRun oa = flushlineRun(runs, f.allocation, f.compression, SSTableVersion.OA);
+            if (oa == null) continue;
+            double x = oa.cpuNanos <= 0 ? Double.NaN : (double) f.cpuNanos / oa.cpuNanos;
+            String goal = f.version != SSTableVersion.DA ? "none"
+                    : String.format(Locale.ROOT, "at most x%.2f: %s", BenchCommand.DA_OVER_OA_CPU_GOAL,
+                            Double.isNaN(x) ? "n/a" : x <= BenchCommand.DA_OVER_OA_CPU_GOAL ? "met" : "missed");
+            sb.append(String.format(Locale.ROOT, "%-28s %-16s %-5s %9s  %s%n", "flushline " + f.version + " / flushline oa",
+                    f.allocation, f.compression, ratio(f.cpuNanos, oa.cpuNanos), goal));
+        }
+        for (FlushRun c : runs) {
+            if (!c.system.equals("cassandra") || c.version == null) continue;
+            FlushRun ours = flushlineRun(runs, c.allocation, c.compression, c.version);
+            if (ours == null) continue;
+            double x = ours.cpuNanos <= 0 ? Double.NaN : (double) c.cpuNanos / ours.cpuNanos;
+            sb.append(String.format(Locale.ROOT, "%-28s %-16s %-5s %9s  %s%n", "cassandra " + c.version + " / flushline " + c.version,
+                    c.allocation, c.compression, ratio(c.cpuNanos, ours.cpuNanos),
+                    String.format(Locale.ROOT, "at least x%.2f: %s", CASSANDRA_OVER_OURS_CPU_GOAL,
+                            Double.isNaN(x) ? "n/a" : x >= CASSANDRA_OVER_OURS_CPU_GOAL ? "met" : "missed")));
+        }
+    }
+
+    private static FlushRun flushlineRun(List<FlushRun> runs, String allocation, String compression, SSTableVersion version) {
+        for (FlushRun f : runs) {
+            if (f.system.equals("flushline") && f.allocation.equals(allocation) && f.compression.equals(compression) && f.version == version) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The Flushline run a peer's run is compared with: same compression and allocation, or heap_buffers, or the
+     * first; of the peer's sstable version, or, for a peer without one (RocksDB, CQLSSTableWriter), of the first
+     * version Flushline flushed.
+     */
     private static FlushRun flushlineBase(List<FlushRun> runs, FlushRun r) {
         FlushRun base = null;
+        SSTableVersion version = r.version;
+        if (version == null || r.system.equals(CQL_WRITER)) {
+            for (FlushRun f : runs) {
+                if (f.system.equals("flushline")) {
+                    version = f.version;
+                    break;
+                }
+            }
+        }
         for (FlushRun f : runs) {
-            if (!f.system.equals("flushline") || !f.compression.equals(r.compression)) continue;
+            if (!f.system.equals("flushline") || !f.compression.equals(r.compression) || f.version != version) continue;
             boolean cassandra = r.system.equals("cassandra") || r.system.equals(CASSANDRA6);
             if (f.allocation.equals(r.allocation) || (!cassandra && f.allocation.equals("heap_buffers"))) {
                 return f;

@@ -1,6 +1,7 @@
 package dev.flushline.compare;
 
 import dev.flushline.bench.BenchCommand;
+import dev.flushline.sstable.SSTableVersion;
 
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -78,7 +79,11 @@ import static org.apache.cassandra.utils.Throwables.maybeFail;
  * out, because offline they have nothing to do or cannot run: the write barrier wait (no concurrent writers),
  * {@code cfs.replaceFlushed} (tracker notification, compaction strategy), the commit-log discard in PostFlush,
  * and the memtable reclaim, which in Cassandra runs later on another executor. The output is real {@code oa}
- * sstables with every component, written by Cassandra's BigTableWriter.
+ * sstables with every component, written by Cassandra's BigTableWriter, or {@code da} sstables written by its
+ * BtiTableWriter when asked for da: the flush writes the node's selected sstable format
+ * ({@code sstable: selected_format} in cassandra.yaml), so we select BTI for that flush and BIG again after it,
+ * which is what a node configured for BTI does on every flush. The 5.0.5 node in client mode writes BIG as
+ * {@code oa}, not {@code nb}, so nb is not offered.
  *
  * <p>Measured: CPU and allocated bytes of the flush-writer thread plus the per-disk writer threads
  * (ThreadMXBean), the wall time from the transaction's start to the finished sstables, and bytes on disk.
@@ -279,15 +284,38 @@ final class CassandraPeer implements AutoCloseable {
         return m;
     }
 
-    /** Fills and flushes {@code w} once with the given allocation type and compression; returns what it cost. */
+    /** Fills and flushes {@code w} once with the given allocation type and compression, as oa; returns what it cost. */
     FlushRun fillAndFlush(BenchCommand.Workload w, String allocation, String compression, int chunkLengthBytes)
             throws Exception {
-        return fillAndFlush(w, allocation, compression, chunkLengthBytes, null, null);
+        return fillAndFlush(w, allocation, compression, chunkLengthBytes, SSTableVersion.OA, null, null);
     }
 
-    /** As above, calling the hooks just before and after the flush (profilers). */
+    /** As above, writing {@code version} (oa or da; see {@link #writes}). */
+    FlushRun fillAndFlush(BenchCommand.Workload w, String allocation, String compression, int chunkLengthBytes,
+                          SSTableVersion version) throws Exception {
+        return fillAndFlush(w, allocation, compression, chunkLengthBytes, version, null, null);
+    }
+
+    /** As the oa flush, calling the hooks just before and after the flush (profilers). */
     FlushRun fillAndFlush(BenchCommand.Workload w, String allocation, String compression, int chunkLengthBytes,
                           Runnable beforeFlush, Runnable afterFlush) throws Exception {
+        return fillAndFlush(w, allocation, compression, chunkLengthBytes, SSTableVersion.OA, beforeFlush, afterFlush);
+    }
+
+    /** Whether this peer flushes sstables of {@code version}: oa (BIG) and da (BTI); see the class comment. */
+    static boolean writes(SSTableVersion version) {
+        return version == SSTableVersion.OA || version == SSTableVersion.DA;
+    }
+
+    /** Cassandra's sstable format of {@code version}, by the name cassandra.yaml selects it with. */
+    static org.apache.cassandra.io.sstable.format.SSTableFormat<?, ?> format(SSTableVersion version) {
+        if (!writes(version)) throw new IllegalArgumentException("the Cassandra 5.0.5 peer does not flush " + version);
+        return DatabaseDescriptor.getSSTableFormats().get(version.format().id());
+    }
+
+    FlushRun fillAndFlush(BenchCommand.Workload w, String allocation, String compression, int chunkLengthBytes,
+                          SSTableVersion version, Runnable beforeFlush, Runnable afterFlush) throws Exception {
+        org.apache.cassandra.io.sstable.format.SSTableFormat<?, ?> format = format(version);
         ColumnFamilyStore cfs = store(compression, chunkLengthBytes);
         usePool(allocationType(allocation));
         System.gc();
@@ -311,13 +339,24 @@ final class CassandraPeer implements AutoCloseable {
             cpu0[i] = Costs.cpu(threads.get(i).getId());
             alloc0[i] = Costs.allocated(threads.get(i).getId());
         }
-        if (beforeFlush != null) beforeFlush.run();
-        long proc0 = Costs.processCpuNanos();
-        long wall0 = System.nanoTime();
-        List<SSTableReader> sstables = flushWriter.submit(() -> flushMemtable(cfs, m)).get();
-        long wall = System.nanoTime() - wall0;
-        long proc = Costs.processCpuNanos() - proc0;
-        if (afterFlush != null) afterFlush.run();
+        // The flush and its transaction log read the selected format when they start (Flushing.flushRunnable,
+        // LogFile); selected before the clock starts, BIG again after it stops.
+        org.apache.cassandra.io.sstable.format.SSTableFormat<?, ?> selected = DatabaseDescriptor.getSelectedSSTableFormat();
+        DatabaseDescriptor.setSelectedSSTableFormat(format);
+        List<SSTableReader> sstables;
+        long wall;
+        long proc;
+        try {
+            if (beforeFlush != null) beforeFlush.run();
+            long proc0 = Costs.processCpuNanos();
+            long wall0 = System.nanoTime();
+            sstables = flushWriter.submit(() -> flushMemtable(cfs, m)).get();
+            wall = System.nanoTime() - wall0;
+            proc = Costs.processCpuNanos() - proc0;
+            if (afterFlush != null) afterFlush.run();
+        } finally {
+            DatabaseDescriptor.setSelectedSSTableFormat(selected);
+        }
         long cpu = 0, alloc = 0;
         StringBuilder names = new StringBuilder();
         for (int i = 0; i < threads.size(); i++) {
@@ -329,12 +368,16 @@ final class CassandraPeer implements AutoCloseable {
         try {
             if (sstables.size() != 1) throw new IllegalStateException("Cassandra flushed " + sstables.size() + " sstables, expected 1");
             SSTableReader s = sstables.get(0);
+            if (!s.descriptor.version.version.equals(version.id())) {
+                throw new IllegalStateException("Cassandra flushed " + s.getFilename() + " when asked for " + version);
+            }
             long rows = s.getSSTableMetadata().totalRows;
             long partitions = s.getSSTableMetadata().estimatedPartitionSize.count();
             FlushRun run = new FlushRun("cassandra", "skiplist", allocation, compression, s.getFilename(), s.bytesOnDisk(),
                     partitions, rows, rows * w.valueColumns, fillNanos[0], wall, cpu, alloc, proc, names.toString());
             run.fillGcCount = fillGcCount;
             run.fillGcMillis = fillGcMillis;
+            run.version = version;
             return run;
         } finally {
             for (SSTableReader s : sstables) s.selfRef().release();

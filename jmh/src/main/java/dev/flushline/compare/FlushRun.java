@@ -43,6 +43,10 @@ final class FlushRun {
      * bytes, then content, itself), or null when the peer did not compare.
      */
     String sameAsFlushline;
+    /** The sstable version the run wrote, or null for a system that writes no sstables (RocksDB) or one whose version the table ignores. */
+    dev.flushline.sstable.SSTableVersion version;
+    /** Whether {@link #json} names {@link #version} (only with {@code --sstable-version}, so the default objects stay as they were). */
+    boolean jsonVersion;
 
     FlushRun(String system, String memtable, String allocation, String compression, String sstable, long bytes,
              long partitions, long rows, long cells, long fillNanos, long wallNanos, long cpuNanos,
@@ -89,6 +93,7 @@ final class FlushRun {
         sb.append(",\"fill_gc_count\":").append(fillGcCount < 0 ? "null" : Long.toString(fillGcCount));
         sb.append(",\"process_cpu_ms\":").append(ms(processCpuNanos));
         sb.append(",\"flush_threads\":").append(quote(threads));
+        if (jsonVersion && version != null) sb.append(",\"sstable_version\":").append(quote(version.id()));
         return sb.append('}').toString();
     }
 

@@ -1,6 +1,7 @@
 package dev.flushline.compare;
 
 import dev.flushline.bench.BenchCommand;
+import dev.flushline.sstable.SSTableVersion;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +23,8 @@ import one.profiler.AsyncProfiler;
  * {@code scripts/profile}: async-profiler (the tools.profiler:async-profiler jar's bundled
  * linux-x64/libasyncProfiler.so, through its Java API) over the end-to-end flush of the bench workload, ours
  * and Cassandra 5.0.5's, in CPU and allocation modes. The profiler runs only while the flush runs (started
- * after the fill, stopped when the sstables are published), so the fill does not dilute it.
+ * after the fill, stopped when the sstables are published), so the fill does not dilute it. Both write the one
+ * {@code --sstable-version} given (oa by default; da profiles the BTI flushes, Cassandra's included).
  *
  * <p>Writes into the output folder, per system and mode: {@code <system>-<mode>.html} (flame graph) and
  * {@code <system>-<mode>.collapsed} (collapsed stacks); {@code top-frames.md} (top self frames of each
@@ -72,6 +74,15 @@ public final class ProfileMain {
             err.println("profile: " + e.getMessage());
             return 1;
         }
+        if (setup.versions.size() != 1) {
+            err.println("profile: one --sstable-version at a time (each profile is of one flush)");
+            return 1;
+        }
+        SSTableVersion version = setup.versions.get(0);
+        if (!what.equals("flushline") && !CassandraPeer.writes(version)) {
+            err.println("profile: Cassandra 5.0.5's flush writes oa and da here, not " + version + "; profile it with --what flushline");
+            return 1;
+        }
         AsyncProfiler profiler = load();
         out.println("async-profiler " + profiler.getVersion());
         BenchCommand.Workload w = setup.workload;
@@ -89,7 +100,7 @@ public final class ProfileMain {
                 cassandra = new CassandraPeer(w, order, root.resolve("cassandra"));
                 BenchCommand.Workload small = w.withPartitions(Math.max(1, setup.warmupPartitions));
                 for (String a : List.of("unslabbed_heap", "heap_buffers", "offheap_objects")) {
-                    cassandra.fillAndFlush(small, a, setup.compression(), setup.schema.chunkLengthBytes());
+                    cassandra.fillAndFlush(small, a, setup.compression(), setup.schema.chunkLengthBytes(), version);
                 }
             }
             String cpuEvent = cpuEvent(profiler);
@@ -111,7 +122,7 @@ public final class ProfileMain {
                     String name = "cassandra-" + mode;
                     Runnable[] hooks = hooks(profiler, start, outDir.resolve(name + ".html"));
                     FlushRun r = cassandra.fillAndFlush(w, setup.allocation().cliName(), setup.compression(),
-                            setup.schema.chunkLengthBytes(), hooks[0], hooks[1]);
+                            setup.schema.chunkLengthBytes(), version, hooks[0], hooks[1]);
                     String collapsed = profiler.dumpCollapsed(mode.equals("cpu") ? one.profiler.Counter.SAMPLES : one.profiler.Counter.TOTAL);
                     Files.writeString(outDir.resolve(name + ".collapsed"), collapsed);
                     summary.add(line(name, r));
