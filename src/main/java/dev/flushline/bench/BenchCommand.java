@@ -263,8 +263,7 @@ public final class BenchCommand {
         }
 
         /**
-         * The versions of {@code --sstable-version V[,V...]}, each once, each one Flushline writes. A version
-         * whose writer is missing is refused here, by FlushJob's options, before anything is filled.
+         * The versions of {@code --sstable-version V[,V...]}, each once, checked before anything is filled.
          */
         static List<SSTableVersion> versions(String value) throws UsageException {
             List<SSTableVersion> out = new ArrayList<>();
@@ -278,11 +277,6 @@ public final class BenchCommand {
                 }
                 if (out.contains(v)) {
                     throw new UsageException("--" + SSTABLE_VERSIONS_OPTION + " " + value + ": " + id + " is named twice");
-                }
-                try {
-                    FlushJob.Options.builder(Path.of(".")).version(v);
-                } catch (UnsupportedOperationException e) {
-                    throw new UsageException("--" + SSTABLE_VERSIONS_OPTION + " " + value + ": " + e.getMessage());
                 }
                 out.add(v);
             }

@@ -2,7 +2,6 @@ package dev.flushline.bench;
 
 import dev.flushline.Main;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -154,15 +153,7 @@ class BenchCommandTest {
      * one-partition bench in da) must be refused by name, with the usage status, and the test stops there.
      */
     @Test
-    void daFlushesBesideOaOnceItIsWritable() throws Exception {
-        Result probe = main("bench", "--partitions", "1", "--rows-per-partition", "1", "--warmup-partitions", "0",
-                "--sstable-version", "da");
-        if (probe.status != 0) {
-            assertEquals(1, probe.status, probe.err);
-            assertTrue(probe.err.startsWith("flushline bench: --sstable-version da: writing da"), probe.err);
-            assertEquals("", probe.out, probe.out);
-            Assumptions.abort("Flushline does not write da yet (" + probe.err.strip() + "); this test runs once it does");
-        }
+    void daFlushesBesideOa() throws Exception {
         Path out = tmp.resolve("da");
         Result r = main("bench", "--partitions", "150", "--rows-per-partition", "3", "--json", "--warmup-partitions", "20",
                 "--sstable-version", "oa,da", "--out", out.toString());
