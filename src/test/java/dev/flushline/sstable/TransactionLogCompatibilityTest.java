@@ -172,7 +172,7 @@ class TransactionLogCompatibilityTest {
         assertEquals(2, outputs.size());
         List<List<Partition>> inputs = List.of(outputs.get(1), outputs.get(0));
         assertFalse(inputs.equals(outputs), "the two sides read back differently");
-        int committedAt = 1 + 2 + 2 + 2 + 1; // begun, 2 x (ADD, published), 2 REMOVEs, the directory fsync: the next action is COMMIT
+        int committedAt = 1 + 2 * 3 + 2 + 1; // begun, 2 x (ADD, publish, published), 2 REMOVEs, the directory fsync: the next action is COMMIT
         for (int k = 0; k < actions; k++) {
             Path ours = tableDir(tmp.resolve("ours-" + k));
             Path theirs = tableDir(tmp.resolve("theirs-" + k));
@@ -197,7 +197,7 @@ class TransactionLogCompatibilityTest {
 
     @Test
     void cassandraReadsATornCommitAsWeDoAndRefusesACorruptMiddleLineAsWeDo() throws Exception {
-        int committedAt = 1 + 2 + 2 + 2 + 1;
+        int committedAt = 1 + 2 * 3 + 2 + 1;
         Path probe = tableDir(tmp.resolve("probe"));
         build(probe.getParent().getParent(), committedAt);
         int commitLength = Files.readAllLines(logOf(probe)).get(4).length();
