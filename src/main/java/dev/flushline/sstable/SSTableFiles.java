@@ -234,6 +234,15 @@ public final class SSTableFiles {
 
     public SSTableVersion version() { return version; }
 
+    /**
+     * The first and the last partition key ({@code [0]}, {@code [1]}), read as cheaply as the
+     * format allows (BIG: Summary.db; BTI: Partitions.db's footer): for an nb sstable, whose
+     * Statistics.db does not hold them as oa's and da's do.
+     */
+    public byte[][] boundaryKeys() throws IOException {
+        return PartitionIndex.boundaryKeys(this);
+    }
+
     public Path path(Component c) {
         return dir.resolve(fileName(version, id, c));
     }
