@@ -78,7 +78,7 @@ public final class CompactCommand {
           + "                                nor --split-tokens or --in-place\n"
           + EngineOptions.SSTABLE_VERSION_HELP
           + "                                (nb: inputs with a later expiry or tombstone are refused, by file\n"
-          + "                                and time, before anything is written, also with --in-place). With\n"
+          + "                                and time, before any sstable is written, also with --in-place). With\n"
           + "                                --in-place the outputs replace inputs of any version: a conversion\n"
           + "                                in place, through the transaction log like any compaction\n"
           + "  --in-place                    replace the inputs in their own table directory instead of writing\n"
