@@ -37,14 +37,15 @@ public final class CompactCommand {
           + "\n"
           + "Major compaction: merges every complete sstable (one with a TOC.txt) of the table found under the\n"
           + "inputs (oa, nb or da, mixed as they come) into new Cassandra 5.0 'oa' (or, with --sstable-version nb,\n"
-          + "'nb') sstables under --out, in the layout the inputs use (DIR/<keyspace>/<table>-<table id>/), or in place. Rows reconcile as Cassandra 5.0 reconciles them (newest\n"
-          + "timestamp, tombstones win ties, then expiry, then value bytes); whatever a partition, range, row or\n"
-          + "complex deletion shadows is dropped; TTL cells that have expired become tombstones; tombstones whose\n"
-          + "local deletion time is older than now - gc grace are purged (every sstable of the table takes part,\n"
-          + "so nothing elsewhere can be shadowed by them). An sstable without TOC.txt is not read: a line\n"
-          + "names it, it is never deleted unless our own lock proves it an interrupted publish of ours, and no\n"
-          + "tombstone is purged while one is left out. Inputs are never modified (except by a successful\n"
-          + "--in-place, which replaces them).\n"
+          + "'nb') sstables under --out, in the layout the inputs use (DIR/<keyspace>/<table>-<table id>/), or in\n"
+          + "place (which also converts a directory's sstables from one version to another). Rows reconcile as\n"
+          + "Cassandra 5.0 reconciles them (newest timestamp, tombstones win ties, then expiry, then value bytes);\n"
+          + "whatever a partition, range, row or complex deletion shadows is dropped; TTL cells that have expired\n"
+          + "become tombstones; tombstones whose local deletion time is older than now - gc grace are purged (every\n"
+          + "sstable of the table takes part, so nothing elsewhere can be shadowed by them). An sstable without\n"
+          + "TOC.txt is not read: a line names it, it is never deleted unless our own lock proves it an interrupted\n"
+          + "publish of ours, and no tombstone is purged while one is left out. Inputs are never modified (except\n"
+          + "by a successful --in-place, which replaces them).\n"
           + "\n"
           + "Options:\n"
           + "  --schema FILE                 the table's schema: its CREATE TABLE, with the CREATE TYPE statements it\n"
@@ -76,15 +77,18 @@ public final class CompactCommand {
           + RingOption.HELP
           + "                                nor --split-tokens or --in-place\n"
           + EngineOptions.SSTABLE_VERSION_HELP
-          + "                                (nb: inputs with a later expiry or tombstone are refused; not with\n"
-          + "                                --in-place, whose transaction log records oa sstables only, so\n"
-          + "                                --in-place takes oa inputs only)\n"
+          + "                                (nb: inputs with a later expiry or tombstone are refused, by file\n"
+          + "                                and time, before any sstable is written, also with --in-place). With\n"
+          + "                                --in-place the outputs replace inputs of any version: a conversion\n"
+          + "                                in place, through the transaction log like any compaction\n"
           + "  --in-place                    replace the inputs in their own table directory instead of writing\n"
-          + "                                to --out (then not given): one --input table directory; the outputs\n"
-          + "                                and the removal of the inputs go through a transaction log in\n"
-          + "                                Cassandra 5.0's format, so a crash at any moment leaves either all\n"
-          + "                                the inputs or all the outputs, and the next open (or a Cassandra\n"
-          + "                                node) completes or rolls back. Opening the directory for writing\n"
+          + "                                to --out (then not given): one --input table directory, its sstables\n"
+          + "                                of any version (oa, nb, da, mixed); the outputs and the removal of\n"
+          + "                                the inputs go through a transaction log in Cassandra 5.0's format\n"
+          + "                                (each record names its sstable's own version), so a crash at any\n"
+          + "                                moment leaves either all the inputs or all the outputs, and the next\n"
+          + "                                open (or a Cassandra node) completes or rolls back. Opening the\n"
+          + "                                directory for writing\n"
           + "                                removes what our crashed writers left (staging files, our locks, the\n"
           + "                                TOC-less files of a publish our lock shows was cut short, our\n"
           + "                                unfinished logs). Only one in-place compaction of a directory runs at\n"
@@ -192,10 +196,6 @@ public final class CompactCommand {
         long maxMb = args.longValue("max-sstable-size-mb", 0, 1, 1L << 30);
         int threads = args.intValue("threads", 1, 1, 256);
         SSTableVersion version = EngineOptions.sstableVersion(args);
-        if (inPlace && version != SSTableVersion.OA) {
-            throw new UsageException("--in-place writes " + SSTableVersion.OA + " sstables only (its transaction log records oa "
-                    + "files); write --sstable-version " + version + " to --out instead");
-        }
 
         // Inputs: table directories, their complete sstables, and the unfinished files we leave alone.
         List<Path> tableDirs = new ArrayList<>();
@@ -250,14 +250,6 @@ public final class CompactCommand {
             List<SSTableFiles> sstables = new ArrayList<>();
             for (Path dir : tableDirs) sstables.addAll(SSTableFiles.inDirectory(dir));
             if (sstables.isEmpty()) throw new UsageException("no complete sstable of " + schema.keyspace() + "." + schema.name() + " under " + inputs);
-            if (inPlace) {
-                for (SSTableFiles f : sstables) {
-                    if (f.version() != SSTableVersion.OA) {
-                        throw new UsageException("--in-place replaces oa sstables only (its transaction log records oa files); "
-                                + f.path(Component.DATA) + " is " + f.version() + ": compact it to --out instead");
-                    }
-                }
-            }
 
             long gcBefore = now - gcGrace;
             if (!incomplete.isEmpty()) {

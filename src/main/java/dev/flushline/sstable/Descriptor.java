@@ -258,7 +258,7 @@ public final class Descriptor {
      */
     void beforePublish() throws IOException {
         TransactionLog t = transaction;
-        if (t != null) t.syncRecords();
+        if (t != null) t.beforePublish(this);
     }
 
     /** Ends {@link #pin} and releases the reservation (lock file deleted, OS lock dropped). */

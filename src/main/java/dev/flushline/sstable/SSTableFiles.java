@@ -141,11 +141,12 @@ public final class SSTableFiles {
         }
         if (hasTransactionLog(dir)) {
             // A compaction is under way or was interrupted: show the side its log says is live
-            // (the inputs until it commits, the outputs after), never both. Transactions involve
-            // oa sstables only, so an nb sstable is never one of their sides and stays listed.
+            // (the inputs until it commits, the outputs after), never both, of every version. Our
+            // transactions name numbered generations only, and the view lists only those, so an
+            // sstable with a uuid id is never one of their sides and stays listed.
             java.util.Set<Path> live = new java.util.HashSet<>();
             for (Path data : TransactionLog.liveSSTables(dir)) live.add(data.toAbsolutePath().normalize());
-            out.removeIf(f -> f.version == SSTableVersion.OA && !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
+            out.removeIf(f -> isDigits(f.id) && !live.contains(f.path(Component.DATA).toAbsolutePath().normalize()));
         }
         return out;
     }
@@ -232,6 +233,15 @@ public final class SSTableFiles {
     public String id() { return id; }
 
     public SSTableVersion version() { return version; }
+
+    /**
+     * The first and the last partition key ({@code [0]}, {@code [1]}), read as cheaply as the
+     * format allows (BIG: Summary.db; BTI: Partitions.db's footer): for an nb sstable, whose
+     * Statistics.db does not hold them as oa's and da's do.
+     */
+    public byte[][] boundaryKeys() throws IOException {
+        return PartitionIndex.boundaryKeys(this);
+    }
 
     public Path path(Component c) {
         return dir.resolve(fileName(version, id, c));

@@ -109,14 +109,10 @@ public final class TableDirectory {
     }
 
     /**
-     * As {@link #reserveNext()}, for an sstable of {@code version}. A transaction's log records its
-     * sstables as oa files, so a transaction's view reserves oa only.
+     * As {@link #reserveNext()}, for an sstable of {@code version}. On a transaction's view the ADD
+     * record names the output in its own version ({@code nb-7-big-}, {@code da-7-bti-}).
      */
     public Descriptor reserveNext(SSTableVersion version) throws IOException {
-        if (transaction != null && version != SSTableVersion.OA) {
-            throw new IllegalArgumentException("a transaction's outputs are " + SSTableVersion.OA + " sstables; "
-                    + version + " is not supported in a transaction");
-        }
         while (true) {
             int generation = lastGeneration.incrementAndGet();
             if (generation <= 0) throw new IOException("no sstable generation left in " + dir);

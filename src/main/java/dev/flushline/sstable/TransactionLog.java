@@ -36,7 +36,9 @@ import java.util.regex.Pattern;
  * sees either all the inputs or all the outputs, and the next {@link #recover} (run by
  * {@link Leftovers#clean} whenever a table directory is opened) finishes or rolls back what was
  * interrupted. The log is Cassandra 5.0.9's own ({@link TransactionLogLayout}), so a node or
- * {@code sstableutil --cleanup} finding it does the same cleanup.
+ * {@code sstableutil --cleanup} finding it does the same cleanup. Inputs and outputs may be of any
+ * version we read (oa, nb, da), mixed: each record names its sstable's own file name prefix, as
+ * Cassandra's do, so a compaction may convert a directory's sstables from one version to another.
  *
  * <p>Protocol, each step durable before the next:
  * <ol>
@@ -79,20 +81,38 @@ import java.util.regex.Pattern;
  */
 public final class TransactionLog implements AutoCloseable {
     static final String LOCK_PREFIX = ".flushline-txn-";
-    private static final Pattern COMPONENT_FILE =
-            Pattern.compile("^" + SSTableVersion.OA.id() + "-(\\d+)-" + SSTableVersion.OA.format().id() + "-(.+)$");
+    /**
+     * A component file of any version and format we know: group 1 the version, 2 the generation as
+     * written, 3 the format, 4 the component. Groups 1 to 3 with their dashes are the file name
+     * prefix a record names; the pair of version and format is not checked here, since a record
+     * covers every file whose name starts with its prefix, as in Cassandra.
+     */
+    private static final Pattern COMPONENT_FILE = Pattern.compile(
+            "^(" + SSTableVersion.choices() + ")-(\\d+)-(" + SSTableFormat.choices() + ")-(.+)$");
     private static final int VIEW_ATTEMPTS = 1000;
 
     /**
-     * Sees each step of the protocol as it is taken, on the transaction's thread: a seam for
-     * callers in this package that need to act between two steps (a crash test that takes the
-     * directory's state there, a child process that waits so that a kill lands there).
+     * Sees each step of the protocol as it is taken, on the thread that takes it (the
+     * transaction's; an output's writer's for "publish"): a seam for callers in this package that
+     * need to act between two steps (a crash test that takes the directory's state there, a child
+     * process that waits so that a kill lands there). Steps: "add G" (an output reserved, its ADD
+     * appended), "publish G" (its records durable, before its first rename), "remove G" (an input's
+     * REMOVE appended), "outputs synced", "committed", "aborted", "deleted NAME" per file, "log
+     * deleted".
      */
     interface StepListener {
         void step(String what);
 
         StepListener NONE = what -> { };
     }
+
+    /**
+     * The listener of transactions begun without one ({@link #beginCompaction(TableDirectory)}, as
+     * every command does): {@link StepListener#NONE}, except in a test's child process that runs a
+     * command and stops it at each step so that a kill lands there. Set before the first
+     * transaction begins, and never in production code.
+     */
+    static volatile StepListener defaultListener = StepListener.NONE;
 
     private enum State { OPEN, DONE, COMMIT_UNKNOWN }
 
@@ -111,7 +131,7 @@ public final class TransactionLog implements AutoCloseable {
     private boolean logBroken;
     private State state = State.OPEN;
     private final List<Descriptor> outputs = new ArrayList<>();
-    /** Generation digits of the inputs, in REMOVE order. */
+    /** File name prefixes of the inputs ({@code nb-3-big-}), in REMOVE order. */
     private final List<String> inputs = new ArrayList<>();
     private final StepListener listener;
 
@@ -131,7 +151,7 @@ public final class TransactionLog implements AutoCloseable {
 
     /** Begins a compaction's transaction in {@code directory}. */
     public static TransactionLog beginCompaction(TableDirectory directory) throws IOException {
-        return beginCompaction(directory, StepListener.NONE);
+        return beginCompaction(directory, defaultListener);
     }
 
     /** As {@link #beginCompaction(TableDirectory)}, telling {@code listener} each step. */
@@ -241,7 +261,7 @@ public final class TransactionLog implements AutoCloseable {
         try {
             ensureOpen();
             // Not fsynced here: the writer calls syncRecords before it publishes anything.
-            append(TransactionLogLayout.Type.ADD, d.generation() + "", 0, TransactionLogLayout.SSTABLE_FILES, false);
+            append(TransactionLogLayout.Type.ADD, prefixOf(d), 0, TransactionLogLayout.sstableFiles(d.version()), false);
         } catch (IOException | RuntimeException e) {
             SSTableWriter.deleteStaging(d);
             throw e;
@@ -252,38 +272,82 @@ public final class TransactionLog implements AutoCloseable {
         step("add " + d.generation());
     }
 
-    /** Records a published sstable, by its Data.db path, as an input removed on commit. */
+    /**
+     * Records a published sstable of any version (oa, nb, da), by its Data.db path, as an input
+     * removed on commit; its REMOVE names its own prefix ({@code nb-3-big-}, {@code da-5-bti-}).
+     */
     public void obsolete(Path dataFile) throws IOException {
         Matcher m = COMPONENT_FILE.matcher(dataFile.getFileName().toString());
-        if (!m.matches() || !m.group(2).equals(Component.DATA.fileSuffix())) {
-            throw new IllegalArgumentException("not an oa sstable's Data.db: " + dataFile);
+        if (!m.matches() || !m.group(4).equals(Component.DATA.fileSuffix())) {
+            throw new IllegalArgumentException("not an sstable's Data.db (" + SSTableVersion.choices() + "-<generation>-<format>-Data.db): "
+                    + dataFile);
+        }
+        SSTableVersion version = SSTableVersion.fromId(m.group(1));
+        if (!version.format().id().equals(m.group(3))) {
+            throw new IllegalArgumentException("not an sstable's Data.db: " + dataFile + " (version " + version + " is of format "
+                    + version.format() + ", not " + m.group(3) + ")");
         }
         Path parent = dataFile.toAbsolutePath().getParent();
         if (parent == null || !parent.toRealPath().toString().equals(canonicalDir)) {
             throw new IllegalArgumentException(dataFile + " is not in the transaction's directory " + tableDir);
         }
-        obsolete(m.group(1));
+        obsolete(version.fileNamePrefix(m.group(2)), m.group(2));
     }
 
-    /** Records published generation {@code generation} as an input removed on commit. */
+    /**
+     * Records published generation {@code generation}, of whichever version it was published in,
+     * as an input removed on commit. Generations are unique across versions in a directory (see
+     * {@link Descriptor}); a directory that holds one generation in two versions anyway (copied
+     * together from elsewhere) is refused: name the input by its Data.db then.
+     */
     public void obsolete(int generation) throws IOException {
-        obsolete(String.valueOf(generation));
+        String digits = String.valueOf(generation);
+        String found = null;
+        StringBuilder tried = new StringBuilder();
+        SSTableVersion[] versions = SSTableVersion.values();
+        for (int i = 0; i < versions.length; i++) {
+            String prefix = versions[i].fileNamePrefix(digits);
+            tried.append(i == 0 ? "" : ", ").append(prefix).append('*');
+            if (!isPublished(filesOf(tableDir, prefix))) continue;
+            if (found != null) {
+                throw new IllegalArgumentException("generation " + digits + " is published as both " + found + "* and " + prefix
+                        + "* in " + tableDir + ": name the input by its Data.db");
+            }
+            found = prefix;
+        }
+        if (found == null) {
+            throw new IllegalArgumentException("not a published sstable: no " + tried + " in " + tableDir + " has Data.db and TOC.txt");
+        }
+        obsolete(found, digits);
     }
 
-    private void obsolete(String digits) throws IOException {
+    private void obsolete(String prefix, String digits) throws IOException {
         ensureOpen();
         for (Descriptor d : outputs) {
-            if (String.valueOf(d.generation()).equals(digits)) throw new IllegalArgumentException("generation " + digits + " is an output");
+            if (sameGeneration(d.generation(), digits)) throw new IllegalArgumentException("generation " + digits + " is an output");
         }
-        if (inputs.contains(digits)) throw new IllegalArgumentException("generation " + digits + " is already an input");
-        List<Path> files = filesOf(tableDir, TransactionLogLayout.fileNamePrefix(digits));
-        if (!hasComponent(files, Component.TOC) || !hasComponent(files, Component.DATA)) {
-            throw new IllegalArgumentException("not a published sstable: " + tableDir.resolve(TransactionLogLayout.fileNamePrefix(digits) + "*"));
-        }
+        if (inputs.contains(prefix)) throw new IllegalArgumentException(prefix + " (generation " + digits + ") is already an input");
+        List<Path> files = filesOf(tableDir, prefix);
+        if (!isPublished(files)) throw new IllegalArgumentException("not a published sstable: " + tableDir.resolve(prefix + "*"));
         // Not fsynced here: commit() makes every REMOVE durable before it appends COMMIT.
-        append(TransactionLogLayout.Type.REMOVE, digits, newestTime(files, false), files.size(), false);
-        inputs.add(digits);
+        append(TransactionLogLayout.Type.REMOVE, prefix, newestTime(files, false), files.size(), false);
+        inputs.add(prefix);
         step("remove " + digits);
+    }
+
+    /** The file name prefix of an output, in its own version: {@code oa-7-big-}, {@code da-7-bti-}. */
+    private static String prefixOf(Descriptor d) {
+        return d.version().fileNamePrefix(Integer.toString(d.generation()));
+    }
+
+    /** Whether the generation written as {@code digits} (leading zeros allowed) is {@code generation}. */
+    private static boolean sameGeneration(int generation, String digits) {
+        return stripLeadingZeros(digits).equals(Integer.toString(generation));
+    }
+
+    /** Data.db and TOC.txt among {@code files}: the sstable is published whole. */
+    private static boolean isPublished(List<Path> files) {
+        return hasComponent(files, Component.TOC) && hasComponent(files, Component.DATA);
     }
 
     /**
@@ -295,8 +359,8 @@ public final class TransactionLog implements AutoCloseable {
     public void commit() throws IOException {
         ensureOpen();
         for (Descriptor d : outputs) {
-            List<Path> files = filesOf(tableDir, TransactionLogLayout.fileNamePrefix(d.generation() + ""));
-            if (!files.isEmpty() && !(hasComponent(files, Component.TOC) && hasComponent(files, Component.DATA))) {
+            List<Path> files = filesOf(tableDir, prefixOf(d));
+            if (!files.isEmpty() && !isPublished(files)) {
                 throw new IllegalStateException("output " + d + " is not published whole; abort instead of committing");
             }
         }
@@ -349,7 +413,7 @@ public final class TransactionLog implements AutoCloseable {
             }
             List<String> added = new ArrayList<>();
             for (Descriptor d : outputs) {
-                added.add(d.generation() + "");
+                added.add(prefixOf(d));
                 SSTableWriter.deleteStaging(d); // a writer that was never closed; the reservation stays pinned
             }
             deleteSide(added);
@@ -370,8 +434,8 @@ public final class TransactionLog implements AutoCloseable {
         if (state != State.OPEN) throw new IllegalStateException("transaction " + logPath + " is already complete");
     }
 
-    private void append(TransactionLogLayout.Type type, String digits, long updateTime, int numFiles) throws IOException {
-        append(type, digits, updateTime, numFiles, true);
+    private void append(TransactionLogLayout.Type type, String fileNamePrefix, long updateTime, int numFiles) throws IOException {
+        append(type, fileNamePrefix, updateTime, numFiles, true);
     }
 
     /**
@@ -391,6 +455,15 @@ public final class TransactionLog implements AutoCloseable {
         unsyncedRecords = false;
     }
 
+    /**
+     * Called by an output's writer before it renames anything into the table directory (see
+     * {@link Descriptor#beforePublish}): the records so far made durable, then the "publish" step.
+     */
+    void beforePublish(Descriptor output) throws IOException {
+        syncRecords();
+        step("publish " + output.generation());
+    }
+
     /** Records appended since the last fsync of the log (guarded by this). */
     private boolean unsyncedRecords;
 
@@ -399,10 +472,10 @@ public final class TransactionLog implements AutoCloseable {
      * this returns. Synchronized: the parallel compactors of one transaction reserve outputs from
      * their own threads.
      */
-    private synchronized void append(TransactionLogLayout.Type type, String digits, long updateTime, int numFiles, boolean force)
+    private synchronized void append(TransactionLogLayout.Type type, String fileNamePrefix, long updateTime, int numFiles, boolean force)
             throws IOException {
         if (logBroken) throw new IOException("cannot append to " + logPath + ": an earlier append failed");
-        String path = type.hasFile() ? TransactionLogLayout.sstablePrefix(canonicalDir, digits) : "";
+        String path = type.hasFile() ? TransactionLogLayout.sstablePath(canonicalDir, fileNamePrefix) : "";
         byte[] line = (TransactionLogLayout.format(type, path, updateTime, numFiles) + TransactionLogLayout.RECORD_END)
                 .getBytes(StandardCharsets.UTF_8);
         ByteBuffer b = ByteBuffer.wrap(line);
@@ -424,10 +497,11 @@ public final class TransactionLog implements AutoCloseable {
         unsyncedRecords = !force;
     }
 
-    private void deleteSide(List<String> generations) throws IOException {
+    /** Deletes the files of the sstables with these file name prefixes, each in {@link #deletionOrder}. */
+    private void deleteSide(List<String> prefixes) throws IOException {
         SyncedFileOutput.syncDirectory(tableDir);
-        for (String digits : generations) {
-            for (Path f : deletionOrder(filesOf(tableDir, TransactionLogLayout.fileNamePrefix(digits)))) {
+        for (String prefix : prefixes) {
+            for (Path f : deletionOrder(filesOf(tableDir, prefix))) {
                 if (Files.deleteIfExists(f)) step("deleted " + f.getFileName());
             }
         }
@@ -469,7 +543,7 @@ public final class TransactionLog implements AutoCloseable {
         final Path file;
         final String operation;
         final boolean committed;
-        /** File name prefixes ({@code oa-<gen>-big-}) of valid ADD and REMOVE records. */
+        /** File name prefixes ({@code oa-<gen>-big-}, {@code da-<gen>-bti-}, ...) of valid ADD and REMOVE records. */
         final List<String> added = new ArrayList<>();
         final List<String> removed = new ArrayList<>();
 
@@ -762,15 +836,15 @@ public final class TransactionLog implements AutoCloseable {
                 // would hide inputs from a listing that may predate the last output's publishing.
                 hidden.addAll(parse(log.getKey(), log.getValue(), canonical, byPrefix).hidden());
             }
-            TreeMap<Long, Path> result = new TreeMap<>();
+            List<String> result = new ArrayList<>();
             for (Map.Entry<String, List<Path>> e : byPrefix.entrySet()) {
                 if (hidden.contains(e.getKey())) continue;
-                List<Path> files = e.getValue();
-                if (!hasComponent(files, Component.TOC) || !hasComponent(files, Component.DATA)) continue;
-                String digits = digitsOf(e.getKey());
-                result.put(Long.parseLong(digits), tableDir.resolve(e.getKey() + Component.DATA.fileSuffix()));
+                if (isPublished(e.getValue())) result.add(e.getKey());
             }
-            return List.copyOf(result.values());
+            result.sort(TransactionLog::compareByGeneration);
+            List<Path> dataFiles = new ArrayList<>(result.size());
+            for (String prefix : result) dataFiles.add(tableDir.resolve(prefix + Component.DATA.fileSuffix()));
+            return List.copyOf(dataFiles);
         }
         throw new IOException("the sstables of " + tableDir + " kept changing over " + VIEW_ATTEMPTS + " listings");
     }
@@ -808,7 +882,7 @@ public final class TransactionLog implements AutoCloseable {
         return names;
     }
 
-    /** The directory's oa component files grouped by file name prefix {@code oa-<gen>-big-}. */
+    /** The directory's component files of every version, grouped by file name prefix ({@code oa-<gen>-big-}, {@code da-<gen>-bti-}). */
     static Map<String, List<Path>> listByPrefix(Path dir) throws IOException {
         return byPrefix(dir, listNames(dir));
     }
@@ -818,7 +892,7 @@ public final class TransactionLog implements AutoCloseable {
         for (String n : names) {
             Matcher m = COMPONENT_FILE.matcher(n);
             if (!m.matches()) continue;
-            result.computeIfAbsent(TransactionLogLayout.fileNamePrefix(m.group(1)), k -> new ArrayList<>()).add(dir.resolve(n));
+            result.computeIfAbsent(n.substring(0, m.start(4)), k -> new ArrayList<>()).add(dir.resolve(n));
         }
         return result;
     }
@@ -847,7 +921,24 @@ public final class TransactionLog implements AutoCloseable {
     private static String digitsOf(String prefix) {
         Matcher m = COMPONENT_FILE.matcher(prefix + "x");
         m.matches();
-        return m.group(1);
+        return m.group(2);
+    }
+
+    /**
+     * Orders file name prefixes by generation (numerically, whatever its leading zeros), then by
+     * name: one generation in two versions (a directory copied together) keeps both, in a fixed order.
+     */
+    private static int compareByGeneration(String a, String b) {
+        String ga = stripLeadingZeros(digitsOf(a)), gb = stripLeadingZeros(digitsOf(b));
+        if (ga.length() != gb.length()) return Integer.compare(ga.length(), gb.length());
+        int c = ga.compareTo(gb);
+        return c != 0 ? c : a.compareTo(b);
+    }
+
+    private static String stripLeadingZeros(String digits) {
+        int i = 0;
+        while (i < digits.length() - 1 && digits.charAt(i) == '0') i++;
+        return digits.substring(i);
     }
 
     private static boolean hasComponent(List<Path> files, Component c) {

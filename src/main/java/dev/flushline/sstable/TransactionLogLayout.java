@@ -16,19 +16,28 @@ import java.util.zip.CRC32;
  * one record per line, '\n'-terminated, UTF-8, appended and fsynced one at a time:
  *   TYPE:[PATH,UPDATE_TIME,NUM_FILES][CHECKSUM]
  *   ADD:[/real/path/of/tableDir/oa-7-big-,0,8][CRC]                an output: kept on commit
+ *   ADD:[/real/path/of/tableDir/da-8-bti-,0,8][CRC]                an output of another version
  *   REMOVE:[/real/path/of/tableDir/oa-3-big-,1750000000123,8][CRC]  an input: kept on abort
+ *   REMOVE:[/real/path/of/tableDir/nb-4-big-,1750000000456,8][CRC]  an input of another version
  *   COMMIT:[,0,0][2613697770]                                       the last line, if committed
  *   ABORT:[,0,0][737437348]                                         the last line, if aborted
  *
  * PATH         the canonical (symlink-free) absolute path of the sstable up to and including the
- *              '-' before the component name; a file of the sstable is any file of that directory
- *              whose name starts with it. Empty for COMMIT and ABORT.
+ *              '-' before the component name: {@code <version>-<generation>-<format>-}, each
+ *              sstable's own (oa-N-big-, nb-N-big-, da-N-bti-), so one log may name several
+ *              versions. A file of the sstable is any file of that directory whose name starts
+ *              with it. Empty for COMMIT and ABORT.
  * UPDATE_TIME  REMOVE only (0 otherwise): the newest last-modified time in milliseconds of the
  *              sstable's files, Statistics.db excepted (Cassandra rewrites it in place).
  * NUM_FILES    ADD: the files the sstable will have; REMOVE: the files it had; 0 otherwise.
  * CHECKSUM     decimal CRC32 over PATH's UTF-8 bytes, TYPE's ASCII upper-case name, the low then the
  *              high 32 bits of UPDATE_TIME, then NUM_FILES, each int as 4 big-endian bytes.
  * </pre>
+ *
+ * <p>The version in the file name is not the version of the sstables the log names: Cassandra
+ * names its logs after the version its node writes (a BTI node "bti-da_txn_...") and reads every
+ * name its pattern matches without looking at that part. Ours are always "oa_", whatever their
+ * records name, which Cassandra 5.0's pattern takes (any two characters before "_txn_").
  *
  * <p>Reading: a line parses with the pattern below (type case-insensitive) or it is unknown. A record
  * is valid if it parses and its checksum matches (and, for REMOVE, its files on disk still match:
@@ -53,8 +62,15 @@ final class TransactionLogLayout {
     static final char RECORD_END = '\n';
     /** The operation name of a compaction's log, as Cassandra names it (OperationType COMPACTION). */
     static final String COMPACTION = "compaction";
-    /** Files an oa sstable of ours has: the eight TOC entries (seven when no bloom filter is written). */
-    static final int SSTABLE_FILES = Component.tocOrder(SSTableVersion.OA.format(), true, true).length;
+    /**
+     * The NUM_FILES of an ADD: the files an sstable of {@code version} has with a bloom filter, as
+     * Cassandra counts a new sstable's components (eight for every version we write: BIG's Index.db
+     * and Summary.db or BTI's Partitions.db and Rows.db beside the six shared ones). Recovery never
+     * checks an ADD's count.
+     */
+    static int sstableFiles(SSTableVersion version) {
+        return Component.tocOrder(version.format(), true, true).length;
+    }
 
     enum Type {
         ADD, REMOVE, COMMIT, ABORT;
@@ -76,13 +92,12 @@ final class TransactionLogLayout {
         return FILE_NAME.matcher(name).matches();
     }
 
-    /** The sstable path prefix of a record: {@code <canonical table dir>/oa-<generation>-big-}. */
-    static String sstablePrefix(String canonicalTableDir, String generationDigits) {
-        return canonicalTableDir + '/' + fileNamePrefix(generationDigits);
-    }
-
-    static String fileNamePrefix(String generationDigits) {
-        return SSTableVersion.OA.fileNamePrefix(generationDigits);
+    /**
+     * The sstable path of a record: {@code <canonical table dir>/<file name prefix>}, the prefix an
+     * sstable's own ({@code oa-<generation>-big-}, {@code da-<generation>-bti-}).
+     */
+    static String sstablePath(String canonicalTableDir, String fileNamePrefix) {
+        return canonicalTableDir + '/' + fileNamePrefix;
     }
 
     /** The record line without its '\n'. UPDATE_TIME and NUM_FILES are stored as Cassandra stores them. */

@@ -17,6 +17,7 @@ import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.CompactionLock;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.SSTableFiles;
+import dev.flushline.sstable.SSTableVersion;
 import dev.flushline.sstable.StatisticsReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,6 +96,11 @@ public final class BackgroundCompactions implements AutoCloseable {
     private final CompactionPicker picker;
     private final Settings settings;
     private final LongSupplier unflushedMinTimestamp;
+    /**
+     * The version compactions write: the table's flushes' (a table written as nb for a Cassandra 4
+     * cluster stays nb), oa for a directory no flusher writes.
+     */
+    private final SSTableVersion outputVersion;
     private final LogLines log;
     private final CompactionThrottle throttle;
     private final ExecutorService pool;
@@ -113,13 +119,15 @@ public final class BackgroundCompactions implements AutoCloseable {
     private long compactions, bytesRead, bytesWritten, failures;
 
     private BackgroundCompactions(TableSchema schema, TableDirectory directory, Settings settings,
-                                  LongSupplier unflushedMinTimestamp, Consumer<String> log) throws IOException {
+                                  LongSupplier unflushedMinTimestamp, SSTableVersion outputVersion, Consumer<String> log)
+            throws IOException {
         if (settings.threads < 1) throw new IllegalArgumentException("compaction threads must be at least 1: " + settings.threads);
         this.schema = schema;
         this.directory = directory;
         this.settings = settings;
         this.picker = CompactionPicker.create(settings.strategy, settings.ranges);
         this.unflushedMinTimestamp = unflushedMinTimestamp;
+        this.outputVersion = outputVersion;
         this.log = new LogLines(LOG, log);
         this.throttle = new CompactionThrottle(settings.throughputMiBPerSecond);
         this.lock = CompactionLock.tryAcquire(directory.path());
@@ -155,7 +163,7 @@ public final class BackgroundCompactions implements AutoCloseable {
      */
     public static BackgroundCompactions start(Flusher flusher, Settings settings, Consumer<String> log) throws IOException {
         BackgroundCompactions c = new BackgroundCompactions(flusher.current().schema(), flusher.tableDirectory(), settings,
-                flusher::minUnflushedTimestamp, log);
+                flusher::minUnflushedTimestamp, flusher.sstableVersion(), log);
         flusher.addFlushListener(c::flushed);
         c.schedule();
         return c;
@@ -164,7 +172,7 @@ public final class BackgroundCompactions implements AutoCloseable {
     /** Compaction of a table directory no memtable writes into (compaction-stress, offline use); {@code log} as for {@link #start}. */
     public static BackgroundCompactions open(TableSchema schema, TableDirectory directory, Settings settings, Consumer<String> log)
             throws IOException {
-        BackgroundCompactions c = new BackgroundCompactions(schema, directory, settings, () -> Long.MAX_VALUE, log);
+        BackgroundCompactions c = new BackgroundCompactions(schema, directory, settings, () -> Long.MAX_VALUE, SSTableVersion.OA, log);
         c.schedule();
         return c;
     }
@@ -174,16 +182,21 @@ public final class BackgroundCompactions implements AutoCloseable {
      * Data.db's length, and level and timestamps from Statistics.db.
      */
     public static SSTableInfo describe(SSTableFiles f, TableSchema schema) throws IOException {
-        Path stats = f.path(Component.STATISTICS);
-        StatisticsReader.Metadata m = StatisticsReader.read(stats, f.readAll(Component.STATISTICS), schema);
+        StatisticsReader.Metadata m = StatisticsReader.read(f, schema, false); // in the sstable's own version
+        byte[] firstKey = m.firstKey, lastKey = m.lastKey;
+        if (firstKey == null) { // nb's Statistics.db has no key range
+            byte[][] keys = f.boundaryKeys();
+            firstKey = keys[0];
+            lastKey = keys[1];
+        }
         int generation;
         try {
             generation = Integer.parseInt(f.id());
         } catch (NumberFormatException e) {
             throw new IOException(f.path(Component.DATA) + ": compaction needs numeric sstable generations, not '" + f.id() + "'");
         }
-        long first = Murmur3.token(m.firstKey, 0, m.firstKey.length);
-        long last = Murmur3.token(m.lastKey, 0, m.lastKey.length);
+        long first = Murmur3.token(firstKey, 0, firstKey.length);
+        long last = Murmur3.token(lastKey, 0, lastKey.length);
         return new SSTableInfo(generation, first, last, Files.size(f.path(Component.DATA)), m.level, m.minTimestamp, m.maxTimestamp);
     }
 
@@ -238,6 +251,7 @@ public final class BackgroundCompactions implements AutoCloseable {
                     .outputLevel(pick.outputLevel())
                     .maxPurgeableTimestamp(maxPurgeable)
                     .throttle(throttle)
+                    .version(outputVersion)
                     .build();
             List<SSTableFiles> outputs = new ArrayList<>();
             List<SSTableInfo> outInfo = new ArrayList<>();

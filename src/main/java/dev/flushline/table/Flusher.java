@@ -261,6 +261,11 @@ public final class Flusher implements AutoCloseable {
         flushListeners.add(listener);
     }
 
+    /** The version of the sstables the flushes write: background compaction writes the same. */
+    public dev.flushline.sstable.SSTableVersion sstableVersion() {
+        return flushOptions.version;
+    }
+
     /** The table directory the flushes write into (opened now if no flush has yet): compactions share its generations. */
     public TableDirectory tableDirectory() throws IOException {
         return directory();

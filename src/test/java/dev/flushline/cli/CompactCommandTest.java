@@ -223,6 +223,82 @@ class CompactCommandTest {
         assertTrue(r.err().contains("drop --out"), r.err());
     }
 
+    /**
+     * One table directory holding oa (ours), nb (our load) and da (Cassandra's flush) sstables:
+     * {@code --in-place} replaces them all with one oa sstable, then converts that to nb, each
+     * read by cassandra-all as the compaction of the mixed inputs to {@code --out}, then to da.
+     */
+    @Test
+    void inPlaceTakesInputsOfEveryVersionAndConvertsBetweenThem() throws Exception {
+        CassandraOracle.init();
+        TableSchema schema = CqlParser.parse(CQL);
+        Path root = tmp.resolve("mixed");
+        Path tableDir = writeInputs(root, CQL, 200); // oa-1..3
+        Path ops = Files.writeString(tmp.resolve("ops.jsonl"), String.join("\n",
+                "{\"op\":\"insert\",\"timestamp\":1750000000000000,\"values\":{\"id\":1,\"seq\":1,\"kind\":\"nb\",\"tags\":[\"a\"]}}",
+                "{\"op\":\"insert\",\"timestamp\":1750000000000001,\"ttl\":86400,\"values\":{\"id\":2000,\"seq\":7,\"body\":\"from nb\"}}",
+                "{\"op\":\"delete\",\"timestamp\":1750000000000002,\"key\":{\"id\":2001}}", ""));
+        Run load = run("load", "--schema", schemaFile(CQL).toString(), "--input", ops.toString(), "--out", root.toString(),
+                "--now", String.valueOf(NOW), "--sstable-version", "nb");
+        assertEquals(0, load.status(), load.err());
+        dev.flushline.testing.FlushedModel m = dev.flushline.testing.FlushedModel.of(schema, CQL,
+                new RandomUpdates(schema, 77, NOW, 30, 8), 300, tmp.resolve("scratch"));
+        dev.flushline.oracle.CassandraReferenceWriter.writeAsFlush(tableDir, CQL, m.partitions(), m.stats().minTimestamp(),
+                m.stats().minLocalDeletionTime(), m.stats().minTtl(), m.partitions().size(), "da",
+                org.apache.cassandra.config.Config.FlushCompression.table);
+        List<String> versions = new ArrayList<>();
+        for (SSTableFiles f : SSTableFiles.inDirectory(tableDir)) versions.add(f.version() + "-" + f.path(dev.flushline.sstable.Component.DATA).getFileName());
+        assertEquals(List.of("oa-oa-1-big-Data.db", "oa-oa-2-big-Data.db", "oa-oa-3-big-Data.db", "nb-nb-4-big-Data.db", "da-da-5-bti-Data.db"),
+                versions);
+
+        String now = String.valueOf(NOW + 60_000);
+        Path ref = tmp.resolve("ref");
+        Run r = compact("--schema", schemaFile(CQL).toString(), "--input", root.toString(), "--out", ref.toString(), "--now", now,
+                "--gc-grace", "3600");
+        assertEquals(0, r.status(), r.err());
+        List<Partition> expected = CassandraReader.readAll(Descriptor.tableDir(ref, schema.keyspace(), schema.name(), schema.idHex()), CQL);
+        assertTrue(expected.size() > 30, "the inputs hold data: " + expected.size());
+
+        r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--in-place", "--now", now, "--gc-grace", "3600");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("Compacted (") && r.out().contains(" 5 sstables to [" + tableDir.resolve("oa-6-big-Data.db")), r.out());
+        assertEquals(List.of("oa-6-big-"), prefixesIn(tableDir), "only the output is left");
+        assertEquals(expected, CassandraReader.readAll(tableDir, CQL));
+
+        r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--in-place", "--now", now, "--gc-grace", "3600",
+                "--sstable-version", "nb");
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("nb-7-big-"), prefixesIn(tableDir), "converted to nb");
+        assertEquals(expected, CassandraReader.readAll(tableDir, CQL));
+        assertEquals(List.of(), CassandraVerifier.verify(tableDir, CQL));
+
+        r = compact("--schema", schemaFile(CQL).toString(), "--input", tableDir.toString(), "--in-place", "--now", now, "--gc-grace", "3600",
+                "--sstable-version", "da");
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("da-8-bti-"), prefixesIn(tableDir), "converted to da");
+        assertEquals(expected, CassandraReader.readAll(tableDir, CQL));
+        assertEquals(List.of(), CassandraVerifier.verify(tableDir, CQL));
+    }
+
+    /** The distinct sstable file name prefixes ({@code oa-6-big-}) of every file in {@code dir}, hidden files failing the check. */
+    private static List<String> prefixesIn(Path dir) throws Exception {
+        java.util.TreeSet<String> out = new java.util.TreeSet<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : files.toList()) {
+                String n = p.getFileName().toString();
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("^([a-z]{2}-\\d+-[a-z]+-).+$").matcher(n);
+                out.add(m.matches() ? m.group(1) : n);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    static Run run(String... argv) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int status = Main.run(argv, new ByteArrayInputStream(new byte[0]), new PrintStream(out, true), new PrintStream(err, true));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
     private static long tokenOf(Partition p) {
         byte[] key = p.key().toBuffer().array();
         return Murmur3.token(key, 0, key.length);

@@ -168,7 +168,7 @@ class NbLoadAndCompactTest {
     }
 
     @Test
-    void compactToNbRefusesInputsWithLaterDeletionTimesAndInPlace() throws Exception {
+    void compactToNbRefusesInputsWithLaterDeletionTimesAlsoInPlace() throws Exception {
         long now = NB_MAX + 100;
         Path in = write("ops.jsonl", "{\"op\":\"delete\",\"timestamp\":5,\"key\":{\"pk\":9}}\n");
         Path oaOut = tmp.resolve("oa");
@@ -182,11 +182,27 @@ class NbLoadAndCompactTest {
                 && r.err.contains("2038-01-19T03:14:06Z") && r.err.contains("nothing was published"), r.err);
         assertTrue(!Files.exists(tableDir(out)) || names(tableDir(out)).isEmpty(), "nothing published");
 
+        // In place the same refusal, by the same file and time, and the directory is left exactly as it was
+        // (no output, no transaction log or lock of ours, every input byte for byte).
+        java.util.Map<String, byte[]> before = everyFile(tableDir(oaOut));
         Result inPlace = main("compact", "--schema", schema.toString(), "--input", oaOut.toString(), "--in-place",
-                "--now", Long.toString(now), "--sstable-version", "nb");
-        assertEquals(1, inPlace.status);
-        assertTrue(inPlace.err.contains("--in-place writes oa sstables only"), inPlace.err);
+                "--now", Long.toString(now), "--gc-grace", "864000", "--sstable-version", "nb");
+        assertEquals(1, inPlace.status, inPlace.err);
+        assertTrue(inPlace.err.contains("refused " + tableDir(oaOut).resolve("oa-1-big-Statistics.db")) && inPlace.err.contains("2147483746")
+                && inPlace.err.contains("2038-01-19T03:14:06Z") && inPlace.err.contains("nothing was published"), inPlace.err);
         assertEquals(List.of("oa-1-big-CRC.db", "oa-1-big-Data.db", "oa-1-big-Digest.crc32", "oa-1-big-Filter.db",
                 "oa-1-big-Index.db", "oa-1-big-Statistics.db", "oa-1-big-Summary.db", "oa-1-big-TOC.txt"), names(tableDir(oaOut)));
+        java.util.Map<String, byte[]> after = everyFile(tableDir(oaOut));
+        assertEquals(before.keySet(), after.keySet(), "the same files, hidden ones included");
+        for (String f : before.keySet()) assertTrue(java.util.Arrays.equals(before.get(f), after.get(f)), f + " changed");
+    }
+
+    /** Every file of {@code dir} (hidden ones and directories too; a directory's bytes are empty), by name. */
+    static java.util.Map<String, byte[]> everyFile(Path dir) throws IOException {
+        java.util.Map<String, byte[]> out = new java.util.TreeMap<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) out.put(p.getFileName().toString(), Files.isDirectory(p) ? new byte[0] : Files.readAllBytes(p));
+        }
+        return out;
     }
 }

@@ -15,6 +15,9 @@ import org.apache.cassandra.db.Directories;
 import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
 import org.apache.cassandra.io.util.File;
 import dev.flushline.testing.CrashState;
+import dev.flushline.testing.FlushedModel;
+import dev.flushline.oracle.CassandraReferenceWriter;
+import org.apache.cassandra.config.Config;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -172,7 +175,7 @@ class TransactionLogCompatibilityTest {
         assertEquals(2, outputs.size());
         List<List<Partition>> inputs = List.of(outputs.get(1), outputs.get(0));
         assertFalse(inputs.equals(outputs), "the two sides read back differently");
-        int committedAt = 1 + 2 + 2 + 2 + 1; // begun, 2 x (ADD, published), 2 REMOVEs, the directory fsync: the next action is COMMIT
+        int committedAt = 1 + 2 * 3 + 2 + 1; // begun, 2 x (ADD, publish, published), 2 REMOVEs, the directory fsync: the next action is COMMIT
         for (int k = 0; k < actions; k++) {
             Path ours = tableDir(tmp.resolve("ours-" + k));
             Path theirs = tableDir(tmp.resolve("theirs-" + k));
@@ -197,7 +200,7 @@ class TransactionLogCompatibilityTest {
 
     @Test
     void cassandraReadsATornCommitAsWeDoAndRefusesACorruptMiddleLineAsWeDo() throws Exception {
-        int committedAt = 1 + 2 + 2 + 2 + 1;
+        int committedAt = 1 + 2 * 3 + 2 + 1;
         Path probe = tableDir(tmp.resolve("probe"));
         build(probe.getParent().getParent(), committedAt);
         int commitLength = Files.readAllLines(logOf(probe)).get(4).length();
@@ -230,6 +233,174 @@ class TransactionLogCompatibilityTest {
         assertFalse(cassandraCleanup(theirs), "Cassandra refuses the log too");
         assertEquals(before, sstablesAndLogs(ours));
         assertEquals(sstablesAndLogs(ours), sstablesAndLogs(theirs), "neither deleted anything");
+    }
+
+    // ---- logs naming nb and da sstables ----
+
+    /**
+     * The inputs of the mixed-version compaction, built once: nb-1 (our flush of memtable 1 as nb)
+     * and da-2 (Cassandra's own flush, as a node writes da, of memtable 2's content).
+     */
+    static Path mixedInputs(Path root) throws IOException {
+        Path tableDir = schema.directoryUnder(root);
+        Memtable m1 = memtable(1);
+        try {
+            new FlushWriter(m1, SSTableVersion.NB).write(m1.partitionIterator(), m1.partitionCount(), TableDirectory.open(tableDir), true, null, 0);
+        } finally {
+            m1.discard();
+        }
+        FlushedModel m2 = FlushedModel.of(schema, CQL, new RandomUpdates(schema, 2, NOW, 40, 5), 300, root.resolve("scratch"));
+        CassandraReferenceWriter.writeAsFlush(tableDir, CQL, m2.partitions(), m2.stats().minTimestamp(), m2.stats().minLocalDeletionTime(),
+                m2.stats().minTtl(), m2.partitions().size(), "da", Config.FlushCompression.table);
+        assertEquals(List.of("da-2-bti-Data.db", "nb-1-big-Data.db"),
+                sstablesAndLogsOfEveryVersion(tableDir).stream().filter(n -> n.endsWith("Data.db")).toList());
+        return tableDir;
+    }
+
+    /**
+     * As {@link #build}, for inputs nb-1 and da-2 (copied from {@code inputs}) and outputs of
+     * {@code outputs}' versions: 3 holds memtable 2, 4 memtable 1.
+     */
+    static int buildMixed(Path root, Path inputs, SSTableVersion[] outputs, int crashAt) throws IOException {
+        Path tableDir = tableDir(root);
+        Files.createDirectories(tableDir);
+        try (Stream<Path> s = Files.list(inputs)) {
+            for (Path p : s.toList()) {
+                if (Descriptor.generationOf(p.getFileName().toString()) > 0) {
+                    Files.copy(p, tableDir.resolve(p.getFileName()), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+        Memtable m1 = memtable(1), m2 = memtable(2);
+        try {
+            TableDirectory dir = TableDirectory.open(tableDir);
+            int[] counter = {0};
+            Path[] crashed = {null};
+            TransactionLog.StepListener l = what -> {
+                if (counter[0]++ == crashAt) {
+                    try {
+                        crashed[0] = CrashState.take(tableDir);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    throw new Crash();
+                }
+            };
+            TransactionLog txn = TransactionLog.beginCompaction(dir, l);
+            try {
+                l.step("begun");
+                new FlushWriter(m2, outputs[0]).write(m2.partitionIterator(), m2.partitionCount(), txn.outputs(), true, null, 0);
+                l.step("published 3");
+                new FlushWriter(m1, outputs[1]).write(m1.partitionIterator(), m1.partitionCount(), txn.outputs(), true, null, 0);
+                l.step("published 4");
+                txn.obsolete(tableDir.resolve("nb-1-big-Data.db"));
+                txn.obsolete(2); // da-2-bti-
+                txn.commit();
+            } catch (Crash c) {
+                txn.close();
+                CrashState.restore(crashed[0], tableDir);
+                return -1;
+            }
+            return counter[0];
+        } finally {
+            m1.discard();
+            m2.discard();
+        }
+    }
+
+    /** Component files of every version and logs (as "a log"). */
+    static List<String> sstablesAndLogsOfEveryVersion(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> Descriptor.generationOf(n) > 0 || n.endsWith(".log"))
+                    .map(n -> n.endsWith(".log") ? "a log" : n).sorted().toList();
+        }
+    }
+
+    /**
+     * A compaction of nb-1 and da-2 into oa-3 and nb-4 (and, once we write da, into da-3 and nb-4),
+     * stopped at every step: Cassandra's lister lists what our view lists, reading the log's nb and
+     * da records; its startup cleanup leaves the files our recovery leaves; the data read back is
+     * one whole side.
+     */
+    @Test
+    void cassandraReadsOurLogsNamingNbAndDaSSTablesAsWeDo() throws Exception {
+        Path inputs = mixedInputs(tmp.resolve("inputs"));
+        List<SSTableVersion[]> variants = new ArrayList<>();
+        variants.add(new SSTableVersion[] {SSTableVersion.OA, SSTableVersion.NB});
+        variants.add(new SSTableVersion[] {SSTableVersion.DA, SSTableVersion.NB});
+        for (SSTableVersion[] outputs : variants) {
+            String variant = outputs[0] + "+" + outputs[1];
+            Path probe = tableDir(tmp.resolve("probe-" + variant));
+            int actions = buildMixed(probe.getParent().getParent(), inputs, outputs, -1);
+            List<String> outputData = List.of(outputs[0].fileNamePrefix("3") + "Data.db", outputs[1].fileNamePrefix("4") + "Data.db");
+            assertEquals(outputData, dataNames(TransactionLog.liveSSTables(probe)));
+            List<List<Partition>> outputData0 = readBack(TransactionLog.liveSSTables(probe));
+            List<List<Partition>> inputData = readBack(List.of(inputs.resolve("nb-1-big-Data.db"), inputs.resolve("da-2-bti-Data.db")));
+            assertEquals(List.of(outputData0.get(1), outputData0.get(0)), inputData, "the outputs hold the inputs' data, swapped");
+            assertFalse(inputData.equals(outputData0), "the two sides read back differently");
+            int committedAt = 1 + 2 * 3 + 2 + 1;
+            for (int k = 0; k < actions; k++) {
+                String at = variant + ", crash at action " + k;
+                Path ours = tableDir(tmp.resolve("ours-" + variant + "-" + k));
+                Path theirs = tableDir(tmp.resolve("theirs-" + variant + "-" + k));
+                assertEquals(-1, buildMixed(ours.getParent().getParent(), inputs, outputs, k), at);
+                assertEquals(-1, buildMixed(theirs.getParent().getParent(), inputs, outputs, k), at);
+                boolean committed = k >= committedAt;
+                List<Integer> expected = committed ? List.of(3, 4) : List.of(1, 2);
+                assertEquals(expected, ourView(ours), at);
+                assertEquals(expected, cassandraView(ours), "Cassandra's lister, " + at);
+                assertEquals(committed ? outputData0 : inputData, readBack(TransactionLog.liveSSTables(ours)), "data read back, " + at);
+                if (k == committedAt) {
+                    String log = Files.readString(logOf(ours));
+                    assertTrue(log.contains("/" + outputs[0].fileNamePrefix("3") + ",0,8][") && log.contains("/nb-4-big-,0,8][")
+                            && log.contains("REMOVE:[" + ours.toRealPath() + "/nb-1-big-,") && log.contains("REMOVE:[" + ours.toRealPath() + "/da-2-bti-,"), log);
+                }
+                TransactionLog.recover(ours);
+                Leftovers.clean(ours);
+                assertTrue(cassandraCleanup(theirs), "Cassandra accepted the log, " + at);
+                assertEquals(sstablesAndLogsOfEveryVersion(ours), sstablesAndLogsOfEveryVersion(theirs), "the same files after both cleanups, " + at);
+                assertEquals(expected, ourView(theirs), at);
+                assertFalse(sstablesAndLogsOfEveryVersion(theirs).contains("a log"), at);
+            }
+        }
+    }
+
+    /**
+     * A log naming a da sstable as an output and an nb one as an input, written by hand (a
+     * compaction into da leaves such a log; we do not write da yet): committed or not, with the
+     * last line torn or whole, Cassandra lists and cleans up as we do.
+     */
+    @Test
+    void cassandraReadsALogAddingADaSSTableAsWeDo() throws Exception {
+        Path inputs = mixedInputs(tmp.resolve("inputs"));
+        for (String state : new String[] {"uncommitted", "committed", "torn-commit"}) {
+            Path ours = tableDir(tmp.resolve("ours-" + state)), theirs = tableDir(tmp.resolve("theirs-" + state));
+            for (Path dir : List.of(ours, theirs)) {
+                Files.createDirectories(dir);
+                try (Stream<Path> s = Files.list(inputs)) {
+                    for (Path p : s.toList()) Files.copy(p, dir.resolve(p.getFileName()), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+                Path log = TransactionLogVersionsTest.writeOurLog(dir, !state.equals("uncommitted"), "da-2-bti-", "nb-1-big-");
+                if (state.equals("torn-commit")) {
+                    String text = Files.readString(log);
+                    Files.writeString(log, text.substring(0, text.length() - 5));
+                }
+            }
+            List<Integer> expected = state.equals("committed") ? List.of(2) : List.of(1);
+            assertEquals(expected, ourView(ours), state);
+            assertEquals(expected, cassandraView(ours), "Cassandra's lister, " + state);
+            TransactionLog.recover(ours);
+            Leftovers.clean(ours);
+            assertTrue(cassandraCleanup(theirs), state);
+            assertEquals(sstablesAndLogsOfEveryVersion(ours), sstablesAndLogsOfEveryVersion(theirs), "the same files after both cleanups, " + state);
+            assertEquals(expected, ourView(theirs), state);
+        }
+    }
+
+    static List<String> dataNames(List<Path> dataFiles) {
+        List<String> out = new ArrayList<>();
+        for (Path p : dataFiles) out.add(p.getFileName().toString());
+        return out;
     }
 
     static Path logOf(Path dir) throws IOException {

@@ -70,14 +70,15 @@ class TransactionLogTest {
 
     /**
      * The first action of {@link #run} at or after which the compaction is committed: begun, two
-     * outputs' ADD and 8 renames each, two REMOVEs, the table directory's fsync; COMMIT is next.
+     * outputs' ADD, publish (records durable) and 8 renames each, two REMOVEs, the table
+     * directory's fsync; COMMIT is next.
      */
-    static final int COMMITTED_AT = 1 + 2 * 9 + 2 + 1;
+    static final int COMMITTED_AT = 1 + 2 * 10 + 2 + 1;
 
     /**
      * Runs a compaction of inputs 1 and 2 into outputs 3 and 4 and crashes at action {@code crashAt}
-     * (-1 = never). Actions: 0 right after begin, then each output's reservation, each of its
-     * component renames, each REMOVE, the directory fsync before COMMIT, COMMIT and each file
+     * (-1 = never). Actions: 0 right after begin, then each output's reservation, its records
+     * made durable before its first rename, each of its component renames, each REMOVE, the directory fsync before COMMIT, COMMIT and each file
      * deletion, and the log's deletion. Outputs are published as the writer does it: the log's
      * records made durable first, then the renames.
      * {@code abortInstead}: roll back after the REMOVEs instead of committing.
@@ -245,7 +246,7 @@ class TransactionLogTest {
         if (lineIndex != 1) return committedState(dir);
         publishFake(dir, 1);
         publishFake(dir, 2);
-        run(dir, 1 + 9, false); // right after the second ADD
+        run(dir, 1 + 10, false); // right after the second ADD
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.getFileName().toString().endsWith(".log")).findFirst().orElseThrow();
         }

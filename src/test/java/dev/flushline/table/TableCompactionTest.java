@@ -138,4 +138,59 @@ class TableCompactionTest {
             }
         }
     }
+
+    /**
+     * A table that flushes nb (for a Cassandra 4 cluster) compacts into nb: its compactions replace
+     * nb inputs through the transaction log and write the table's version, never oa.
+     */
+    @org.junit.jupiter.api.Test
+    void anNbTableCompactsIntoNb() throws Exception {
+        CassandraOracle.init();
+        Path root = tmp.resolve("nb");
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        TableOptions options = TableOptions.builder().schema(FlusherTest.CQL).dataDir(root.resolve("data"))
+                .allocation(AllocationMode.UNSLABBED_HEAP).memtableSizeBytes(48 * 1024).log(log::add).compaction(settings("stcs"))
+                .sstableVersion(dev.flushline.sstable.SSTableVersion.NB).build();
+        BackgroundCompactions bc;
+        TableSchema schema;
+        List<PartitionUpdate> updates;
+        try (Table t = Table.open(options)) {
+            schema = t.schema();
+            bc = t.compactions();
+            updates = new RandomUpdates(schema, BackgroundCompactionTest.SEED, FlusherTest.NOW, 600, 12).next(OPERATIONS);
+            for (PartitionUpdate u : updates) t.apply(u);
+            t.flush();
+            bc.awaitQuiescent();
+        }
+        synchronized (log) {
+            assertEquals(0, bc.failedCompactions(), bc.failure() + "\n" + String.join("\n", log));
+        }
+        synchronized (log) {
+            assertTrue(bc.compactionsDone() >= 1, "compacted in the background: " + bc.compactionsDone() + "\n" + String.join("\n", log));
+        }
+        List<SSTableFiles> live = SSTableFiles.inDirectory(schema.directoryUnder(options.dataDir));
+        for (SSTableFiles f : live) {
+            assertEquals(dev.flushline.sstable.SSTableVersion.NB, f.version(), f.path(Component.DATA).toString());
+        }
+        List<Path> data = new ArrayList<>();
+        for (SSTableFiles f : live) data.add(f.path(Component.DATA));
+        Path merged = CassandraCompactor.compact(data, FlusherTest.CQL, root.resolve("merged"), FlusherTest.NOW, FlusherTest.NOW - 864_000);
+        Path reference = CassandraCompactor.compact(flushedAsOa(schema, updates, root.resolve("oa")), FlusherTest.CQL, root.resolve("oa-merged"),
+                FlusherTest.NOW, FlusherTest.NOW - 864_000);
+        assertEquals(CassandraReader.readAll(reference, FlusherTest.CQL), CassandraReader.readAll(merged, FlusherTest.CQL),
+                "the nb table's sstables hold what one oa flush of the same updates holds");
+    }
+
+    /** The updates applied to one memtable and flushed as oa into {@code dir}: its Data.db. */
+    private static List<Path> flushedAsOa(TableSchema schema, List<PartitionUpdate> updates, Path dir) throws Exception {
+        dev.flushline.memtable.Memtable m = new dev.flushline.memtable.SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
+        for (PartitionUpdate u : updates) m.apply(u);
+        m.seal();
+        try {
+            return List.of(new dev.flushline.flush.FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir),
+                    true, null, 0).dataPath);
+        } finally {
+            m.discard();
+        }
+    }
 }
