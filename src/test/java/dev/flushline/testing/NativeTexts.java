@@ -49,6 +49,35 @@ public final class NativeTexts {
         }
     }
 
+    /** A valid text for a value of {@code type}, in the form cqlsh's COPY TO writes it (one of {@link #TYPES}). */
+    public static String valid(Random r, String type) {
+        switch (type) {
+            case "tinyint": return Integer.toString(r.nextInt(256) - 128);
+            case "smallint": return Integer.toString(r.nextInt(65536) - 32768);
+            case "int": return Integer.toString(r.nextInt());
+            case "bigint":
+            case "varint": return Long.toString(r.nextLong() >> r.nextInt(64));
+            case "float": return Float.toString((r.nextInt(2_000_000) - 1_000_000) / 128f);
+            case "double": return Double.toString(r.nextGaussian() * 1000);
+            case "decimal": return (r.nextInt(2_000_000) - 1_000_000) + "." + two(r.nextInt(100));
+            case "boolean": return r.nextBoolean() ? "True" : "False";
+            case "blob": {
+                StringBuilder sb = new StringBuilder("0x");
+                for (int i = r.nextInt(16); i > 0; i--) sb.append(two(r.nextInt(100)));
+                return sb.toString();
+            }
+            case "uuid": return new UUID(r.nextLong(), r.nextLong()).toString();
+            case "timeuuid": return new UUID((r.nextLong() & ~0xF000L) | 0x1000L, r.nextLong()).toString();
+            case "inet": return r.nextInt(256) + "." + r.nextInt(256) + "." + r.nextInt(256) + "." + r.nextInt(256);
+            case "date": return (1900 + r.nextInt(200)) + "-" + two(1 + r.nextInt(12)) + "-" + two(1 + r.nextInt(28));
+            case "time": return two(r.nextInt(24)) + ":" + two(r.nextInt(60)) + ":" + two(r.nextInt(60)) + "." + digits(r, 9);
+            case "timestamp":
+                return (1900 + r.nextInt(200)) + "-" + two(1 + r.nextInt(12)) + "-" + two(1 + r.nextInt(28)) + " " + two(r.nextInt(24)) + ":"
+                        + two(r.nextInt(60)) + ":" + two(r.nextInt(60)) + "." + digits(r, 3) + "+0000";
+            default: return string(r);
+        }
+    }
+
     private static String sign(Random r) {
         int x = r.nextInt(6);
         return x == 0 ? "-" : x == 1 ? "+" : "";
