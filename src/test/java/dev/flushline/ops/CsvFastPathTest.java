@@ -342,6 +342,33 @@ class CsvFastPathTest {
         return all.toByteArray();
     }
 
+    /**
+     * Records and runs of blank lines longer than the fast path's window, a 4-byte char at every offset
+     * of the window's end, and fast and slow records in turn over many windows: jackson is handed what
+     * the window cannot hold, and the fast path takes the records after them again.
+     */
+    @Test
+    void inputsLongerThanTheWindowReadAlikeBothWays() throws Exception {
+        Case k = new Case();
+        k.cql = "CREATE TABLE ks.w (k int, c int, t text, d double, PRIMARY KEY (k, c))";
+        k.schema = CqlParser.parse(k.cql);
+        k.options = CsvOptions.builder(TS).build();
+        StringBuilder text = new StringBuilder("k,c,t,d\n");
+        int window = CsvChars.WINDOW_CHARS;
+        text.append("1,1,\"").append("x".repeat(3 * window)).append("\",1.5\n");    // a field of three windows
+        text.append("1,2,").append("y".repeat(window + 7)).append(",2\n");            // unquoted, past the window
+        text.append("\n".repeat(window + 3)).append(" ".repeat(window / 2)).append("1,3,z,3\n"); // blank lines and spaces
+        for (int i = 0; i < 3000; i++) {
+            // a 4-byte char at every position against the window's end, now and then a record over two lines
+            text.append("2,").append(i).append(i % 13 == 0 ? ",\"two\nlines" : ",").append("a".repeat(i % 97)).append("\ud83d\ude00");
+            text.append(i % 13 == 0 ? "\",4.5\n" : i % 17 == 0 ? ",\"4.5\"x\n" : ",4.5\n");
+        }
+        k.input = text.toString().getBytes(StandardCharsets.UTF_8);
+        compare(k, 1000);
+        assertTrue(fastRecords > 2500, fastRecords + " records taken by the fast path");
+        assertTrue(slowRecords - fastRecords > 200, (slowRecords - fastRecords) + " records left to jackson");
+    }
+
     @Test
     void randomInputsReadAlikeBothWays() throws Exception {
         Random r = new Random(20261204L);
