@@ -1,6 +1,5 @@
 package dev.flushline.ops;
 
-import dev.flushline.data.Cell;
 import dev.flushline.data.InsertBuffer;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
