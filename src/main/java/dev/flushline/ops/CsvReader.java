@@ -1,5 +1,6 @@
 package dev.flushline.ops;
 
+import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
@@ -65,6 +66,18 @@ import java.util.Map;
  * reader goes on with the next record); bytes that are not UTF-8, a field longer than
  * {@link #MAX_FIELD_CHARS} and a quote never closed are not.
  *
+ * <p><b>The fast path.</b> Most records are read by {@link CsvRecordDecoder} in place, in a window of
+ * the input's chars ({@link CsvChars}), and decoded straight into an {@link InsertBuffer} with no object
+ * per field ({@link #next(InsertBuffer)}). It takes a record only when it gives the very mutation the
+ * path above would; anything else it leaves where it is, and jackson's tokenizer reads it from the
+ * same window, with the value model: so what is accepted, refused and said does not depend on the
+ * path a record took ({@code CsvFastPathTest} holds the two to the same outcomes on random inputs).
+ * jackson is handed the window's chars a line at a time. A parser is made where the fast path leaves
+ * a record, kept while the records after it are left too, and dropped when the fast path takes one
+ * again; it counts lines and columns from where it was made, which this reader turns into the
+ * input's. An input whose first bytes jackson would read as UTF-16 or UTF-32 (a NUL among its first
+ * two) is read by jackson from its bytes alone, as every input was before there was a fast path.
+ *
  * <p>Thread safety: not thread-safe; one thread reads ({@link #abandon} from any).
  */
 public final class CsvReader implements MutationSource {
@@ -94,7 +107,27 @@ public final class CsvReader implements MutationSource {
     private static final Object NULL = new Object();
 
     private final CheckedUtf8Input input;
-    private final CsvParser parser;
+    /** The input's chars, which the fast path and jackson share; null when jackson reads the bytes itself (see the class comment). */
+    private final CsvChars chars;
+    /** Makes jackson's parsers, each with {@link #dialect}. */
+    private final CsvFactory factory;
+    private final CsvSchema dialect;
+    /**
+     * The tokenizer of the records the fast path leaves; null while it holds none. Over {@link #chars}
+     * it starts at line {@link #parserFirstLine}, column {@link #parserFirstColumn} + 1 of the input.
+     */
+    private CsvParser parser;
+    private long parserFirstLine = 1;
+    private int parserFirstColumn;
+    /** jackson holds one char the window took back ({@link CsvChars#takeBack}): the parser can go on if the fast path leaves the record. */
+    private boolean parserParked;
+    /** The line of the window's next char, and the chars before it on that line, while no parser holds the input. */
+    private long nextLine = 1;
+    private int nextColumn;
+    /** The fast path: null if jackson reads every record (its bytes alone, or columns of types the fast path does not take). */
+    private CsvRecordDecoder fast;
+    private InsertBuffer ownBuffer;
+    private long fastTaken;
     private final String source;
     private final OperationDecoder decoder;
     private final CsvOptions options;
@@ -124,16 +157,28 @@ public final class CsvReader implements MutationSource {
     /** As above, refusing fields longer than {@code maxFieldChars} (tests). */
     CsvReader(InputStream in, String source, OperationDecoder decoder, CsvOptions options, int maxFieldChars)
             throws IOException, BadInputException {
+        this(in, source, decoder, options, maxFieldChars, true);
+    }
+
+    /** As above; without {@code fastPath}, jackson reads every record from the bytes and the value model decodes it (tests). */
+    CsvReader(InputStream in, String source, OperationDecoder decoder, CsvOptions options, int maxFieldChars, boolean fastPath)
+            throws IOException, BadInputException {
         this.maxFieldChars = maxFieldChars;
         this.input = new CheckedUtf8Input(in, source);
         this.source = source;
         this.decoder = decoder;
         this.options = options;
         TableSchema schema = decoder.schema();
-        CsvSchema dialect = CsvSchema.emptySchema().withColumnSeparator(options.delimiter).withQuoteChar(options.quote);
-        dialect = options.escape == CsvOptions.NO_ESCAPE ? dialect.withoutEscapeChar() : dialect.withEscapeChar((char) options.escape);
-        this.parser = (maxFieldChars == MAX_FIELD_CHARS ? FACTORY : factory(maxFieldChars)).createParser(input);
-        parser.setSchema(dialect);
+        CsvSchema d = CsvSchema.emptySchema().withColumnSeparator(options.delimiter).withQuoteChar(options.quote);
+        this.dialect = options.escape == CsvOptions.NO_ESCAPE ? d.withoutEscapeChar() : d.withEscapeChar((char) options.escape);
+        this.factory = maxFieldChars == MAX_FIELD_CHARS ? FACTORY : factory(maxFieldChars);
+        if (fastPath) {
+            this.chars = charsUnlessWide(new CsvChars(input));
+        } else {
+            this.chars = null;
+            parser = factory.createParser(input);
+            parser.setSchema(dialect);
+        }
         this.timestamp = BigDecimal.valueOf(options.timestampMicros);
         this.ttl = options.ttlSeconds == CsvOptions.TABLE_TTL ? null : BigDecimal.valueOf(options.ttlSeconds);
         ColumnMetadata[] cols;
@@ -147,6 +192,32 @@ public final class CsvReader implements MutationSource {
         }
         this.columns = cols;
         this.fields = new String[cols == null ? 0 : cols.length];
+        if (chars != null && cols != null) {
+            CsvRecordDecoder f = new CsvRecordDecoder(chars, decoder, options, cols, maxFieldChars);
+            if (f.usable()) fast = f;
+        }
+        afterSlowRecord();
+    }
+
+    /**
+     * {@code c}, or null if jackson reads this input's bytes as UTF-16 or UTF-32: it guesses so, without a
+     * byte order mark, from a NUL among the first two bytes (its encoding detection). Drops a UTF-8 byte
+     * order mark where jackson does (at the start of an input of four bytes or more).
+     */
+    private CsvChars charsUnlessWide(CsvChars c) throws IOException {
+        int n = c.peekBytes(4);
+        if (n >= 2 && (c.peekedByte(0) == 0 || c.peekedByte(1) == 0)) {
+            parser = factory.createParser(c.undecodedInput());
+            parser.setSchema(dialect);
+            return null;
+        }
+        if (n >= 4 && c.peekedByte(0) == (byte) 0xEF && c.peekedByte(1) == (byte) 0xBB && c.peekedByte(2) == (byte) 0xBF) c.skipBytes(3);
+        return c;
+    }
+
+    /** Records the fast path took (tests: that it took the records they mean it to). */
+    long fastTaken() {
+        return fastTaken;
     }
 
     /** Reads {@code input} ("-" = stdin); messages name it as given, stdin as {@code <stdin>}. Closes it if it cannot start. */
@@ -293,9 +364,52 @@ public final class CsvReader implements MutationSource {
 
     private void expectStart(JsonToken t) {
         if (t != JsonToken.START_ARRAY) throw new IllegalStateException("the CSV tokenizer gave " + t + " where a record starts");
-        lineNumber = parser.currentLocation().getLineNr();
+        lineNumber = inputLine(parser.currentLocation().getLineNr());
         inRecord = true;
     }
+
+    /** The input's line of the parser's line {@code parserLine}. */
+    private long inputLine(long parserLine) {
+        return parserFirstLine + parserLine - 1;
+    }
+
+    /** The input's column (1-based) of the parser's column {@code parserColumn} on its line {@code parserLine}. */
+    private long inputColumn(long parserLine, long parserColumn) {
+        return parserLine == 1 ? parserFirstColumn + parserColumn : parserColumn;
+    }
+
+    /** A parser over the window from its next char, the start of a record (or of the input). */
+    private CsvParser startParser() throws IOException {
+        chars.startHandouts();
+        CsvParser p = factory.createParser(chars.reader());
+        p.setSchema(dialect);
+        parser = p;
+        parserFirstLine = nextLine;
+        parserFirstColumn = nextColumn;
+        parserParked = false;
+        return p;
+    }
+
+    /**
+     * After jackson read a record (or the header) to its end: where the fast path can read on, the
+     * parser gives back the char it read ahead and is parked, and the window's line and column are
+     * the parser's; else the parser goes on with the next record.
+     */
+    private void afterSlowRecord() throws IOException {
+        if (fast == null || parser == null || ended || parserParked || inRecord) return;
+        int held = parser.releaseBuffered(HELD);
+        if (!chars.takeBack(held)) return;
+        JsonLocation at = parser.currentLocation();
+        nextLine = inputLine(at.getLineNr());
+        nextColumn = (int) inputColumn(at.getLineNr(), at.getColumnNr()) - 1;
+        parserParked = true;
+        parkedChars = held;
+    }
+
+    /** How many chars jackson holds unread: {@link CsvParser#releaseBuffered} writes them here, which only counts. */
+    private static final java.io.Writer HELD = java.io.Writer.nullWriter();
+    /** What the parked parser holds (0 or 1 chars), to be handed back if it goes on. */
+    private int parkedChars;
 
     private void expectEnd(JsonToken t) {
         if (t != JsonToken.END_ARRAY) throw new IllegalStateException("the CSV tokenizer gave " + t + " inside a record");
@@ -304,8 +418,10 @@ public final class CsvReader implements MutationSource {
 
     /** The next token; the tokenizer's refusals as bad input of the current record. */
     private JsonToken token() throws IOException, BadInputException {
+        CsvParser p = parser;
+        if (p == null) p = startParser();
         try {
-            return parser.nextToken();
+            return p.nextToken();
         } catch (CheckedUtf8Input.MalformedUtf8Exception e) {
             ended = true;
             throw new BadInputException(source, e.line, "not valid UTF-8 at byte " + e.byteInLine + " of the line", false);
@@ -320,7 +436,7 @@ public final class CsvReader implements MutationSource {
 
     /** The line of the record being read (where it started), or the tokenizer's line between records. */
     private long recordLine() {
-        return inRecord ? lineNumber : parser.currentLocation().getLineNr();
+        return inRecord ? lineNumber : inputLine(parser.currentLocation().getLineNr());
     }
 
     /**
@@ -339,7 +455,8 @@ public final class CsvReader implements MutationSource {
                     + "before the end of the input", false);
         }
         // jackson's column is the one after the character its message names
-        String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + Math.max(1, at.getColumnNr() - 1);
+        String where = at == null ? "" : " at line " + inputLine(at.getLineNr()) + ", column "
+                + Math.max(1, inputColumn(at.getLineNr(), at.getColumnNr()) - 1);
         String detail = "malformed CSV" + where + ": " + reason + " (quote " + CsvOptions.show(options.quote)
                 + ", delimiter " + CsvOptions.show(options.delimiter) + ", escape " + CsvOptions.show(options.escape) + ")";
         try {
@@ -348,6 +465,7 @@ public final class CsvReader implements MutationSource {
                 t = parser.nextToken();
             } while (t != null && t != JsonToken.END_ARRAY);
             if (t == null) ended = true;
+            inRecord = false;
         } catch (JsonProcessingException | CheckedUtf8Input.MalformedUtf8Exception again) {
             ended = true;
             return new BadInputException(source, line, detail + "; the records after it cannot be read", false);
@@ -357,12 +475,76 @@ public final class CsvReader implements MutationSource {
 
     @Override
     public Mutation next() throws IOException, BadInputException {
+        if (fast != null) {
+            if (ownBuffer == null) ownBuffer = new InsertBuffer(decoder.schema());
+            Object item = next(ownBuffer);
+            return item == ownBuffer ? ownBuffer.toMutation() : (Mutation) item;
+        }
         while (true) {
             if (ended || columns == null) return null;
             Mutation m = record();
             if (m != null || ended) return m;
             noOps++; // an insert always writes its row's liveness, so this is not expected
         }
+    }
+
+    /** As {@link #next()}, but a record the fast path takes is decoded into {@code into}, which is returned. */
+    @Override
+    public Object next(InsertBuffer into) throws IOException, BadInputException {
+        while (true) {
+            if (ended || columns == null) return null;
+            if (fast != null && (parser == null || parserParked)) {
+                int r = fast.take(into);
+                passed(fast.linesBefore, fast.columnsBefore);
+                if (r == CsvRecordDecoder.END) {
+                    ended = true;
+                    return null;
+                }
+                if (r == CsvRecordDecoder.TAKEN) {
+                    lineNumber = nextLine;
+                    passed(fast.linesAfter, fast.columnsAfter);
+                    dropParser();
+                    fastTaken++;
+                    return into;
+                }
+                if (parserParked) {
+                    chars.giveBack(parkedChars); // the parser goes on from the char it holds
+                    parserParked = false;
+                }
+            }
+            Mutation m;
+            try {
+                m = record();
+            } finally {
+                afterSlowRecord();
+            }
+            if (m != null || ended) return m;
+            noOps++; // an insert always writes its row's liveness, so this is not expected
+        }
+    }
+
+    @Override
+    public InsertBuffer newInsertBuffer() {
+        return fast == null ? null : new InsertBuffer(decoder.schema());
+    }
+
+    /** The window passed {@code lines} line ends and then {@code columns} chars (with no line end: {@code columns} more). */
+    private void passed(int lines, int columns) {
+        if (lines > 0) {
+            nextLine += lines;
+            nextColumn = columns;
+        } else {
+            nextColumn += columns;
+        }
+    }
+
+    /** The fast path took a record where a parked parser was: it is dropped (its buffers go back to jackson's pool). */
+    private void dropParser() throws IOException {
+        CsvParser p = parser;
+        if (p == null) return;
+        parser = null;
+        parserParked = false;
+        p.close();
     }
 
     /** The next record's mutation, or null if it changes nothing; at the end of the input sets {@link #ended}. */
@@ -479,7 +661,7 @@ public final class CsvReader implements MutationSource {
     @Override
     public void close() throws IOException {
         try {
-            parser.close();
+            if (parser != null) parser.close();
         } finally {
             input.close();
         }

@@ -6,6 +6,7 @@ import dev.flushline.data.PartitionKey;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueChars;
 
 import com.fasterxml.jackson.core.JsonToken;
 
@@ -124,8 +125,6 @@ final class InsertDecoder {
         }
         if (t != JsonToken.END_OBJECT || !p.onlyBlanksAfterValue()) return false;
         if (!haveOp || !haveTimestamp || !haveValues) return false;
-        // Long.MIN_VALUE marks "no timestamp", and MIN + 1 - 1 would be it for a collection overwrite.
-        if (timestamp <= Long.MIN_VALUE + 1) return false;
         int ttl;
         if (haveTtl) {
             if (ttlGiven < 0 || ttlGiven > Cell.MAX_TTL) return false;
@@ -133,9 +132,7 @@ final class InsertDecoder {
         } else {
             ttl = schema.defaultTimeToLiveSeconds();
         }
-        final long now = decoder.nowSeconds();
-        if (ttl != Cell.NO_TTL && now + ttl > decoder.maxLocalDeletionTime()) return false;
-        return finish(into, timestamp, ttl, now);
+        return finish(into, decoder, timestamp, ttl);
     }
 
     private static boolean isInsert(LineJsonParser p) throws IOException {
@@ -215,126 +212,45 @@ final class InsertDecoder {
         return putLong(slot, Double.doubleToRawLongBits(d), 8);
     }
 
-    private static final double[] POWERS_OF_TEN = {
-            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-            1e19, 1e20, 1e21, 1e22};
-
-    /**
-     * The nearest double to the JSON number {@code c[from, from + length)}, or NaN when it cannot be had
-     * exactly without big arithmetic (the value model then converts it). Exact when the significant
-     * digits fit in 15 decimal digits (so the integer is exact in a double) and the power of ten is at
-     * most 22 either way (so it is exact too): one multiplication or division of two exact doubles is
-     * then correctly rounded, the same double as BigDecimal.doubleValue. A zero keeps its sign.
-     * REQUIRES: the text is a JSON number (jackson checked the grammar).
-     */
+    /** {@link ValueChars#exactDouble} of {@code c[from, from + length)}: the value model's double of a JSON number, or NaN. */
     static double exactDouble(char[] c, int from, int length) {
-        final int end = from + length;
-        int i = from;
-        boolean negative = false;
-        if (c[i] == '-') {
-            negative = true;
-            i++;
-        }
-        long digits = 0;
-        int significant = 0, scale = 0;
-        for (; i < end; i++) {
-            char x = c[i];
-            if (x == '.' || x == 'e' || x == 'E') break;
-            if (digits != 0 || x != '0') {
-                if (++significant > 15) return Double.NaN;
-                digits = digits * 10 + (x - '0');
-            }
-        }
-        if (i < end && c[i] == '.') {
-            for (i++; i < end; i++) {
-                char x = c[i];
-                if (x == 'e' || x == 'E') break;
-                scale++;
-                if (digits != 0 || x != '0') {
-                    if (++significant > 15) return Double.NaN;
-                    digits = digits * 10 + (x - '0');
-                }
-            }
-        }
-        int exponent = 0;
-        if (i < end) {
-            i++; // 'e' or 'E'
-            boolean negativeExponent = false;
-            if (c[i] == '+' || c[i] == '-') {
-                negativeExponent = c[i] == '-';
-                i++;
-            }
-            for (; i < end; i++) {
-                exponent = exponent * 10 + (c[i] - '0');
-                if (exponent > 400) return Double.NaN;
-            }
-            if (negativeExponent) exponent = -exponent;
-        }
-        int power = exponent - scale;
-        double d = (double) digits;
-        if (digits == 0) {
-            d = 0.0;
-        } else if (power >= 0) {
-            if (power > 22) return Double.NaN;
-            d *= POWERS_OF_TEN[power];
-        } else {
-            if (-power > 22) return Double.NaN;
-            d /= POWERS_OF_TEN[-power];
-        }
-        return negative ? -d : d;
+        return ValueChars.exactDouble(c, from, from + length);
     }
 
     /** {@code x}'s low {@code bytes} bytes, big-endian, as the slot's value. */
     private boolean putLong(int slot, long x, int bytes) {
         final InsertBuffer into = buffer;
         int at = into.reserve(bytes);
-        final byte[] b = into.bytes();
-        for (int i = bytes - 1; i >= 0; i--) {
-            b[at + i] = (byte) x;
-            x >>= 8;
-        }
-        into.set(slot, at, bytes);
+        into.set(slot, at, ValueChars.bigEndian(x, bytes, into.bytes(), at));
         return true;
     }
 
     /** The string token as UTF-8 into the slot (or ASCII, declining a char past 0x7F); declines a lone surrogate. */
     private boolean text(LineJsonParser p, int slot, boolean ascii) throws IOException {
-        final int n = p.getTextLength();
-        final char[] c = p.getTextCharacters();
-        final int from = p.getTextOffset();
-        final InsertBuffer into = buffer;
-        int at = into.reserve(3 * n); // a char is at most 3 bytes; a pair of surrogates is 4 for 2 chars
-        final int start = at;
-        final byte[] b = into.bytes();
-        for (int i = from, end = from + n; i < end; i++) {
-            char x = c[i];
-            if (x < 0x80) {
-                b[at++] = (byte) x;
-            } else if (ascii) {
-                return false;
-            } else if (x < 0x800) {
-                b[at++] = (byte) (0xC0 | (x >> 6));
-                b[at++] = (byte) (0x80 | (x & 0x3F));
-            } else if (Character.isSurrogate(x)) {
-                if (!Character.isHighSurrogate(x) || i + 1 == end || !Character.isLowSurrogate(c[i + 1])) return false;
-                int cp = Character.toCodePoint(x, c[++i]);
-                b[at++] = (byte) (0xF0 | (cp >> 18));
-                b[at++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-                b[at++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-                b[at++] = (byte) (0x80 | (cp & 0x3F));
-            } else {
-                b[at++] = (byte) (0xE0 | (x >> 12));
-                b[at++] = (byte) (0x80 | ((x >> 6) & 0x3F));
-                b[at++] = (byte) (0x80 | (x & 0x3F));
-            }
-        }
-        into.trim(at);
-        into.set(slot, start, at - start);
+        return putText(buffer, slot, p.getTextCharacters(), p.getTextOffset(), p.getTextOffset() + p.getTextLength(), ascii);
+    }
+
+    /** {@code c[from, to)} as UTF-8 (or ASCII) into {@code slot} of {@code into}, as {@link ValueChars#utf8} takes it; false to decline. */
+    static boolean putText(InsertBuffer into, int slot, char[] c, int from, int to, boolean ascii) {
+        int at = into.reserve(3 * (to - from)); // a char is at most 3 bytes; a pair of surrogates is 4 for 2 chars
+        int n = ValueChars.utf8(c, from, to, ascii, into.bytes(), at);
+        if (n < 0) return false;
+        into.trim(at + n);
+        into.set(slot, at, n);
         return true;
     }
 
-    /** Completes the buffer, or declines where the value model would refuse the operation. */
-    private static boolean finish(InsertBuffer into, long timestamp, int ttl, long now) {
+    /**
+     * Completes the buffer, an insert at {@code timestamp} with {@code ttl} (0..Cell.MAX_TTL, the table's
+     * default already applied), or declines where {@code decoder}'s value model would refuse the
+     * operation: a reserved timestamp, an expiry past the output's limit, a key column missing, an
+     * empty partition key, a key or clustering value too long. The CSV fast path completes its rows here too.
+     */
+    static boolean finish(InsertBuffer into, OperationDecoder decoder, long timestamp, int ttl) {
+        // Long.MIN_VALUE marks "no timestamp", and MIN + 1 - 1 would be it for a collection overwrite.
+        if (timestamp <= Long.MIN_VALUE + 1) return false;
+        final long now = decoder.nowSeconds();
+        if (ttl != Cell.NO_TTL && now + ttl > decoder.maxLocalDeletionTime()) return false;
         final int maxKey = OperationDecoder.MAX_KEY_BYTES;
         final int keyColumns = into.schema().partitionKeyColumns().length;
         final int keyEnd = keyColumns + into.schema().clusteringColumns().length;

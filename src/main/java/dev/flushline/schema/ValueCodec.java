@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * Turns parsed JSON values into Cassandra's serialized bytes for a column type, as cassandra-all
@@ -433,19 +432,9 @@ public final class ValueCodec {
         int n = s.length() - 2;
         if ((n & 1) != 0) throw bad(v, t, "odd number of hex digits");
         byte[] out = new byte[n / 2];
-        for (int i = 0; i < out.length; i++) {
-            int hi = hexDigit(s.charAt(2 + 2 * i)), lo = hexDigit(s.charAt(3 + 2 * i));
-            if (hi < 0 || lo < 0) throw bad(v, t, "not a hex digit at index " + (hi < 0 ? 2 + 2 * i : 3 + 2 * i));
-            out[i] = (byte) ((hi << 4) | lo);
-        }
+        int written = ValueChars.hex(s.toCharArray(), 2, s.length(), out, 0);
+        if (written < 0) throw bad(v, t, "not a hex digit at index " + ~written);
         return out;
-    }
-
-    private static int hexDigit(char c) {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        return -1;
     }
 
     private static byte[] bool(CqlType t, Object v) {
@@ -784,167 +773,32 @@ public final class ValueCodec {
 
     private static byte[] uuid(CqlType t, String s, boolean timeUuid) {
         if (s.isEmpty()) return EMPTY;
-        if (!isCanonicalUuid(s)) throw bad(s, t, "expected the canonical 8-4-4-4-12 hex form");
-        UUID u = UUID.fromString(s);
-        if (timeUuid && u.version() != 1) throw bad(s, t, "version " + u.version() + ", a timeuuid must be version 1");
-        return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
-    }
-
-    private static boolean isCanonicalUuid(String s) {
-        if (s.length() != 36) return false;
-        for (int i = 0; i < 36; i++) {
-            char c = s.charAt(i);
-            if (i == 8 || i == 13 || i == 18 || i == 23) {
-                if (c != '-') return false;
-            } else if (hexDigit(c) < 0) {
-                return false;
-            }
-        }
-        return true;
+        byte[] out = new byte[16];
+        if (ValueChars.uuid(s.toCharArray(), 0, s.length(), out, 0) < 0) throw bad(s, t, "expected the canonical 8-4-4-4-12 hex form");
+        int version = ValueChars.uuidVersion(out, 0);
+        if (timeUuid && version != 1) throw bad(s, t, "version " + version + ", a timeuuid must be version 1");
+        return out;
     }
 
     private static byte[] inet(CqlType t, String s) {
         if (s.isEmpty()) return EMPTY;
-        byte[] v4 = parseJavaIpv4(s);
-        if (v4 != null) return v4;
-        String x = s;
-        if (x.length() > 2 && x.charAt(0) == '[' && x.charAt(x.length() - 1) == ']') {
-            x = x.substring(1, x.length() - 1);
-        }
-        byte[] v6 = parseIpv6(x);
-        if (v6 == null) throw bad(s, t, "expected an IPv4 or IPv6 address literal; host names are not resolved");
-        // Java's InetAddress (and so Cassandra) turns ::ffff:a.b.c.d into the IPv4 address
-        boolean mapped = v6[10] == (byte) 0xFF && v6[11] == (byte) 0xFF;
-        for (int i = 0; i < 10 && mapped; i++) mapped = v6[i] == 0;
-        return mapped ? Arrays.copyOfRange(v6, 12, 16) : v6;
-    }
-
-    /**
-     * The IPv4 literal forms java.net.InetAddress accepts (so Cassandra does): a.b.c.d, and the
-     * legacy a.b.c, a.b and a where the last part fills the remaining bytes, all decimal.
-     * Null if not one.
-     */
-    private static byte[] parseJavaIpv4(String s) {
-        int n = s.length();
-        if (n == 0 || n > 15) return null;
-        byte[] out = new byte[4];
-        int part = 0;
-        long val = 0;
-        boolean digits = false;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c == '.') {
-                if (!digits || val > 0xFF || part == 3) return null;
-                out[part++] = (byte) val;
-                val = 0;
-                digits = false;
-            } else if (c >= '0' && c <= '9') {
-                val = val * 10 + (c - '0');
-                if (val > 0xFFFF_FFFFL) return null;
-                digits = true;
-            } else {
-                return null;
-            }
-        }
-        if (!digits) return null;
-        // the last part fills bytes part..3
-        long limit = (1L << (8 * (4 - part))) - 1;
-        if (val > limit) return null;
-        for (int i = 3; i >= part; i--) {
-            out[i] = (byte) val;
-            val >>= 8;
-        }
-        return out;
-    }
-
-    /** Strict dotted quad, each part 0..255 in decimal; null if not one. */
-    private static byte[] parseIpv4(String s, int from, int to) {
-        byte[] out = new byte[4];
-        int part = 0, p = from;
-        while (part < 4) {
-            int start = p, val = 0;
-            while (p < to && s.charAt(p) >= '0' && s.charAt(p) <= '9' && p - start < 3) {
-                val = val * 10 + (s.charAt(p) - '0');
-                p++;
-            }
-            if (p == start || val > 255) return null;
-            out[part++] = (byte) val;
-            if (part < 4) {
-                if (p >= to || s.charAt(p) != '.') return null;
-                p++;
-            }
-        }
-        return p == to ? out : null;
-    }
-
-    /** RFC 4291 text forms: 8 groups, one "::", optional trailing dotted quad; null if not one. */
-    private static byte[] parseIpv6(String s) {
-        int n = s.length();
-        if (n < 2) return null;
         byte[] out = new byte[16];
-        int pos = 0, gap = -1, i = 0;
-        if (s.startsWith("::")) {
-            gap = 0;
-            i = 2;
-            if (i == n) return out;
-        } else if (s.charAt(0) == ':') {
-            return null;
-        }
-        while (i < n) {
-            if (pos >= 16) return null;
-            int start = i, val = 0;
-            while (i < n && hexDigit(s.charAt(i)) >= 0 && i - start < 4) {
-                val = (val << 4) | hexDigit(s.charAt(i));
-                i++;
-            }
-            if (i < n && s.charAt(i) == '.') {
-                // trailing IPv4 part
-                if (pos > 12) return null;
-                byte[] v4 = parseIpv4(s, start, n);
-                if (v4 == null) return null;
-                System.arraycopy(v4, 0, out, pos, 4);
-                pos += 4;
-                i = n;
-                break;
-            }
-            if (i == start) return null;
-            out[pos++] = (byte) (val >> 8);
-            out[pos++] = (byte) val;
-            if (i == n) break;
-            if (s.charAt(i) != ':') return null;
-            i++;
-            if (i < n && s.charAt(i) == ':') {
-                if (gap >= 0) return null;
-                gap = pos;
-                i++;
-                if (i == n) break;
-            } else if (i == n) {
-                return null; // trailing single colon
-            }
-        }
-        if (gap >= 0) {
-            if (pos == 16) return null;
-            int tail = pos - gap;
-            System.arraycopy(out, gap, out, 16 - tail, tail);
-            Arrays.fill(out, gap, 16 - tail, (byte) 0);
-        } else if (pos != 16) {
-            return null;
-        }
-        return out;
+        int n = ValueChars.inet(s.toCharArray(), 0, s.length(), out, 0);
+        if (n < 0) throw bad(s, t, "expected an IPv4 or IPv6 address literal; host names are not resolved");
+        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
     /** The serialized form of a CQL int: four bytes, big-endian. */
     public static byte[] int32(int x) {
-        return new byte[] {(byte) (x >> 24), (byte) (x >> 16), (byte) (x >> 8), (byte) x};
+        byte[] b = new byte[4];
+        ValueChars.bigEndian(x, 4, b, 0);
+        return b;
     }
 
     /** The serialized form of a CQL bigint: eight bytes, big-endian. */
     public static byte[] int64(long x) {
         byte[] b = new byte[8];
-        for (int i = 7; i >= 0; i--) {
-            b[i] = (byte) x;
-            x >>= 8;
-        }
+        ValueChars.bigEndian(x, 8, b, 0);
         return b;
     }
 }

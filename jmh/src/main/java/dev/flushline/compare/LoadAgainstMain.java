@@ -1,8 +1,8 @@
 package dev.flushline.compare;
 
 import dev.flushline.bench.BenchCommand;
+import dev.flushline.bench.BenchInputs;
 import dev.flushline.Main;
-import dev.flushline.jmh.JsonLinesParseBench;
 import dev.flushline.ops.CsvOptions;
 import dev.flushline.ops.CsvReader;
 import dev.flushline.ops.MutationSource;
@@ -44,7 +44,7 @@ import java.util.regex.Pattern;
  *
  * <p><b>Input.</b> The rows of {@code BenchCommand.fill} (pk 0..P-1 bigint, ck 0..9 int, five 16-byte printable
  * ASCII text values from the bench's seeded xorshift, the same microsecond timestamps), written untimed as one
- * insert per line by {@link JsonLinesParseBench#benchLines} (the lines that benchmark parses), about 200 bytes a
+ * insert per line by {@link BenchInputs#jsonLines} (the lines JsonLinesParseBench parses), about 200 bytes a
  * line, plus a schema file holding the bench's CREATE TABLE. The table sets no compression, so both sides write
  * its default, LZ4 with 16 KiB chunks (CqlWriterPeer passes that to its CREATE TABLE). The file was just
  * written, so {@code flushline load} reads it from the page cache: this measures parsing, applying and flushing,
@@ -70,11 +70,11 @@ import java.util.regex.Pattern;
  * {@code --reader-alone} adds a run per round of the load's input reader alone ({@code OperationReader} draining
  * the file as the load reads it, plain inserts into a reused buffer, no memtable, no flush), a reference for how much of the load's wall time is reading.
  *
- * <p><b>CSV.</b> {@code --format csv} writes the same rows as CSV instead (a header {@code pk,ck,v1,...}, then one
- * row per line, a value in double quotes with {@code \"} and {@code \\} escaped when it holds a comma, a quote or a
- * backslash, about 100 bytes a line) and loads it with {@code --format csv --timestamp} (every row at the workload's
- * first timestamp, so the rows' write times are not those of the JSON Lines, which nothing here compares); the
- * reader-alone run is then {@code CsvReader}'s.
+ * <p><b>CSV.</b> {@code --format csv} writes the same rows as CSV instead ({@link BenchInputs#csvLines}: a header
+ * {@code pk,ck,v1,...}, then one row per line, a value in double quotes with {@code \"} and {@code \\} escaped when it
+ * holds a comma, a quote or a backslash, about 100 bytes a line) and loads it with {@code --format csv --timestamp}
+ * (every row at the workload's first timestamp, so the rows' write times are not those of the JSON Lines, which
+ * nothing here compares); the reader-alone run is then {@code CsvReader}'s, its records into a reused buffer too.
  *
  * <p><b>Command</b> (repository root): {@code scripts/load-against} (defaults: 260,000 partitions, 2.6 million
  * rows, about 520 MB of JSON Lines; one round). Options: {@code --partitions N}, {@code --warmup-partitions N}
@@ -280,7 +280,7 @@ public final class LoadAgainstMain {
     /**
      * The load's input reader alone, without a memtable or a flush: {@code OperationReader} over {@code input}
      * (line split, UTF-8 check, jackson-core parse, decode into a reused buffer as the load does), or {@code CsvReader}
-     * for CSV (decode to mutations), on this thread,
+     * for CSV (records decoded in place into the reused buffer, as the load does), on this thread,
      * timed and costed as a load run is, so that the load's wall time splits into reading, applying and flushing.
      */
     private static Run readAlone(int round, TableSchema schema, boolean csv, Path input, BenchCommand.Workload w) throws Exception {
@@ -295,7 +295,7 @@ public final class LoadAgainstMain {
         try (MutationSource reader = csv
                 ? CsvReader.open(input.toString(), InputStream.nullInputStream(), decoder, CsvOptions.builder(BenchCommand.BASE_TIMESTAMP_MICROS).build())
                 : OperationReader.open(schema, input.toString(), InputStream.nullInputStream(), decoder)) {
-            // As the load's read-ahead thread reads: plain inserts into a reused buffer (JSON Lines), the rest as mutations.
+            // As the load's read-ahead thread reads: plain inserts into a reused buffer (JSON Lines and CSV), the rest as mutations.
             dev.flushline.data.InsertBuffer buffer = reader.newInsertBuffer();
             if (buffer == null) {
                 while (reader.next() != null) n++;
@@ -316,10 +316,10 @@ public final class LoadAgainstMain {
         return new Run(round, "reader alone", f, -1, 0);
     }
 
-    /** Writes the workload's rows to {@code file} as JSON Lines; returns its size. */
+    /** Writes the workload's rows to {@code file} as JSON Lines ({@link BenchInputs#jsonLines}); returns its size. */
     private static long writeLines(BenchCommand.Workload w, Path file) throws IOException {
         try (Writer out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file), StandardCharsets.UTF_8), 1 << 20)) {
-            JsonLinesParseBench.benchLines(w, (long) w.partitions * w.rowsPerPartition, line -> {
+            BenchInputs.jsonLines(w, (long) w.partitions * w.rowsPerPartition, line -> {
                 out.append(line);
                 out.write('\n');
             });
@@ -327,29 +327,11 @@ public final class LoadAgainstMain {
         return Files.size(file);
     }
 
-    /**
-     * Writes the workload's rows to {@code file} as CSV with a header (the values of {@link JsonLinesParseBench#benchRows},
-     * quoted with {@code \"} and {@code \\} escaped when they hold a comma, a quote or a backslash); returns its size.
-     */
+    /** Writes the workload's rows to {@code file} as CSV with a header ({@link BenchInputs#csvLines}); returns its size. */
     private static long writeCsv(BenchCommand.Workload w, Path file) throws IOException {
         try (Writer out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file), StandardCharsets.UTF_8), 1 << 20)) {
-            out.write("pk,ck");
-            for (int c = 1; c <= w.valueColumns; c++) out.write(",v" + c);
-            out.write('\n');
-            JsonLinesParseBench.benchRows(w, (long) w.partitions * w.rowsPerPartition, (pk, ck, ts, values) -> {
-                out.write(Long.toString(pk));
-                out.write(',');
-                out.write(Long.toString(ck));
-                for (String v : values) {
-                    out.write(',');
-                    if (v.indexOf(',') < 0 && v.indexOf('"') < 0 && v.indexOf('\\') < 0) {
-                        out.write(v);
-                    } else {
-                        out.write('"');
-                        out.write(v.replace("\\", "\\\\").replace("\"", "\\\""));
-                        out.write('"');
-                    }
-                }
+            BenchInputs.csvLines(w, (long) w.partitions * w.rowsPerPartition, line -> {
+                out.append(line);
                 out.write('\n');
             });
         }

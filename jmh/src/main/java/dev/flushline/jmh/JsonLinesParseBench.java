@@ -1,9 +1,9 @@
 package dev.flushline.jmh;
 
-import dev.flushline.schema.ValueText;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.flushline.bench.BenchCommand;
+import dev.flushline.bench.BenchInputs;
 import dev.flushline.data.Mutation;
 import dev.flushline.ops.JsonParser;
 import dev.flushline.ops.JsonSyntaxException;
@@ -126,7 +126,7 @@ public class JsonLinesParseBench {
         text = new String[lines];
         StringBuilder all = new StringBuilder(lines * 220);
         int[] next = {0};
-        benchLines(w, lines, line -> {
+        BenchInputs.jsonLines(w, lines, line -> {
             text[next[0]++] = line.toString();
             all.append(line).append('\n');
         });
@@ -141,63 +141,6 @@ public class JsonLinesParseBench {
         long n = 0;
         while (reader.next() != null) n++;
         if (n != lines) throw new IllegalStateException("the reader returned " + n + " mutations for " + lines + " lines");
-    }
-
-    /** Takes each line {@link #benchLines} builds; the builder is reused, so copy what is kept. */
-    @FunctionalInterface
-    public interface LineSink {
-        void line(CharSequence line) throws IOException;
-    }
-
-    /** Takes each row {@link #benchRows} makes: its key, write time and value texts (the array is reused, the strings are not). */
-    @FunctionalInterface
-    public interface RowSink {
-        void row(long pk, long ck, long timestampMicros, String[] values) throws IOException;
-    }
-
-    /**
-     * The bench workload's first {@code lines} rows, in row order: pk, ck, the row's timestamp (one microsecond apart) and
-     * its printable ASCII values from the bench's seeded xorshift. The one source of {@link #benchLines} and of
-     * {@code dev.flushline.compare.LoadAgainstMain}'s CSV input, so both formats carry the same values.
-     */
-    public static void benchRows(BenchCommand.Workload w, long lines, RowSink sink) throws IOException {
-        long seed = BenchCommand.VALUE_SEED;
-        long ts = BenchCommand.BASE_TIMESTAMP_MICROS;
-        char[] value = new char[w.valueBytes];
-        String[] values = new String[w.valueColumns];
-        for (long i = 0; i < lines; i++) {
-            for (int c = 0; c < w.valueColumns; c++) {
-                for (int k = 0; k < value.length; k++) {
-                    seed ^= seed << 13;
-                    seed ^= seed >>> 7;
-                    seed ^= seed << 17;
-                    value[k] = (char) ('!' + (int) ((seed >>> 33) % 94));
-                }
-                values[c] = new String(value);
-            }
-            sink.row(i / w.rowsPerPartition, i % w.rowsPerPartition, ts++, values);
-        }
-    }
-
-    /**
-     * The bench workload's first {@code lines} rows as JSON Lines inserts, in row order, one line per row and
-     * without the newline: the input described in the class comment. Public for
-     * {@code dev.flushline.compare.LoadAgainstMain}, which writes these lines to the file that
-     * {@code flushline load} reads, so both measure the same text.
-     */
-    public static void benchLines(BenchCommand.Workload w, long lines, LineSink sink) throws IOException {
-        StringBuilder sb = new StringBuilder(256);
-        benchRows(w, lines, (p, r, ts, values) -> {
-            sb.setLength(0);
-            sb.append("{\"op\":\"insert\",\"timestamp\":").append(ts).append(",\"values\":{\"pk\":").append(p)
-                    .append(",\"ck\":").append(r);
-            for (int c = 1; c <= values.length; c++) {
-                sb.append(",\"v").append(c).append("\":");
-                ValueText.appendQuoted(sb, values[c - 1]);
-            }
-            sb.append("}}");
-            sink.line(sb);
-        });
     }
 
     @Benchmark
