@@ -64,6 +64,22 @@ public final class SerializationHeader {
 
     public boolean hasStatics() { return statics.length > 0; }
 
+    /**
+     * Whether {@code other} (of the same table) has exactly these static and regular columns: then
+     * a row's column indices, subset and HAS_ALL_COLUMNS flag mean the same under both.
+     */
+    public boolean sameColumns(SerializationHeader other) {
+        return sameNames(statics, other.statics) && sameNames(regulars, other.regulars);
+    }
+
+    private static boolean sameNames(ColumnMetadata[] a, ColumnMetadata[] b) {
+        if (a.length != b.length) return false;
+        for (int i = 0; i < a.length; i++) {
+            if (!a[i].name().equals(b[i].name()) || !a[i].marshalName().equals(b[i].marshalName())) return false;
+        }
+        return true;
+    }
+
     /** Header index of the static column at table position {@code p}, or -1 if not in the header. */
     public int staticIndex(int p) { return staticIndex[p]; }
 
