@@ -57,8 +57,9 @@ import java.util.List;
  * as its bytes when its input's header has the output's bases, else with only its timestamps,
  * TTLs and deletion times re-encoded (see RowSerializer). The static row of a partition held by one
  * input likewise. The bytes, statistics, row index and counts are those of the merge, which still
- * takes every row that cannot be copied (another column set, bytes another writer encoded
- * otherwise, anything to purge, a covering deletion), so a partition may mix the two.
+ * takes every row that cannot be copied (bytes another writer encoded otherwise, anything to
+ * purge, a covering deletion), so a partition may mix the two. An input whose header has fewer
+ * columns than the output's has its rows transcoded, column subset included.
  *
  * <p>Atomicity: outputs are written to staging directories and published (TOC.txt last) only after
  * every input was read to its end without error and the cell counts balance (cells read = cells
@@ -544,12 +545,12 @@ public final class Compactor {
     private RowBuffer pendingStatic;
     private boolean started;
     /**
-     * Copy-through, per input, decided once: whether its rows may be copied at all (copy-through is
-     * on and its header has the output header's columns), and whether its Statistics.db rules out
-     * anything to purge or expire ({@link RowMerger#nothingToPurge}), so that rows need no look at
-     * their times.
+     * Copy-through, per input, decided once: whether its Statistics.db rules out anything to purge
+     * or expire ({@link RowMerger#nothingToPurge}), so that rows need no look at their times; and
+     * its header's static and regular columns among the output header's (null: the same columns).
      */
-    private boolean[] copyFrom, nothingToPurge;
+    private boolean[] nothingToPurge;
+    private int[][] staticColumnMap, regularColumnMap;
     /** The input whose static row the current partition copies, until {@link #start} writes it; else null. */
     private CompactionInput staticCopy;
     private final CompactionInput[] one = new CompactionInput[1];
@@ -604,12 +605,14 @@ public final class Compactor {
         slotOpenTs = new long[in.length];
         slotOpenLdt = new long[in.length];
         result.mergeCounts = new long[in.length + 1];
-        copyFrom = new boolean[in.length];
         nothingToPurge = new boolean[in.length];
+        staticColumnMap = new int[in.length][];
+        regularColumnMap = new int[in.length][];
         for (int i = 0; i < in.length; i++) {
             SerializationHeader h = in[i].cursor.header();
-            copyFrom[i] = options.copyThrough && header.sameColumns(h);
             nothingToPurge[i] = merger.nothingToPurge(in[i].metadata);
+            staticColumnMap[i] = header.indicesOf(h, true);
+            regularColumnMap[i] = header.indicesOf(h, false);
         }
 
         long t0 = System.nanoTime();
@@ -843,7 +846,7 @@ public final class Compactor {
             CompactionInput s0 = group[0];
             if (gs == 1 && s0.cursor.row().isEmpty()) {
                 // Nothing in it: merged alone it gives nothing and counts nothing; the empty static row is written.
-            } else if (single && copyFrom[s0.index] && merger.keepsAsIs(s0.cursor.row(), nothingToPurge[s0.index])) {
+            } else if (single && options.copyThrough && merger.keepsAsIs(s0.cursor.row(), nothingToPurge[s0.index])) {
                 staticCopy = s0;
             } else {
                 partitionMerged = true;
@@ -907,7 +910,7 @@ public final class Compactor {
                 boolean openLive = openTs == RowMerger.LIVE_TS && openLdt == RowMerger.LIVE_LDT;
                 long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
                 boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
-                if (g == 1 && coverLive && copyFrom[group[0].index]) {
+                if (g == 1 && coverLive && options.copyThrough) {
                     copyOrMergeRow(group[0]);
                 } else {
                     partitionMerged = true;
@@ -959,7 +962,7 @@ public final class Compactor {
             // Written whether copied or merged (the merge would keep all of it), so the partition
             // may start before the serializer's check, which needs the output.
             if (!started) start();
-            if (output.prepareCopy(r, c.cursor.header().stats())) {
+            if (output.prepareCopy(r, c.cursor.header().stats(), staticColumnMap[c.index], regularColumnMap[c.index])) {
                 output.copyRow(c.cursor, c.clustering);
                 partitionCopied = true;
                 return;
@@ -980,7 +983,7 @@ public final class Compactor {
     private void beginPartitionCopyingStatic() throws IOException {
         CompactionInput s = staticCopy;
         staticCopy = null;
-        if (output.prepareCopy(s.cursor.row(), s.cursor.header().stats())) {
+        if (output.prepareCopy(s.cursor.row(), s.cursor.header().stats(), staticColumnMap[s.index], regularColumnMap[s.index])) {
             output.beginPartition(key, keyLength, pdOutTs, pdOutLdt, s.cursor);
             partitionCopied = true;
             return;

@@ -90,6 +90,9 @@ public final class RowSerializer {
     // The input row prepareCopy accepted (identified by the flyweight and its offset) and what it found.
     private SSTableCursor.Row copySource;
     private long copySourceOffset;
+    /** Input header index → this header's, for the row's kind; null when the input has this header's columns. */
+    private int[] copyColumnMap;
+    private int copyFlags;
     private int copyFieldsBytes;
     private boolean copyVerbatim;
     private boolean copyPlain;
@@ -612,6 +615,9 @@ public final class RowSerializer {
     // transcoded: the fields re-encoded from what the cursor decoded, paths and values copied as
     // bytes (other EncodingStats).
     //
+    // An input whose header has fewer columns than this one has other column indices, so another
+    // column subset and HAS_ALL_COLUMNS: its rows are transcoded, with the subset re-encoded.
+    //
     // Either way the bytes must be the ones writeRow writes for the same fields, and prepareCopy
     // makes sure of it before anything is written:
     // - The row's flags and every cell's flags must be the ones this serializer derives from the
@@ -631,12 +637,14 @@ public final class RowSerializer {
     /**
      * Checks the cursor's current row for {@link #writeCopiedRow} and sizes it in this serializer's
      * encoding (see above); false if it must be rebuilt instead. {@code inputStats}: the bases the
-     * input's deltas were taken from (its header's). REQUIRES: the input's header has this header's
-     * columns, so that header indices, column subsets and HAS_ALL_COLUMNS mean the same in both.
+     * input's deltas were taken from (its header's). {@code staticMap}, {@code regularMap}: the
+     * input header's column indices among this header's ({@link SerializationHeader#indicesOf}),
+     * null where the input has this header's columns.
      */
-    public boolean prepareCopy(SSTableCursor.Row r, EncodingStats inputStats) {
+    public boolean prepareCopy(SSTableCursor.Row r, EncodingStats inputStats, int[] staticMap, int[] regularMap) {
         copySource = null;
         final boolean isStatic = r.isStatic;
+        final int[] map = isStatic ? staticMap : regularMap;
         final long lts = r.livenessTimestamp, lexp = r.livenessExpiration;
         final int lttl = r.livenessTtl;
         final boolean hasLiveness = lts != Cell.NO_TIMESTAMP;
@@ -648,16 +656,20 @@ public final class RowSerializer {
         final long[] cdTs = r.columnDeletionTimestamp, cdLdt = r.columnDeletionLdt;
         final boolean[] complex = isStatic ? staticComplexByHeader : regularComplexByHeader;
         final int[] fixed = isStatic ? staticFixedByHeader : regularFixedByHeader;
+        // This header's index of each present column: the subset this serializer encodes.
+        final int[] present = presentHeader;
+        for (int j = 0; j < columns; j++) present[j] = map == null ? columnIndex[j] : map[columnIndex[j]];
+        presentCount = columns;
         // The cursor reads a complex deletion whose timestamp is LIVE's as LIVE, so a set timestamp is a deletion.
         boolean hasComplexDeletion = false;
         for (int j = 0; j < columns; j++) {
-            if (complex[columnIndex[j]] && cdTs[j] != Cell.NO_TIMESTAMP) hasComplexDeletion = true;
+            if (complex[present[j]] && cdTs[j] != Cell.NO_TIMESTAMP) hasComplexDeletion = true;
         }
         final int flags = rowFlags(isStatic, deleted, hasComplexDeletion, columns);
-        if (flags != r.flags) return false;
-        final int[] present = presentHeader;
-        for (int j = 0; j < columns; j++) present[j] = columnIndex[j];
-        presentCount = columns;
+        // The input's HAS_ALL_COLUMNS is about its own header's columns.
+        final int inputColumns = map != null ? map.length : isStatic ? staticHeaderCount : regularHeaderCount;
+        final int inputFlags = (flags & ~DataLayout.HAS_ALL_COLUMNS) | (columns == inputColumns ? DataLayout.HAS_ALL_COLUMNS : 0);
+        if (inputFlags != r.flags) return false;
 
         boolean exact = !r.complexDeletionTimeDropped
                 && !(deleted && dldt == Cell.INVALID_DELETION_TIME) && !(hasLiveness && lexp == Cell.INVALID_DELETION_TIME);
@@ -668,7 +680,7 @@ public final class RowSerializer {
         long minTs = Long.MAX_VALUE, maxTs = Long.MIN_VALUE;
         int withCells = 0;
         for (int j = 0; j < columns; j++) {
-            final int h = columnIndex[j];
+            final int h = present[j];
             final boolean isComplex = complex[h];
             int k = firstCell[j];
             final int end = k + cellCount[j];
@@ -695,12 +707,14 @@ public final class RowSerializer {
         }
         copySource = r;
         copySourceOffset = r.offset;
+        copyColumnMap = map;
+        copyFlags = flags;
         copyFieldsBytes = size;
         // A plain row has no TTL or local deletion time field, so only the timestamp base matters
         // (a flush with no deletion writes its local deletion time base at the epoch, while a
         // compaction takes the inputs' smallest recorded time, which is then "none").
         boolean sameBases = plain ? stats.minTimestamp() == inputStats.minTimestamp() : stats.sameBases(inputStats);
-        copyVerbatim = sameBases && exact && size == r.fieldsLength;
+        copyVerbatim = map == null && sameBases && exact && size == r.fieldsLength;
         copyPlain = plain;
         copyMinTimestamp = minTs;
         copyMaxTimestamp = maxTs;
@@ -734,7 +748,7 @@ public final class RowSerializer {
         copySource = null;
         final int start = out.position();
         final boolean isStatic = r.isStatic;
-        final int flags = r.flags;
+        final int flags = copyFlags;
         putRowStart(out, flags, isStatic);
         if (!isStatic) clusteringLayout.putValues(out, clustering);
         final int body = VInt.sizeOfUnsigned(prevSize) + copyFieldsBytes;
@@ -757,7 +771,10 @@ public final class RowSerializer {
         FixedBuffer.checkWritten(isStatic ? "copied static row" : "copied row", expectedSize, out.position() - start);
     }
 
-    /** The stats of a row whose bytes were copied, in writeRow's order: liveness, deletion, then per column. */
+    /**
+     * The stats of a row whose bytes were copied, in writeRow's order: liveness, deletion, then per
+     * column. REQUIRES: the input has this header's columns (rows of another column set are transcoded).
+     */
     private void collectCopied(SSTableCursor.Row r) {
         if (r.livenessTimestamp != Cell.NO_TIMESTAMP) collector.liveness(r.livenessTimestamp, r.livenessTtl, r.livenessExpiration);
         if (r.isDeleted()) collector.deletion(r.deletionTimestamp, r.deletionLdt);
@@ -780,8 +797,9 @@ public final class RowSerializer {
                 r.livenessExpiration);
         final int columns = r.columnCount;
         final int[] columnIndex = r.columnIndex, firstCell = r.columnFirstCell, cellCount = r.columnCellCount;
+        final int[] map = copyColumnMap;
         final int[] present = presentHeader;
-        for (int j = 0; j < columns; j++) present[j] = columnIndex[j];
+        for (int j = 0; j < columns; j++) present[j] = map == null ? columnIndex[j] : map[columnIndex[j]];
         presentCount = columns;
         putRowHead(out, flags, isStatic, body, prevSize, r.deletionTimestamp, r.deletionLdt);
         final boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
@@ -792,7 +810,7 @@ public final class RowSerializer {
         final long[] timestamps = r.cellTimestamp, ldts = r.cellLdt;
         final int base = r.base();
         for (int j = 0; j < columns; j++) {
-            final int h = columnIndex[j];
+            final int h = present[j];
             final boolean isComplex = complex[h];
             int k = firstCell[j];
             final int end = k + cellCount[j];

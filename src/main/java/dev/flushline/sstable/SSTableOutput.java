@@ -179,10 +179,11 @@ public final class SSTableOutput implements AutoCloseable {
      * Checks the cursor's current row for copying into this sstable ({@link RowSerializer#prepareCopy});
      * if true, {@link #copyRow} or {@link #beginPartition(byte[], int, long, long, SSTableCursor)}
      * writes it before the cursor moves. {@code inputStats}: the bases of the input's deltas (its
-     * header's). REQUIRES: the input's header has this header's columns.
+     * header's); {@code staticMap}, {@code regularMap}: its header's columns among this header's
+     * ({@link SerializationHeader#indicesOf}), null where they are the same.
      */
-    public boolean prepareCopy(SSTableCursor.Row row, EncodingStats inputStats) {
-        return rs.prepareCopy(row, inputStats);
+    public boolean prepareCopy(SSTableCursor.Row row, EncodingStats inputStats, int[] staticMap, int[] regularMap) {
+        return rs.prepareCopy(row, inputStats, staticMap, regularMap);
     }
 
     /**

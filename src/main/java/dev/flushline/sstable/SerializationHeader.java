@@ -65,11 +65,24 @@ public final class SerializationHeader {
     public boolean hasStatics() { return statics.length > 0; }
 
     /**
-     * Whether {@code other} (of the same table) has exactly these static and regular columns: then
-     * a row's column indices, subset and HAS_ALL_COLUMNS flag mean the same under both.
+     * For each static ({@code statics}) or regular column of {@code input}, a header of the same
+     * table whose columns of that kind are all among these, its index among these; null when the
+     * two have the same columns of that kind (every index maps to itself).
      */
-    public boolean sameColumns(SerializationHeader other) {
-        return sameNames(statics, other.statics) && sameNames(regulars, other.regulars);
+    public int[] indicesOf(SerializationHeader input, boolean statics) {
+        ColumnMetadata[] mine = statics ? this.statics : regulars, theirs = statics ? input.statics : input.regulars;
+        if (sameNames(mine, theirs)) return null;
+        int[] byPosition = statics ? staticIndex : regularIndex;
+        int[] map = new int[theirs.length];
+        for (int h = 0; h < theirs.length; h++) {
+            ColumnMetadata c = theirs[h];
+            int i = c.position() < byPosition.length ? byPosition[c.position()] : -1;
+            if (i < 0 || !mine[i].name().equals(c.name())) {
+                throw new IllegalArgumentException("column " + c.name() + " of the input's header is not in this header");
+            }
+            map[h] = i;
+        }
+        return map;
     }
 
     private static boolean sameNames(ColumnMetadata[] a, ColumnMetadata[] b) {
