@@ -50,6 +50,17 @@ import java.util.List;
  * <p>Partitions: the deletion is the superseding one; a partition with nothing left after purging
  * is not written at all. Its header is written when its first item is, so nothing is buffered.
  *
+ * <p>Copy-through ({@link Options#copyThrough}): a row that one input holds, under no partition or
+ * range deletion, is what the merge takes as it is and then purges; when nothing in it would be
+ * purged, expire or be dropped ({@link RowMerger#keepsAsIs}, skipped per row for an input whose
+ * Statistics.db rules all of that out), it is copied from the input's window instead of rebuilt:
+ * as its bytes when its input's header has the output's bases, else with only its timestamps,
+ * TTLs and deletion times re-encoded (see RowSerializer). The static row of a partition held by one
+ * input likewise. The bytes, statistics, row index and counts are those of the merge, which still
+ * takes every row that cannot be copied (bytes another writer encoded otherwise, anything to
+ * purge, a covering deletion), so a partition may mix the two. An input whose header has fewer
+ * columns than the output's has its rows transcoded, column subset included.
+ *
  * <p>Atomicity: outputs are written to staging directories and published (TOC.txt last) only after
  * every input was read to its end without error and the cell counts balance (cells read = cells
  * written + merged away + purged); otherwise nothing is published. Inputs are only read.
@@ -108,6 +119,13 @@ public final class Compactor {
         public final int outputLevel;
         /** Paces the bytes the outputs take (shared by the compactions of a node); null = unthrottled. */
         public final CompactionThrottle throttle;
+        /**
+         * Copy through what a merge would write back unchanged (on by default): a row held by one
+         * input, under no partition or range deletion and with nothing to purge, goes from the
+         * input's bytes to the output's without being rebuilt. The outputs are the same bytes
+         * either way; off, every row is merged (for comparison).
+         */
+        public final boolean copyThrough;
 
         private Options(Builder b) {
             this.nowSeconds = b.nowSeconds;
@@ -122,11 +140,13 @@ public final class Compactor {
             this.maxPurgeableTimestamp = b.maxPurgeableTimestamp;
             this.outputLevel = b.outputLevel;
             this.throttle = b.throttle;
+            this.copyThrough = b.copyThrough;
         }
 
         /**
          * A major compaction at {@code nowSeconds} purging tombstones deleted before {@code gcBefore}:
-         * one output range, no size limit, pipelined, the whole ring, oa, level 0, unthrottled.
+         * one output range, no size limit, pipelined, the whole ring, oa, level 0, unthrottled,
+         * copying through.
          */
         public static Builder builder(long nowSeconds, long gcBefore) {
             return new Builder(nowSeconds, gcBefore);
@@ -145,6 +165,7 @@ public final class Compactor {
             b.maxPurgeableTimestamp = maxPurgeableTimestamp;
             b.outputLevel = outputLevel;
             b.throttle = throttle;
+            b.copyThrough = copyThrough;
             return b;
         }
 
@@ -166,6 +187,7 @@ public final class Compactor {
             private long maxPurgeableTimestamp = Long.MAX_VALUE;
             private int outputLevel;
             private CompactionThrottle throttle;
+            private boolean copyThrough = true;
 
             private Builder(long nowSeconds, long gcBefore) {
                 this.nowSeconds = nowSeconds;
@@ -225,6 +247,12 @@ public final class Compactor {
                 return this;
             }
 
+            /** See {@link Options#copyThrough}. */
+            public Builder copyThrough(boolean copyThrough) {
+                this.copyThrough = copyThrough;
+                return this;
+            }
+
             public Options build() {
                 return new Options(this);
             }
@@ -245,6 +273,14 @@ public final class Compactor {
         public long ioCpuNanos, ioAllocatedBytes;
         /** CPU time and heap allocation of the compacting thread, when the caller measured them. */
         public long threadCpuNanos, threadAllocatedBytes;
+        /**
+         * Copy-through ({@link Options#copyThrough}): rows (static rows included) copied rather
+         * than merged; of those, the ones whose bytes were taken as they were (the rest had their
+         * timestamps, TTLs and deletion times transcoded to the output's bases); and partitions
+         * held by one input none of whose rows was merged (range tombstone markers are rewritten
+         * in any case).
+         */
+        public long rowsCopied, rowsCopiedVerbatim, partitionsCopied;
 
         /** The result of two compactions of disjoint slices of the same inputs, as one. */
         public static Result combine(Result a, Result b) {
@@ -272,6 +308,9 @@ public final class Compactor {
             r.ioAllocatedBytes = a.ioAllocatedBytes + b.ioAllocatedBytes;
             r.threadCpuNanos = a.threadCpuNanos + b.threadCpuNanos;
             r.threadAllocatedBytes = a.threadAllocatedBytes + b.threadAllocatedBytes;
+            r.rowsCopied = a.rowsCopied + b.rowsCopied;
+            r.rowsCopiedVerbatim = a.rowsCopiedVerbatim + b.rowsCopiedVerbatim;
+            r.partitionsCopied = a.partitionsCopied + b.partitionsCopied;
             return r;
         }
     }
@@ -505,6 +544,18 @@ public final class Compactor {
     private RowBuffer rowBuffer, staticBuffer, emptyStatic;
     private RowBuffer pendingStatic;
     private boolean started;
+    /**
+     * Copy-through, per input, decided once: whether its Statistics.db rules out anything to purge
+     * or expire ({@link RowMerger#nothingToPurge}), so that rows need no look at their times; and
+     * its header's static and regular columns among the output header's (null: the same columns).
+     */
+    private boolean[] nothingToPurge;
+    private int[][] staticColumnMap, regularColumnMap;
+    /** The input whose static row the current partition copies, until {@link #start} writes it; else null. */
+    private CompactionInput staticCopy;
+    private final CompactionInput[] one = new CompactionInput[1];
+    /** Whether a row of the current partition went through the merge, and whether one was copied. */
+    private boolean partitionMerged, partitionCopied;
     private final ClusteringBuffer markerBound = new ClusteringBuffer(4);
     /** Uncompressed bytes of the outputs sealed so far, and the part of all output bytes charged to the throttle. */
     private long writtenBefore, charged;
@@ -554,6 +605,15 @@ public final class Compactor {
         slotOpenTs = new long[in.length];
         slotOpenLdt = new long[in.length];
         result.mergeCounts = new long[in.length + 1];
+        nothingToPurge = new boolean[in.length];
+        staticColumnMap = new int[in.length][];
+        regularColumnMap = new int[in.length][];
+        for (int i = 0; i < in.length; i++) {
+            SerializationHeader h = in[i].cursor.header();
+            nothingToPurge[i] = merger.nothingToPurge(in[i].metadata);
+            staticColumnMap[i] = header.indicesOf(h, true);
+            regularColumnMap[i] = header.indicesOf(h, false);
+        }
 
         long t0 = System.nanoTime();
         mergeAll();
@@ -572,7 +632,11 @@ public final class Compactor {
             result.inputRows += c.rowsRead;
         }
         long written = 0;
-        for (SSTableOutput o : outputs) written += o.cellsWritten();
+        for (SSTableOutput o : outputs) {
+            written += o.cellsWritten();
+            result.rowsCopied += o.copiedRows();
+            result.rowsCopiedVerbatim += o.verbatimRows();
+        }
         result.cellsRead = read;
         result.cellsWritten = written;
         result.cellsMergedAway = merger.mergedAway;
@@ -770,17 +834,28 @@ public final class Compactor {
         // input whose header has no static column contributes an empty one), so its one-version
         // shortcut applies only when a single input holds the partition.
         pendingStatic = null;
+        staticCopy = null;
+        partitionMerged = false;
+        partitionCopied = false;
         int gs = 0;
         for (int a = 0; a < n; a++) {
             if (active[a].atStaticRow()) group[gs++] = active[a];
         }
         if (gs > 0 && header.hasStatics()) {
             boolean single = n == 1 && pdLive;
-            if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
+            CompactionInput s0 = group[0];
+            if (gs == 1 && s0.cursor.row().isEmpty()) {
+                // Nothing in it: merged alone it gives nothing and counts nothing; the empty static row is written.
+            } else if (single && options.copyThrough && merger.keepsAsIs(s0.cursor.row(), nothingToPurge[s0.index])) {
+                staticCopy = s0;
+            } else {
+                partitionMerged = true;
+                if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
+            }
         }
         started = false;
-        // Written before the static rows' inputs advance: the merged static row points into their windows.
-        if (!pdOutLive || pendingStatic != null) start();
+        // Written before the static rows' inputs advance: the merged or copied static row points into their windows.
+        if (!pdOutLive || pendingStatic != null || staticCopy != null) start();
         for (int g = 0; g < gs; g++) group[g].advance();
 
         for (int a = 0; a < n; a++) slotOpen[a] = false;
@@ -835,9 +910,14 @@ public final class Compactor {
                 boolean openLive = openTs == RowMerger.LIVE_TS && openLdt == RowMerger.LIVE_LDT;
                 long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
                 boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
-                if (merger.merge(group, g, false, coverTs, coverLdt, g == 1 && coverLive, rowBuffer)) {
-                    if (!started) start();
-                    output.row(rowBuffer);
+                if (g == 1 && coverLive && options.copyThrough) {
+                    copyOrMergeRow(group[0]);
+                } else {
+                    partitionMerged = true;
+                    if (merger.merge(group, g, false, coverTs, coverLdt, g == 1 && coverLive, rowBuffer)) {
+                        if (!started) start();
+                        output.row(rowBuffer);
+                    }
                 }
             }
             for (int i = 0; i < g; i++) {
@@ -851,6 +931,7 @@ public final class Compactor {
             } catch (IOException e) {
                 throw output.wrap(e);
             }
+            if (n == 1 && partitionCopied && !partitionMerged) result.partitionsCopied++;
             CompactionThrottle throttle = options.throttle;
             if (throttle != null) {
                 // Charged per THROTTLE_CHUNK_BYTES, not per partition: one synchronized call per chunk.
@@ -867,6 +948,54 @@ public final class Compactor {
             }
             active[a].advance();
         }
+    }
+
+    /**
+     * A row that only input {@code c} holds, under no partition or range deletion: a merge would
+     * take it as it is and purge it ({@link RowMerger#merge} with {@code single}). If nothing of it
+     * would change ({@link RowMerger#keepsAsIs}) and the serializer accepts its bytes, it is copied;
+     * otherwise merged as ever.
+     */
+    private void copyOrMergeRow(CompactionInput c) throws IOException {
+        SSTableCursor.Row r = c.cursor.row();
+        if (merger.keepsAsIs(r, nothingToPurge[c.index])) {
+            // Written whether copied or merged (the merge would keep all of it), so the partition
+            // may start before the serializer's check, which needs the output.
+            if (!started) start();
+            if (output.prepareCopy(r, c.cursor.header().stats(), staticColumnMap[c.index], regularColumnMap[c.index])) {
+                output.copyRow(c.cursor, c.clustering);
+                partitionCopied = true;
+                return;
+            }
+        }
+        one[0] = c;
+        partitionMerged = true;
+        if (merger.merge(one, 1, false, RowMerger.LIVE_TS, RowMerger.LIVE_LDT, true, rowBuffer)) {
+            if (!started) start();
+            output.row(rowBuffer);
+        }
+    }
+
+    /**
+     * Writes the partition header with the static row of {@link #staticCopy}, which a merge would
+     * keep as it is: copied if the serializer accepts its bytes, else merged.
+     */
+    private void beginPartitionCopyingStatic() throws IOException {
+        CompactionInput s = staticCopy;
+        staticCopy = null;
+        if (output.prepareCopy(s.cursor.row(), s.cursor.header().stats(), staticColumnMap[s.index], regularColumnMap[s.index])) {
+            output.beginPartition(key, keyLength, pdOutTs, pdOutLdt, s.cursor);
+            partitionCopied = true;
+            return;
+        }
+        one[0] = s;
+        partitionMerged = true;
+        if (!merger.merge(one, 1, true, RowMerger.LIVE_TS, RowMerger.LIVE_LDT, true, staticBuffer)) {
+            throw new IllegalStateException("the static row of " + s.files + " at stream offset " + s.cursor.row().offset()
+                    + " was found to keep its content but merged to nothing");
+        }
+        pendingStatic = staticBuffer;
+        output.beginPartition(key, keyLength, pdOutTs, pdOutLdt, pendingStatic, emptyStatic);
     }
 
     /** The merged marker at {@code at} for an open deletion that changed from prev to next, purged. */
@@ -935,7 +1064,11 @@ public final class Compactor {
             output = rangeOutput;
         }
         try {
-            output.beginPartition(key, keyLength, pdOutTs, pdOutLdt, pendingStatic, emptyStatic);
+            if (staticCopy != null) {
+                beginPartitionCopyingStatic();
+            } else {
+                output.beginPartition(key, keyLength, pdOutTs, pdOutLdt, pendingStatic, emptyStatic);
+            }
         } catch (IOException e) {
             throw output.wrap(e);
         }

@@ -8,6 +8,7 @@ import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.SSTableCursor;
+import dev.flushline.sstable.StatisticsReader;
 
 /**
  * Merges the versions of one row (same clustering, or the static rows of one partition) from
@@ -84,6 +85,71 @@ final class RowMerger {
      */
     boolean shouldPurge(long timestamp, long localDeletionTime) {
         return localDeletionTime < gcBefore && timestamp < maxPurgeableTimestamp;
+    }
+
+    // ---- copy-through: rows a merge would write back unchanged ------------------------------------
+
+    /**
+     * Whether nothing in an sstable can change in a merge that takes its rows one version at a
+     * time, by its Statistics.db, whose minima and maxima cover every timestamp, TTL and local
+     * deletion time in it (cells, liveness, row, complex, range and partition deletions):
+     * <ul>
+     * <li>no timestamp is LIVE's (Long.MIN_VALUE), which the merge would take for shadowed;</li>
+     * <li>nothing is purgeable: every local deletion time is at or after gcBefore, or every
+     *     timestamp at or above the max purgeable one;</li>
+     * <li>no expiring cell has expired (it would turn into a tombstone or go): there is no TTL, or
+     *     every local deletion time, expiry times included, is after now.</li>
+     * </ul>
+     * Then {@link #keepsAsIs} need not look at the row's times. Conservative otherwise.
+     */
+    boolean nothingToPurge(StatisticsReader.Metadata m) {
+        if (m.minTimestamp == LIVE_TS) return false;
+        boolean nonePurgeable = m.minLocalDeletionTime >= gcBefore || m.minTimestamp >= maxPurgeableTimestamp;
+        boolean noneExpired = m.maxTtl == Cell.NO_TTL || m.minLocalDeletionTime > nowSeconds;
+        return nonePurgeable && noneExpired;
+    }
+
+    /**
+     * Whether {@link #merge} of {@code r} alone, under no covering deletion ({@code single}), gives
+     * back exactly its content, so that it may be copied rather than merged: something is left of
+     * it; every complex column holds a cell or a deletion (the merge drops an empty one); and,
+     * unless {@code nothingToPurge} ({@link #nothingToPurge} of its sstable), no deletion, tombstone
+     * or expired liveness is purged, no expiring cell has expired, no deletion has LIVE's timestamp
+     * (the merge does not take it) and no cell has it (the merge takes it for shadowed). One pass
+     * over the row's columns, and over its cells only if its sstable could not rule this out.
+     */
+    boolean keepsAsIs(SSTableCursor.Row r, boolean nothingToPurge) {
+        boolean something = r.hasLiveness() || r.isDeleted();
+        final int columns = r.columnCount();
+        for (int j = 0; j < columns; j++) {
+            if (!r.isComplex(j) || r.cellCount(j) > 0) {
+                something = true;
+            } else if (r.complexDeletionTimestamp(j) == LIVE_TS) {
+                return false;
+            } else {
+                something = true;
+            }
+        }
+        if (!something) return false;
+        if (nothingToPurge) return true;
+        if (r.hasLiveness() && r.livenessTtl() != Cell.NO_TTL && nowSeconds >= r.livenessExpirationTime()
+                && shouldPurge(r.livenessTimestamp(), r.livenessExpirationTime())) {
+            return false;
+        }
+        if (r.isDeleted() && (r.deletionTimestamp() == LIVE_TS || shouldPurge(r.deletionTimestamp(), r.deletionLocalTime()))) return false;
+        for (int j = 0; j < columns; j++) {
+            long cts = r.complexDeletionTimestamp(j);
+            if (cts != LIVE_TS && shouldPurge(cts, r.complexDeletionLocalTime(j))) return false;
+        }
+        final int cells = r.cellCount();
+        for (int k = 0; k < cells; k++) {
+            SSTableCursor.Cell c = r.cell(k);
+            long ts = c.timestamp(), ldt = c.localDeletionTime();
+            if (ts == LIVE_TS) return false;
+            if (ldt == Cell.NO_DELETION_TIME) continue;
+            if (c.ttl() != Cell.NO_TTL ? nowSeconds >= ldt : shouldPurge(ts, ldt)) return false;
+        }
+        return true;
     }
 
     /**

@@ -78,6 +78,11 @@ public final class EncodingStats {
         return new EncodingStats(ts, base, minTtl);
     }
 
+    /** Whether every delta taken from {@code other}'s bases is the same one taken from these. */
+    public boolean sameBases(EncodingStats other) {
+        return minTimestamp == other.minTimestamp && minLocalDeletionTime == other.minLocalDeletionTime && minTtl == other.minTtl;
+    }
+
     public long minTimestamp() { return minTimestamp; }
 
     public long minLocalDeletionTime() { return minLocalDeletionTime; }

@@ -80,6 +80,25 @@ public final class RowSerializer {
     private long sizedRecordPrevSize;
     private int sizedRecordBodyBytes;
 
+    // By header index (static / regular): value layout and complexity, for rows copied from an input
+    // whose header has these columns (its cursor gives header indices, not table positions).
+    private final int[] staticFixedByHeader;
+    private final int[] regularFixedByHeader;
+    private final boolean[] staticComplexByHeader;
+    private final boolean[] regularComplexByHeader;
+
+    // The input row prepareCopy accepted (identified by the flyweight and its offset) and what it found.
+    private SSTableCursor.Row copySource;
+    private long copySourceOffset;
+    /** Input header index → this header's, for the row's kind; null when the input has this header's columns. */
+    private int[] copyColumnMap;
+    private int copyFlags;
+    private int copyFieldsBytes;
+    private boolean copyVerbatim;
+    private boolean copyPlain;
+    private long copyMinTimestamp, copyMaxTimestamp;
+    private int copyColumnsWithCells;
+
     // Header indices of the columns present in the row being sized or written, in order: what the
     // column subset encodes, filled by each source's own walk (Row or RowBuffer).
     private final int[] presentHeader;
@@ -121,6 +140,16 @@ public final class RowSerializer {
         this.regularHeaderIndex = new int[schema.regularColumns().length];
         for (int i = 0; i < regularHeaderIndex.length; i++) regularHeaderIndex[i] = header.regularIndex(i);
         this.presentHeader = new int[Math.max(1, Math.max(staticHeaderIndex.length, regularHeaderIndex.length))];
+        this.staticFixedByHeader = fixedLengths(header.staticColumns());
+        this.regularFixedByHeader = fixedLengths(header.regularColumns());
+        this.staticComplexByHeader = complexFlags(header.staticColumns());
+        this.regularComplexByHeader = complexFlags(header.regularColumns());
+    }
+
+    private static boolean[] complexFlags(ColumnMetadata[] cols) {
+        boolean[] out = new boolean[cols.length];
+        for (int i = 0; i < cols.length; i++) out[i] = cols[i].isComplex();
+        return out;
     }
 
     private static int[] fixedLengths(ColumnMetadata[] cols) {
@@ -185,7 +214,12 @@ public final class RowSerializer {
 
     /** prev_size, liveness and deletion, and the column subset unless every column is present. */
     private int rowHeadSize(int flags, boolean isStatic, long prevSize, long deletionTs, long deletionLdt) {
-        int size = VInt.sizeOfUnsigned(prevSize);
+        return VInt.sizeOfUnsigned(prevSize) + rowFieldsHeadSize(flags, isStatic, deletionTs, deletionLdt);
+    }
+
+    /** Liveness and deletion, and the column subset unless every column is present: the head after prev_size. */
+    private int rowFieldsHeadSize(int flags, boolean isStatic, long deletionTs, long deletionLdt) {
+        int size = 0;
         if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {
             size += stats.timestampSize(rowTimestamp);
             if ((flags & DataLayout.HAS_TTL) != 0) {
@@ -567,6 +601,236 @@ public final class RowSerializer {
         }
         presentCount = n;
     }
+
+    // ---- rows copied from an input sstable (SSTableCursor.Row) ----------------------------------
+    //
+    // Compaction copies a row it would write back unchanged (one version, nothing covering it,
+    // nothing to purge) from the input cursor's window instead of rebuilding it. Of a row's bytes,
+    // only row_size and prev_size depend on where the row lies (prev_size is the size of the
+    // unfiltered before it, and row_size counts prev_size's vint), and only the delta-encoded
+    // fields (timestamps, TTLs, local deletion times) depend on the header's EncodingStats; flags,
+    // clustering, column subset, cell counts, paths and values depend on neither. So the flags
+    // byte and the clustering are written as for any row, row_size and prev_size for the row's new
+    // place, and the rest is either the input's bytes as they are (same EncodingStats) or
+    // transcoded: the fields re-encoded from what the cursor decoded, paths and values copied as
+    // bytes (other EncodingStats).
+    //
+    // An input whose header has fewer columns than this one has other column indices, so another
+    // column subset and HAS_ALL_COLUMNS: its rows are transcoded, with the subset re-encoded.
+    //
+    // Either way the bytes must be the ones writeRow writes for the same fields, and prepareCopy
+    // makes sure of it before anything is written:
+    // - The row's flags and every cell's flags must be the ones this serializer derives from the
+    //   decoded fields (another writer could have stored a cell timestamp equal to the row's
+    //   instead of flagging USE_ROW_TIMESTAMP, say), and every complex column must hold a cell or
+    //   a deletion (a rebuild drops an empty one). Otherwise the row is refused and the caller
+    //   rebuilds it.
+    // - The input's bytes are taken as they are only if they are this serializer's encoding of the
+    //   decoded fields: the same bases; no local deletion time that the reader replaced (INVALID,
+    //   or a complex deletion's time next to a LIVE timestamp), since every other decoding is
+    //   undone exactly by the encoding (timestamps and TTLs by the same base; local deletion times
+    //   keep their low 32 bits, the only ones a delta holds); and every vint minimal. The sizes
+    //   prove the last: no field can be shorter than its minimal encoding, so the minimal sizes
+    //   summed equal the input's bytes only if every field is minimal. Otherwise the row is
+    //   transcoded, which is exact for any input.
+
+    /**
+     * Checks the cursor's current row for {@link #writeCopiedRow} and sizes it in this serializer's
+     * encoding (see above); false if it must be rebuilt instead. {@code inputStats}: the bases the
+     * input's deltas were taken from (its header's). {@code staticMap}, {@code regularMap}: the
+     * input header's column indices among this header's ({@link SerializationHeader#indicesOf}),
+     * null where the input has this header's columns.
+     */
+    public boolean prepareCopy(SSTableCursor.Row r, EncodingStats inputStats, int[] staticMap, int[] regularMap) {
+        copySource = null;
+        final boolean isStatic = r.isStatic;
+        final int[] map = isStatic ? staticMap : regularMap;
+        final long lts = r.livenessTimestamp, lexp = r.livenessExpiration;
+        final int lttl = r.livenessTtl;
+        final boolean hasLiveness = lts != Cell.NO_TIMESTAMP;
+        beginRow(hasLiveness, lts, lttl != Cell.NO_TTL, lttl, lexp);
+        final long dts = r.deletionTimestamp, dldt = r.deletionLdt;
+        final boolean deleted = dts != Cell.NO_TIMESTAMP || dldt != Cell.NO_DELETION_TIME;
+        final int columns = r.columnCount;
+        final int[] columnIndex = r.columnIndex, firstCell = r.columnFirstCell, cellCount = r.columnCellCount;
+        final long[] cdTs = r.columnDeletionTimestamp, cdLdt = r.columnDeletionLdt;
+        final boolean[] complex = isStatic ? staticComplexByHeader : regularComplexByHeader;
+        final int[] fixed = isStatic ? staticFixedByHeader : regularFixedByHeader;
+        // This header's index of each present column: the subset this serializer encodes.
+        final int[] present = presentHeader;
+        for (int j = 0; j < columns; j++) present[j] = map == null ? columnIndex[j] : map[columnIndex[j]];
+        presentCount = columns;
+        // The cursor reads a complex deletion whose timestamp is LIVE's as LIVE, so a set timestamp is a deletion.
+        boolean hasComplexDeletion = false;
+        for (int j = 0; j < columns; j++) {
+            if (complex[present[j]] && cdTs[j] != Cell.NO_TIMESTAMP) hasComplexDeletion = true;
+        }
+        final int flags = rowFlags(isStatic, deleted, hasComplexDeletion, columns);
+        // The input's HAS_ALL_COLUMNS is about its own header's columns.
+        final int inputColumns = map != null ? map.length : isStatic ? staticHeaderCount : regularHeaderCount;
+        final int inputFlags = (flags & ~DataLayout.HAS_ALL_COLUMNS) | (columns == inputColumns ? DataLayout.HAS_ALL_COLUMNS : 0);
+        if (inputFlags != r.flags) return false;
+
+        boolean exact = !r.complexDeletionTimeDropped
+                && !(deleted && dldt == Cell.INVALID_DELETION_TIME) && !(hasLiveness && lexp == Cell.INVALID_DELETION_TIME);
+        boolean plain = !deleted && !hasComplexDeletion && lttl == Cell.NO_TTL;
+        int size = rowFieldsHeadSize(flags, isStatic, dts, dldt);
+        final int[] cellFlags = r.cellFlags, ttls = r.cellTtl, pathLength = r.cellPathLength, valueLength = r.cellValueLength;
+        final long[] timestamps = r.cellTimestamp, ldts = r.cellLdt;
+        long minTs = Long.MAX_VALUE, maxTs = Long.MIN_VALUE;
+        int withCells = 0;
+        for (int j = 0; j < columns; j++) {
+            final int h = present[j];
+            final boolean isComplex = complex[h];
+            int k = firstCell[j];
+            final int end = k + cellCount[j];
+            if (isComplex) {
+                if (k == end && cdTs[j] == Cell.NO_TIMESTAMP) return false; // nothing in it: a rebuild drops the column
+                if (cdLdt[j] == Cell.INVALID_DELETION_TIME) exact = false;
+                size += complexHeadSize(hasComplexDeletion, cdTs[j], cdLdt[j], end - k);
+            }
+            if (k < end) withCells++;
+            final int fixedLength = isComplex ? -1 : fixed[h];
+            for (; k < end; k++) {
+                final long ts = timestamps[k], ldt = ldts[k];
+                final int ttl = ttls[k], length = valueLength[k];
+                final int f = cellFlags(ts, ttl, ldt, length);
+                if (f != cellFlags[k]) return false;
+                if (ldt != Cell.NO_DELETION_TIME || ttl != Cell.NO_TTL) {
+                    plain = false;
+                    if (ldt == Cell.INVALID_DELETION_TIME) exact = false;
+                }
+                if (ts < minTs) minTs = ts;
+                if (ts > maxTs) maxTs = ts;
+                size += cellHeaderSize(f, ts, ttl, ldt) + pathAndValueSize(isComplex ? pathLength[k] : 0, length, fixedLength, isComplex);
+            }
+        }
+        copySource = r;
+        copySourceOffset = r.offset;
+        copyColumnMap = map;
+        copyFlags = flags;
+        copyFieldsBytes = size;
+        // A plain row has no TTL or local deletion time field, so only the timestamp base matters
+        // (a flush with no deletion writes its local deletion time base at the epoch, while a
+        // compaction takes the inputs' smallest recorded time, which is then "none").
+        boolean sameBases = plain ? stats.minTimestamp() == inputStats.minTimestamp() : stats.sameBases(inputStats);
+        copyVerbatim = map == null && sameBases && exact && size == r.fieldsLength;
+        copyPlain = plain;
+        copyMinTimestamp = minTs;
+        copyMaxTimestamp = maxTs;
+        copyColumnsWithCells = withCells;
+        return true;
+    }
+
+    /** Whether the row {@link #prepareCopy} accepted is taken as the input's bytes, not transcoded. */
+    public boolean copyVerbatim() {
+        return copyVerbatim;
+    }
+
+    /** Exact bytes of the row {@link #prepareCopy} accepted, at this previous-unfiltered size. */
+    public int copiedRowSize(ClusteringBuffer clustering, long prevSize) {
+        final boolean isStatic = copySource.isStatic;
+        return rowSizeFromBody(isStatic, isStatic ? 0 : clusteringLayout.valuesSize(clustering),
+                VInt.sizeOfUnsigned(prevSize) + copyFieldsBytes);
+    }
+
+    /**
+     * Writes the row {@link #prepareCopy} accepted, and feeds the stats collector with what
+     * {@code writeRow} would feed it for the same fields, in the same order. {@code buf} is the
+     * cursor's buffer, {@code clustering} the row's (not read for the static row). REQUIRES: the
+     * cursor has not moved since prepareCopy, and {@code expectedSize} came from copiedRowSize.
+     */
+    public void writeCopiedRow(FixedBuffer out, SSTableCursor.Row r, byte[] buf, ClusteringBuffer clustering, long prevSize,
+                               int expectedSize) {
+        if (r != copySource || r.offset != copySourceOffset) {
+            throw new IllegalStateException("the row at stream offset " + r.offset + " was not prepared for copying");
+        }
+        copySource = null;
+        final int start = out.position();
+        final boolean isStatic = r.isStatic;
+        final int flags = copyFlags;
+        putRowStart(out, flags, isStatic);
+        if (!isStatic) clusteringLayout.putValues(out, clustering);
+        final int body = VInt.sizeOfUnsigned(prevSize) + copyFieldsBytes;
+        if (copyVerbatim) {
+            out.putUnsignedVInt(body);
+            out.putUnsignedVInt(prevSize);
+            out.putBytes(buf, r.fieldsOffset(), r.fieldsLength);
+            if (copyPlain) {
+                // No TTL and no local deletion time: every cell adds its timestamp, TTL 0 and no
+                // deletion time, whose effect on the stats does not depend on their order.
+                if (r.livenessTimestamp != Cell.NO_TIMESTAMP) collector.liveness(r.livenessTimestamp, r.livenessTtl, r.livenessExpiration);
+                collector.plainCells(r.cellCount, copyMinTimestamp, copyMaxTimestamp);
+            } else {
+                collectCopied(r);
+            }
+        } else {
+            writeTranscoded(out, r, buf, flags, body, prevSize);
+        }
+        rowWritten(r.livenessTimestamp == Cell.NO_TIMESTAMP && !r.isDeleted() && r.columnCount == 0, copyColumnsWithCells);
+        FixedBuffer.checkWritten(isStatic ? "copied static row" : "copied row", expectedSize, out.position() - start);
+    }
+
+    /**
+     * The stats of a row whose bytes were copied, in writeRow's order: liveness, deletion, then per
+     * column. REQUIRES: the input has this header's columns (rows of another column set are transcoded).
+     */
+    private void collectCopied(SSTableCursor.Row r) {
+        if (r.livenessTimestamp != Cell.NO_TIMESTAMP) collector.liveness(r.livenessTimestamp, r.livenessTtl, r.livenessExpiration);
+        if (r.isDeleted()) collector.deletion(r.deletionTimestamp, r.deletionLdt);
+        final boolean[] complex = r.isStatic ? staticComplexByHeader : regularComplexByHeader;
+        final int columns = r.columnCount;
+        final int[] columnIndex = r.columnIndex, firstCell = r.columnFirstCell, cellCount = r.columnCellCount;
+        final int[] ttls = r.cellTtl;
+        final long[] timestamps = r.cellTimestamp, ldts = r.cellLdt;
+        for (int j = 0; j < columns; j++) {
+            if (complex[columnIndex[j]]) collector.deletion(r.columnDeletionTimestamp[j], r.columnDeletionLdt[j]);
+            final int end = firstCell[j] + cellCount[j];
+            for (int k = firstCell[j]; k < end; k++) collector.cell(timestamps[k], ttls[k], ldts[k]);
+        }
+    }
+
+    /** Everything after row_size's place re-encoded in this header's EncodingStats; paths and values copied. */
+    private void writeTranscoded(FixedBuffer out, SSTableCursor.Row r, byte[] buf, int flags, int body, long prevSize) {
+        final boolean isStatic = r.isStatic;
+        beginRow(r.livenessTimestamp != Cell.NO_TIMESTAMP, r.livenessTimestamp, r.livenessTtl != Cell.NO_TTL, r.livenessTtl,
+                r.livenessExpiration);
+        final int columns = r.columnCount;
+        final int[] columnIndex = r.columnIndex, firstCell = r.columnFirstCell, cellCount = r.columnCellCount;
+        final int[] map = copyColumnMap;
+        final int[] present = presentHeader;
+        for (int j = 0; j < columns; j++) present[j] = map == null ? columnIndex[j] : map[columnIndex[j]];
+        presentCount = columns;
+        putRowHead(out, flags, isStatic, body, prevSize, r.deletionTimestamp, r.deletionLdt);
+        final boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
+        final boolean[] complex = isStatic ? staticComplexByHeader : regularComplexByHeader;
+        final int[] fixed = isStatic ? staticFixedByHeader : regularFixedByHeader;
+        final int[] cellFlags = r.cellFlags, ttls = r.cellTtl;
+        final int[] pathOffset = r.cellPathOffset, pathLength = r.cellPathLength, valueOffset = r.cellValueOffset, valueLength = r.cellValueLength;
+        final long[] timestamps = r.cellTimestamp, ldts = r.cellLdt;
+        final int base = r.base();
+        for (int j = 0; j < columns; j++) {
+            final int h = present[j];
+            final boolean isComplex = complex[h];
+            int k = firstCell[j];
+            final int end = k + cellCount[j];
+            if (isComplex) putComplexHead(out, writeComplexDeletion, r.columnDeletionTimestamp[j], r.columnDeletionLdt[j], end - k);
+            final int fixedLength = isComplex ? -1 : fixed[h];
+            for (; k < end; k++) {
+                final long ts = timestamps[k], ldt = ldts[k];
+                final int ttl = ttls[k];
+                putCellHeader(out, cellFlags[k], ts, ttl, ldt);
+                collector.cell(ts, ttl, ldt);
+                if (isComplex) {
+                    final int length = pathLength[k];
+                    out.putUnsignedVInt(length);
+                    out.putBytes(buf, base + pathOffset[k], length);
+                }
+                writeArrayValueSkipNullAndEmpty(out, buf, base + valueOffset[k], valueLength[k], fixedLength);
+            }
+        }
+    }
+
 
     // ---- column subset (layout: DataLayout), from the present-column list ------------------------
 

@@ -493,6 +493,9 @@ public final class SSTableCursor implements AutoCloseable {
         ensure((int) rowSize, "row");
         bodyEnd = pos + (int) rowSize;
         bodyVInt("previous unfiltered size");
+        r.fieldsOffset = pos - mark;
+        r.fieldsLength = bodyEnd - pos;
+        r.complexDeletionTimeDropped = false;
 
         if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {
             long ts = bodyTimestamp("liveness timestamp");
@@ -537,11 +540,15 @@ public final class SSTableCursor implements AutoCloseable {
             }
             if (hasComplexDeletion) {
                 long ts = bodyTimestamp("complex deletion timestamp");
-                long ldt = deletionLdt(bodyLocalDeletionTime("complex deletion time"));
+                long rawLdt = bodyLocalDeletionTime("complex deletion time");
+                long ldt = deletionLdt(rawLdt);
                 // Cassandra's row builder keeps a complex deletion only if its timestamp beats LIVE's,
                 // so the LIVE deletions written for every complex column of such a row read as LIVE.
                 r.columnDeletionTimestamp[j] = ts;
                 r.columnDeletionLdt[j] = ts == NO_TIMESTAMP ? NO_DELETION_TIME : ldt;
+                // A LIVE deletion's bytes hold LIVE's local deletion time, whose low 32 bits are all
+                // ones; any other time next to a LIVE timestamp is dropped here.
+                if (ts == NO_TIMESTAMP && (int) rawLdt != UNSIGNED_NO_DELETION_TIME) r.complexDeletionTimeDropped = true;
             } else {
                 r.columnDeletionTimestamp[j] = NO_TIMESTAMP;
                 r.columnDeletionLdt[j] = NO_DELETION_TIME;
@@ -699,6 +706,13 @@ public final class SSTableCursor implements AutoCloseable {
     /** The current row (regular or static), its columns and cells. */
     public final class Row {
         long offset, endOffset;
+        /** Window offset (from the item's start) of the first byte after prev_size, and the bytes from there to the row's end. */
+        int fieldsOffset, fieldsLength;
+        /**
+         * Whether a complex deletion was read as LIVE by its timestamp although its bytes held
+         * another local deletion time: then the decoded fields do not encode back to these bytes.
+         */
+        boolean complexDeletionTimeDropped;
         int flags, extFlags;
         boolean isStatic;
         int clusteringSize;
@@ -756,6 +770,19 @@ public final class SSTableCursor implements AutoCloseable {
 
         /** Stream offset of the row's flags byte, and after its last byte. */
         public long offset() { return offset; }
+
+        /**
+         * Offset in {@link #buffer()} of the row's first byte after its prev_size vint (liveness,
+         * deletion, column subset and column data follow, to the row's end): what a copy of the row
+         * can take as it is, since only row_size and prev_size depend on where the row lies.
+         */
+        public int fieldsOffset() { return mark + fieldsOffset; }
+
+        /** Bytes from {@link #fieldsOffset()} to the row's end. */
+        public int fieldsLength() { return fieldsLength; }
+
+        /** The window offset every relative offset of the current item is taken from. */
+        int base() { return mark; }
 
         public long endOffset() { return endOffset; }
 

@@ -20,7 +20,8 @@ import java.nio.file.Path;
  * The one partition writer: one sstable written partition by partition, by the flush (memtable
  * rows: {@link RowRecord} flyweights or {@link Row} objects, markers as {@link ClusteringBound}s),
  * by compaction and by the sorted bulk writer (both {@link RowBuffer} flyweights and
- * {@link ClusteringBuffer} bounds). It owns the shared {@link SSTableWriter} (staging, fsync,
+ * {@link ClusteringBuffer} bounds; compaction also copies rows straight from an input's
+ * {@link SSTableCursor}, see {@link #copyRow}). It owns the shared {@link SSTableWriter} (staging, fsync,
  * TOC.txt last), the shared {@link RowSerializer} and {@link StatsCollector}, and the partition
  * bookkeeping every caller needs (previous-unfiltered sizes, row index blocks, the open range
  * deletion, first/last row clustering, counts).
@@ -73,6 +74,7 @@ public final class SSTableOutput implements AutoCloseable {
     private DeletionTime open = DeletionTime.LIVE;
 
     private long partitions, rows, markers;
+    private long copiedRows, verbatimRows;
     private CommitLogPosition commitLogLower = CommitLogPosition.NONE, commitLogUpper = CommitLogPosition.NONE;
 
     /**
@@ -131,17 +133,21 @@ public final class SSTableOutput implements AutoCloseable {
      */
     public void beginPartition(byte[] key, int keyLength, long pdTimestamp, long pdLocalTime, RowBuffer staticRow, RowBuffer emptyStatic)
             throws IOException {
+        flyweightPartitionHeader(key, keyLength, pdTimestamp, pdLocalTime);
+        if (header.hasStatics()) {
+            RowBuffer st = staticRow != null ? staticRow : emptyStatic;
+            int size = rs.rowSize(st, 0);
+            rs.writeRow(sst.reserve(size), st, 0, size);
+        }
+        startRows();
+    }
+
+    private void flyweightPartitionHeader(byte[] key, int keyLength, long pdTimestamp, long pdLocalTime) throws IOException {
         partitionStart = sst.dataPosition();
         partitionDeletionTimestamp = pdTimestamp;
         partitionDeletionLocalTime = pdLocalTime;
         int size = rs.partitionHeaderSize(keyLength, pdTimestamp, pdLocalTime);
         rs.writePartitionHeader(sst.reserve(size), key, 0, keyLength, pdTimestamp, pdLocalTime, size);
-        if (header.hasStatics()) {
-            RowBuffer st = staticRow != null ? staticRow : emptyStatic;
-            size = rs.rowSize(st, 0);
-            rs.writeRow(sst.reserve(size), st, 0, size);
-        }
-        startRows();
     }
 
     public void row(RowBuffer row) throws IOException {
@@ -149,15 +155,74 @@ public final class SSTableOutput implements AutoCloseable {
         long prevSize = start - previousStart;
         int size = rs.rowSize(row, prevSize);
         rs.writeRow(sst.reserve(size), row, prevSize, size);
+        flyweightRowWritten(row.clustering(), start, size);
+    }
+
+    private void flyweightRowWritten(ClusteringBuffer clustering, long start, int size) {
         if (!hasRow) {
-            collector.rowClustering(row.clustering()); // rows come in clustering order: first and last bound the slice
+            collector.rowClustering(clustering); // rows come in clustering order: first and last bound the slice
             hasRow = true;
         }
-        lastRow.copyFrom(row.clustering());
-        rowIndex.added(row.clustering(), start, start + size, openTs, openLdt);
+        lastRow.copyFrom(clustering);
+        rowIndex.added(clustering, start, start + size, openTs, openLdt);
         previousStart = start;
         rows++;
     }
+
+    // ---- rows copied from an input sstable (compaction) -------------------------------------------
+    //
+    // A row compaction would write back unchanged goes from the input cursor's window to this
+    // sstable without being rebuilt (see RowSerializer's copy section for what is copied and what
+    // is re-encoded); for the partition bookkeeping it is a flyweight row like any other.
+
+    /**
+     * Checks the cursor's current row for copying into this sstable ({@link RowSerializer#prepareCopy});
+     * if true, {@link #copyRow} or {@link #beginPartition(byte[], int, long, long, SSTableCursor)}
+     * writes it before the cursor moves. {@code inputStats}: the bases of the input's deltas (its
+     * header's); {@code staticMap}, {@code regularMap}: its header's columns among this header's
+     * ({@link SerializationHeader#indicesOf}), null where they are the same.
+     */
+    public boolean prepareCopy(SSTableCursor.Row row, EncodingStats inputStats, int[] staticMap, int[] regularMap) {
+        return rs.prepareCopy(row, inputStats, staticMap, regularMap);
+    }
+
+    /**
+     * As {@link #beginPartition(byte[], int, long, long, RowBuffer, RowBuffer)}, the static row
+     * copied: {@code source}'s current row, accepted by {@link #prepareCopy}. REQUIRES: the header
+     * has static columns.
+     */
+    public void beginPartition(byte[] key, int keyLength, long pdTimestamp, long pdLocalTime, SSTableCursor source) throws IOException {
+        if (!header.hasStatics()) throw new IllegalStateException("a static row copied into " + descriptor + ", whose header has no static columns");
+        flyweightPartitionHeader(key, keyLength, pdTimestamp, pdLocalTime);
+        SSTableCursor.Row st = source.row();
+        boolean verbatim = rs.copyVerbatim();
+        int size = rs.copiedRowSize(null, 0);
+        rs.writeCopiedRow(sst.reserve(size), st, source.buffer(), null, 0, size);
+        copied(verbatim);
+        startRows();
+    }
+
+    /** Writes {@code source}'s current row, accepted by {@link #prepareCopy}; {@code clustering} is its clustering. */
+    public void copyRow(SSTableCursor source, ClusteringBuffer clustering) throws IOException {
+        long start = sst.dataPosition() - partitionStart;
+        long prevSize = start - previousStart;
+        boolean verbatim = rs.copyVerbatim();
+        int size = rs.copiedRowSize(clustering, prevSize);
+        rs.writeCopiedRow(sst.reserve(size), source.row(), source.buffer(), clustering, prevSize, size);
+        copied(verbatim);
+        flyweightRowWritten(clustering, start, size);
+    }
+
+    private void copied(boolean verbatim) {
+        copiedRows++;
+        if (verbatim) verbatimRows++;
+    }
+
+    /** Rows (static rows included) copied from inputs rather than rebuilt. */
+    public long copiedRows() { return copiedRows; }
+
+    /** Of {@link #copiedRows}, those whose fields were the input's bytes as they are (the rest were transcoded). */
+    public long verbatimRows() { return verbatimRows; }
 
     /** {@code bound.kind()} is the marker's kind; a bound uses the deletion of its side only. */
     public void marker(ClusteringBuffer bound, long endTs, long endLdt, long startTs, long startLdt) throws IOException {

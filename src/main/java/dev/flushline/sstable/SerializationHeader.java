@@ -64,6 +64,35 @@ public final class SerializationHeader {
 
     public boolean hasStatics() { return statics.length > 0; }
 
+    /**
+     * For each static ({@code statics}) or regular column of {@code input}, a header of the same
+     * table whose columns of that kind are all among these, its index among these; null when the
+     * two have the same columns of that kind (every index maps to itself).
+     */
+    public int[] indicesOf(SerializationHeader input, boolean statics) {
+        ColumnMetadata[] mine = statics ? this.statics : regulars, theirs = statics ? input.statics : input.regulars;
+        if (sameNames(mine, theirs)) return null;
+        int[] byPosition = statics ? staticIndex : regularIndex;
+        int[] map = new int[theirs.length];
+        for (int h = 0; h < theirs.length; h++) {
+            ColumnMetadata c = theirs[h];
+            int i = c.position() < byPosition.length ? byPosition[c.position()] : -1;
+            if (i < 0 || !mine[i].name().equals(c.name())) {
+                throw new IllegalArgumentException("column " + c.name() + " of the input's header is not in this header");
+            }
+            map[h] = i;
+        }
+        return map;
+    }
+
+    private static boolean sameNames(ColumnMetadata[] a, ColumnMetadata[] b) {
+        if (a.length != b.length) return false;
+        for (int i = 0; i < a.length; i++) {
+            if (!a[i].name().equals(b[i].name()) || !a[i].marshalName().equals(b[i].marshalName())) return false;
+        }
+        return true;
+    }
+
     /** Header index of the static column at table position {@code p}, or -1 if not in the header. */
     public int staticIndex(int p) { return staticIndex[p]; }
 

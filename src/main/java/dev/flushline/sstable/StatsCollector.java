@@ -101,6 +101,21 @@ public final class StatsCollector {
         localDeletionTime(ldt);
     }
 
+    /**
+     * {@code count} cells with no TTL and no local deletion time whose timestamps span
+     * [minTimestamp, maxTimestamp]: the same stats as a {@link #cell} call for each (minimum and
+     * maximum do not depend on the order, and no deletion time reaches the histogram).
+     */
+    void plainCells(int count, long minTimestamp, long maxTimestamp) {
+        if (count == 0) return;
+        partitionCells += count;
+        cellsWritten += count;
+        timestamp(minTimestamp);
+        timestamp(maxTimestamp);
+        ttl(Cell.NO_TTL);
+        localDeletionTime(Cell.NO_DELETION_TIME);
+    }
+
     /** Non-empty primary-key liveness. */
     void liveness(long ts, int ttl, long expirationTime) {
         timestamp(ts);

@@ -17,6 +17,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -66,8 +67,12 @@ class CompactionAllocationTest {
     }
 
     private long[] allocatedAndCells(Path in, Path out, long gcBefore) throws Exception {
+        return allocatedAndCells(in, out, gcBefore, true);
+    }
+
+    private long[] allocatedAndCells(Path in, Path out, long gcBefore, boolean copyThrough) throws Exception {
         TableSchema schema = CqlParser.parse(cql);
-        Compactor.Options o = Compactor.Options.builder(NOW + 50_000, gcBefore).pipelined(false).build();
+        Compactor.Options o = Compactor.Options.builder(NOW + 50_000, gcBefore).pipelined(false).copyThrough(copyThrough).build();
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         Compactor c = new Compactor(schema, SSTableFiles.inDirectory(in), o);
@@ -77,7 +82,7 @@ class CompactionAllocationTest {
         long allocated = mx.getThreadAllocatedBytes(tid) - before;
         long indexBytes = 0;
         for (SSTableFiles f : SSTableFiles.inDirectory(in)) indexBytes += Files.size(f.path(dev.flushline.sstable.Component.INDEX));
-        return new long[] {allocated, r.cellsRead, r.inputRows, r.inputPartitions, indexBytes};
+        return new long[] {allocated, r.cellsRead, r.inputRows, r.inputPartitions, indexBytes, r.rowsCopied};
     }
 
     @Test
@@ -93,6 +98,56 @@ class CompactionAllocationTest {
     void otherCodecsAllocateNothingPerCell(String compression) throws Exception {
         cql = dev.flushline.testing.Compressions.with(TABLE, compression);
         steadyState();
+    }
+
+    /**
+     * Disjoint inputs (each flush its own keys; no TTL, no partition or range deletion, nothing past
+     * gc grace), whose rows are nearly all copied through rather than merged: that path allocates
+     * nothing per row or cell either, and no more than the merge of the same inputs.
+     */
+    @Test
+    void copiedRowsAllocateNothingPerCell() throws Exception {
+        Path small = disjointInputs("disjoint-small", 400, 2_000), large = disjointInputs("disjoint-large", 2_000, 10_000);
+        allocatedAndCells(small, tmp.resolve("warm-disjoint"), 0);
+        allocatedAndCells(small, tmp.resolve("warm-disjoint-merged"), 0, false);
+        long[] s = allocatedAndCells(small, tmp.resolve("out-disjoint-small"), 0);
+        long[] l = allocatedAndCells(large, tmp.resolve("out-disjoint-large"), 0);
+        long[] merged = allocatedAndCells(large, tmp.resolve("out-disjoint-large-merged"), 0, false);
+        double perCell = (double) (l[0] - s[0]) / (l[1] - s[1]);
+        double perPartition = (double) (l[0] - s[0]) / (l[3] - s[3]);
+        String what = "small: " + s[0] + " bytes for " + s[1] + " cells, " + s[2] + " rows (" + s[5] + " copied), " + s[3]
+                + " partitions; large: " + l[0] + " bytes for " + l[1] + " cells, " + l[2] + " rows (" + l[5] + " copied), " + l[3]
+                + " partitions: " + String.format("%.3f", perCell) + " B per extra cell, " + String.format("%.1f", perPartition)
+                + " B per extra partition; the large one merged: " + merged[0] + " bytes";
+        System.out.println(what);
+        assertTrue(l[1] > 4 * s[1], what);
+        assertTrue(l[5] > 0.9 * l[2], what + ": nearly every row is copied (not: empty static rows, duplicates within a flush)");
+        assertEquals(0, merged[5], what);
+        assertTrue(l[0] < merged[0] + 16 * 1024, what + ": copying allocates no more than merging");
+        assertTrue(perCell < 2.0, what);
+        assertTrue(perPartition < 32, what);
+    }
+
+    /** Three flushes of {@code keys} keys each, every flush its own keys, no TTL. */
+    private Path disjointInputs(String name, int keys, int updatesPerFlush) throws Exception {
+        TableSchema schema = CqlParser.parse(cql);
+        Path dir = Files.createDirectories(tmp.resolve(name));
+        TableDirectory table = TableDirectory.open(dir);
+        for (int i = 0; i < 3; i++) {
+            RandomUpdates gen = new RandomUpdates(schema, 100 + i, NOW, keys, 30);
+            gen.ttlChance = 0;
+            gen.partitionDeleteChance = 0;
+            gen.rangeDeleteChance = 0;
+            Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
+            for (PartitionUpdate u : gen.next(updatesPerFlush)) m.apply(u);
+            m.seal();
+            try {
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
+            } finally {
+                m.discard();
+            }
+        }
+        return dir;
     }
 
     /**

@@ -97,13 +97,14 @@ public final class CompactCompareMain {
     static final String HELP =
             "Usage: flushline bench compact [--against cassandra,cassandra6] [--rows N] [--compression lz4|none[,..]]\n"
           + "       [--shape disjoint|overwrite|tombstones[,..]] [--rounds N] [--warmup N] [--dir DIR] [--profile-dir DIR]\n"
-          + "       [--cassandra6-mode CASSANDRA_5|NONE]\n"
+          + "       [--cassandra6-mode CASSANDRA_5|NONE] [--copy-through on|off]\n"
           + "\n"
           + "Major compaction of 4 sstables of stress.stress_table (N rows each, default 650000), ours beside\n"
           + "Cassandra 5.0.5's (--against cassandra, this JVM) and Cassandra 6.0-alpha2's cursor and iterator paths\n"
           + "(--against cassandra6, a child JVM), and the codec floor (the CPU of decompressing and checking the inputs\n"
           + "and compressing and checksumming the output, one thread); medians of --rounds (default 3) after --warmup\n"
-          + "(default 1) rounds. Defaults: all shapes, lz4 and none; --cassandra6-mode CASSANDRA_5 (6.0 writes oa).\n";
+          + "(default 1) rounds. Defaults: all shapes, lz4 and none; --cassandra6-mode CASSANDRA_5 (6.0 writes oa).\n"
+          + "--copy-through off merges every row, as before rows that the merge keeps unchanged were copied (default on).\n";
 
     /** Returns the exit status: 0 ok, 1 usage, 2 internal or I/O failure. */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
@@ -112,6 +113,7 @@ public final class CompactCompareMain {
         List<String> shapes = List.of("disjoint", "overwrite", "tombstones");
         boolean cassandra = false, cassandra6 = false;
         String cassandra6Mode = "CASSANDRA_5";
+        boolean copyThrough = true;
         int rounds = 3, warmup = 1;
         Path dir = null, profileDir = null;
         try {
@@ -143,6 +145,10 @@ public final class CompactCompareMain {
                             return usage(err, "--cassandra6-mode " + value + ": CASSANDRA_5 (6.0 writes oa) or NONE (6.0 writes pa)");
                         }
                         cassandra6Mode = value;
+                        break;
+                    case "--copy-through":
+                        if (!value.equals("on") && !value.equals("off")) return usage(err, "--copy-through " + value + ": on or off");
+                        copyThrough = value.equals("on");
                         break;
                     case "--rows": rows = Integer.parseInt(value); break;
                     case "--rounds": rounds = Integer.parseInt(value); break;
@@ -184,7 +190,8 @@ public final class CompactCompareMain {
             AsyncProfiler profiler = profileDir != null ? ProfileMain.load() : null;
             for (String shape : shapes) {
                 for (String compression : compressions) {
-                    summaries.add(runSetting(root, shape, compression, rows, cassandra, child, warmup, rounds, profiler, profileDir, out));
+                    summaries.add(runSetting(root, shape, compression, rows, cassandra, child, warmup, rounds, profiler, profileDir,
+                            copyThrough, out));
                 }
             }
             out.println();
@@ -252,7 +259,8 @@ public final class CompactCompareMain {
     }
 
     private static Summary runSetting(Path root, String shape, String compression, int rows, boolean cassandra, Cassandra6Child c6,
-                                      int warmup, int rounds, AsyncProfiler profiler, Path profileDir, PrintStream out) throws Exception {
+                                      int warmup, int rounds, AsyncProfiler profiler, Path profileDir, boolean copyThrough,
+                                      PrintStream out) throws Exception {
         String cql = cql(compression);
         TableSchema schema = CqlParser.parse(cql);
         Path base = root.resolve(shape + "-" + compression);
@@ -300,15 +308,15 @@ public final class CompactCompareMain {
                 String label = round < 0 ? "warm-up" : "round " + (round + 1);
                 Path ourDir = base.resolve("ours-" + (round + warmup));
                 Compactor.Result[] result = new Compactor.Result[1];
-                Cost o = ours(schema, inputs, gcBefore, ourDir, result, null);
+                Cost o = ours(schema, inputs, gcBefore, copyThrough, ourDir, result, null);
                 Compactor.Result r = result[0];
                 List<Path> outputFiles = listFiles(ourDir);
                 for (Path f : outputFiles) o.bytesOut += Files.size(f);
                 o.bytesIn = inputBytes;
                 out.println(line(label, o) + String.format(Locale.ROOT, "; rows %,d -> %,d, partitions %,d -> %,d, cells read %,d "
-                                + "written %,d merged away %,d purged %,d",
+                                + "written %,d merged away %,d purged %,d; copied through: rows %,d (%,d as their bytes), partitions %,d",
                         r.inputRows, r.outputRows, r.inputPartitions, r.outputPartitions, r.cellsRead, r.cellsWritten,
-                        r.cellsMergedAway, r.cellsPurged));
+                        r.cellsMergedAway, r.cellsPurged, r.rowsCopied, r.rowsCopiedVerbatim, r.partitionsCopied));
                 s.rowsOut = r.outputRows;
                 s.partitionsOut = r.outputPartitions;
                 s.cellsRead = r.cellsRead;
@@ -387,7 +395,7 @@ public final class CompactCompareMain {
                     Path ourDir = base.resolve("ours-profiled-" + mode);
                     Compactor.Result[] result = new Compactor.Result[1];
                     String start = mode.equals("cpu") ? "start,event=" + event + ",interval=1ms" : "start,event=alloc,alloc=16k";
-                    Cost o = ours(schema, inputs, gcBefore, ourDir, result, () -> exec(profiler, start));
+                    Cost o = ours(schema, inputs, gcBefore, copyThrough, ourDir, result, () -> exec(profiler, start));
                     exec(profiler, "stop,file=" + html + ",title=" + name);
                     String collapsed = profiler.dumpCollapsed(mode.equals("cpu") ? one.profiler.Counter.SAMPLES : one.profiler.Counter.TOTAL);
                     Files.writeString(profileDir.resolve(name + ".collapsed"), collapsed);
@@ -426,10 +434,10 @@ public final class CompactCompareMain {
     }
 
     /** Our compaction on a fresh thread, measured as the class comment says. {@code started} runs on it first (a profiler). */
-    private static Cost ours(TableSchema schema, List<SSTableFiles> inputs, long gcBefore, Path outDir, Compactor.Result[] result,
-                             Runnable started) throws Exception {
+    private static Cost ours(TableSchema schema, List<SSTableFiles> inputs, long gcBefore, boolean copyThrough, Path outDir,
+                             Compactor.Result[] result, Runnable started) throws Exception {
         Files.createDirectories(outDir);
-        Compactor.Options o = Compactor.Options.builder(NOW_SECONDS, gcBefore).build();
+        Compactor.Options o = Compactor.Options.builder(NOW_SECONDS, gcBefore).copyThrough(copyThrough).build();
         Path table = schema.directoryUnder(outDir);
         Files.createDirectories(table);
         Cost c = measured("flushline", "flushline-compact-0", () -> {
