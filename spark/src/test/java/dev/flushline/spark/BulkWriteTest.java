@@ -703,7 +703,8 @@ class BulkWriteTest {
             read.put(version, readAll(out));
         }
         assertFalse(read.get("da").isEmpty());
-        assertEquals(read.get("oa"), read.get("da"));
+        // List cell paths are time-UUIDs from the writer's clock, so two writes agree only once numbered.
+        assertEquals(normalize(read.get("oa")), normalize(read.get("da")));
     }
 
     static String rootMessage(Throwable t) {
