@@ -40,7 +40,9 @@ import java.io.IOException;
  * Rows.db, which nothing else writes meanwhile.
  *
  * <p>Allocation: buffers grow to the largest key or clustering seen and are reused; nothing is
- * allocated per partition or block after that.
+ * allocated per partition or block after that. The tries' node storage goes back to
+ * {@link TrieWriter}'s pool when the sstable is finished or aborted, so the next sstable's writer
+ * starts with it grown.
  *
  * <p>Thread safety: none; owned by the sstable's writer thread.
  */
@@ -249,6 +251,7 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
 
     @Override
     public void finishPartitions() throws IOException {
+        rowTrie.release();
         rows.sync();
         rows.close();
     }
@@ -257,6 +260,8 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
     public void finish(byte[] firstKey, byte[] lastKeyBytes) throws IOException {
         if (lastKey != null) addPartition(Math.min(lastKeyLength, lastDiffPoint));
         long root = partitionTrie.complete();
+        long keys = partitionTrie.count();
+        partitionTrie.release();
         long firstKeyPosition = partitions.position();
         FixedBuffer out = new FixedBuffer(PartitionsLayout.MIN_KEYS_BYTES + firstKey.length + lastKeyBytes.length
                 + PartitionsLayout.FOOTER_BYTES);
@@ -265,7 +270,7 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
         out.putShort(lastKeyBytes.length);
         out.putBytes(lastKeyBytes, 0, lastKeyBytes.length);
         out.putLong(firstKeyPosition);
-        out.putLong(partitionTrie.count());
+        out.putLong(keys);
         out.putLong(root);
         partitions.write(out.array(), 0, out.position());
         partitions.sync();
@@ -274,6 +279,8 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
 
     @Override
     public void abort() {
+        partitionTrie.release();
+        rowTrie.release();
         partitions.abort();
         rows.abort();
     }

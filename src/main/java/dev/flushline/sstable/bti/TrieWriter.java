@@ -1,6 +1,7 @@
 package dev.flushline.sstable.bti;
 
 import dev.flushline.io.SyncedFileOutput;
+import org.jctools.queues.MpmcArrayQueue;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -38,7 +39,10 @@ import java.util.Arrays;
  * grow and are kept); a written node's slot is freed at once and its position kept in its
  * parent's child entry. The walks over branches (re-sizing, writing, laying out) use explicit
  * stacks, so keys thousands of bytes long do not recurse on the Java stack. In steady state
- * {@link #add} allocates nothing; {@link #reset()} keeps the grown storage.
+ * {@link #add} allocates nothing; {@link #reset()} keeps the grown storage, and {@link #release()}
+ * hands it to a small process-wide pool that the next writer takes it from: a trie of a few
+ * hundred thousand keys holds thousands of nodes back until their pages fill, and growing their
+ * slots again for every sstable would cost each flush megabytes.
  *
  * <p>Invariants: the open path is {@code open[0, openDepth)}, root first, and its transition
  * bytes are the last key; a completed unwritten node's branch and its own size together were
@@ -55,12 +59,27 @@ public final class TrieWriter {
     private static final int NO_SLOT = -1;
     private static final long NOT_WRITTEN = -1;
     private static final int INITIAL_CHILDREN = 4;
+    private static final byte[] NO_BYTES = new byte[0];
+    private static final int[] NO_INTS = new int[0];
+    private static final long[] NO_LONGS = new long[0];
+    /**
+     * Slot storage kept for the next writer only up to this many slots (about 8 MiB): one trie that
+     * held more back should not pin its storage for the life of the process. Partitions.db tries of
+     * short cut keys hold the most: while the root's children's branches are each under a page, no
+     * node is written before the end (tens of thousands of partitions), and a larger key count
+     * writes each child's branch as it completes (the bench's 260,000 partitions hold about 4,000).
+     */
+    static final int MAX_POOLED_SLOTS = 1 << 16;
+    /** Idle slot storage, bounded: two sstable writers at once with two tries each. A full pool drops what is offered. */
+    private static final MpmcArrayQueue<SlotStorage> IDLE = new MpmcArrayQueue<>(4);
     /** Bytes of a key shown in a message before it is cut short. */
     private static final int KEY_HEX_LIMIT = 256;
 
     private final SyncedFileOutput out;
 
     // ---- node slots: one per unwritten node, reused ------------------------------------------
+    /** The holder the slot arrays below go back into on release; null once released. */
+    private SlotStorage storage;
     private int slotCapacity;
     /** Slots in [0, freshSlots) have been handed out since the last reset; freed ones are in freeSlots. */
     private int freshSlots;
@@ -110,8 +129,76 @@ public final class TrieWriter {
     /** Writes nodes to out, at out's current position (absolute file positions matter: pages are 4096-byte aligned in the file). */
     public TrieWriter(SyncedFileOutput out) {
         this.out = out;
-        growSlots(64);
+        SlotStorage pooled = IDLE.poll();
+        if (pooled != null) {
+            adopt(pooled);
+        } else {
+            storage = new SlotStorage();
+            growSlots(64);
+        }
         reset();
+    }
+
+    /**
+     * Gives the slot storage back to the pool for the next writer (when it is not too large to keep);
+     * the writer is unusable afterwards. Idempotent, so both a finish and a later abort may call it.
+     * Thread safety: after release the storage belongs to whichever writer polls it next; this writer
+     * keeps no reference it could write through.
+     */
+    public void release() {
+        if (storage == null) return;
+        SlotStorage s = storage;
+        storage = null;
+        s.capacity = slotCapacity;
+        s.freeSlots = freeSlots;
+        s.childCount = childCount;
+        s.childByte = childByte;
+        s.childSlot = childSlot;
+        s.childPosition = childPosition;
+        s.branchBytes = branchBytes;
+        s.nodeBytes = nodeBytes;
+        s.outOfPageChildren = outOfPageChildren;
+        s.outOfPageInBranch = outOfPageInBranch;
+        s.payloadFlags = payloadFlags;
+        s.payload = payload;
+        s.payloadLength = payloadLength;
+        slotCapacity = 0;
+        freshSlots = 0;
+        freeCount = 0;
+        freeSlots = new int[0];
+        childCount = new int[0];
+        childByte = new byte[0][];
+        childSlot = new int[0][];
+        childPosition = new long[0][];
+        branchBytes = new int[0];
+        nodeBytes = new int[0];
+        outOfPageChildren = new boolean[0];
+        outOfPageInBranch = new boolean[0];
+        payloadFlags = new int[0];
+        payload = new byte[0][];
+        payloadLength = new int[0];
+        if (s.capacity <= MAX_POOLED_SLOTS) IDLE.offer(s);
+    }
+
+    private void adopt(SlotStorage s) {
+        storage = s;
+        slotCapacity = s.capacity;
+        freeSlots = s.freeSlots;
+        childCount = s.childCount;
+        childByte = s.childByte;
+        childSlot = s.childSlot;
+        childPosition = s.childPosition;
+        branchBytes = s.branchBytes;
+        nodeBytes = s.nodeBytes;
+        outOfPageChildren = s.outOfPageChildren;
+        outOfPageInBranch = s.outOfPageInBranch;
+        payloadFlags = s.payloadFlags;
+        payload = s.payload;
+        payloadLength = s.payloadLength;
+    }
+
+    private void checkNotReleased() {
+        if (storage == null) throw new IllegalStateException("trie writer used after release()");
     }
 
     /**
@@ -122,6 +209,7 @@ public final class TrieWriter {
      * (first, as the root's payload). Anything else out of order: IllegalArgumentException naming both keys in hex.
      */
     public void add(byte[] key, int keyLength, int payloadFlags, byte[] payload, int payloadLength) throws IOException {
+        checkNotReleased();
         if (keyLength < 0 || keyLength > key.length) {
             throw new IllegalArgumentException("key length " + keyLength + " outside the key array of " + key.length + " bytes");
         }
@@ -162,7 +250,7 @@ public final class TrieWriter {
         }
         this.payloadFlags[node] = payloadFlags;
         byte[] p = this.payload[node];
-        if (p.length < payloadLength) p = this.payload[node] = new byte[Math.max(payloadLength, 2 * p.length)];
+        if (p.length < payloadLength) p = this.payload[node] = new byte[Math.max(Math.max(payloadLength, 16), 2 * p.length)];
         if (payloadLength > 0) System.arraycopy(payload, 0, p, 0, payloadLength);
         this.payloadLength[node] = payloadLength;
         hasKey = true;
@@ -172,6 +260,7 @@ public final class TrieWriter {
     /** Writes every node not yet written and returns the root's position. */
     public long complete() throws IOException {
         if (rootPosition != NOT_WRITTEN) return rootPosition;
+        checkNotReleased();
         while (openDepth > 0) completeNode(open[--openDepth]);
         int root = open[0];
 
@@ -198,6 +287,7 @@ public final class TrieWriter {
 
     /** Forgets everything (after complete(), or to drop a partial trie) so the object serves the next trie in the same file. */
     public void reset() {
+        checkNotReleased();
         freeCount = 0;
         freshSlots = 0;
         hasKey = false;
@@ -527,11 +617,13 @@ public final class TrieWriter {
         payloadFlags = Arrays.copyOf(payloadFlags, capacity);
         payload = Arrays.copyOf(payload, capacity);
         payloadLength = Arrays.copyOf(payloadLength, capacity);
+        // A slot gets child and payload arrays only when a node in it first needs them (most held
+        // nodes are leaves without children, or inner nodes without a payload); once given, they stay.
         for (int s = old; s < capacity; s++) {
-            childByte[s] = new byte[INITIAL_CHILDREN];
-            childSlot[s] = new int[INITIAL_CHILDREN];
-            childPosition[s] = new long[INITIAL_CHILDREN];
-            payload[s] = new byte[16];
+            childByte[s] = NO_BYTES;
+            childSlot[s] = NO_INTS;
+            childPosition[s] = NO_LONGS;
+            payload[s] = NO_BYTES;
         }
         slotCapacity = capacity;
     }
@@ -539,7 +631,7 @@ public final class TrieWriter {
     private void appendChild(int node, byte transition, int child) {
         int n = childCount[node];
         if (n == childSlot[node].length) {
-            int grown = Math.min(TrieNodeLayout.MAX_TRANSITIONS, n * 2);
+            int grown = n == 0 ? INITIAL_CHILDREN : Math.min(TrieNodeLayout.MAX_TRANSITIONS, n * 2);
             childByte[node] = Arrays.copyOf(childByte[node], grown);
             childSlot[node] = Arrays.copyOf(childSlot[node], grown);
             childPosition[node] = Arrays.copyOf(childPosition[node], grown);
@@ -569,5 +661,22 @@ public final class TrieWriter {
         }
         if (shown < length) s.append("... (").append(length).append(" bytes)");
         return s.toString();
+    }
+
+    /** The slot arrays of a released writer, waiting in the pool for the next one. */
+    private static final class SlotStorage {
+        int capacity;
+        int[] freeSlots;
+        int[] childCount;
+        byte[][] childByte;
+        int[][] childSlot;
+        long[][] childPosition;
+        int[] branchBytes;
+        int[] nodeBytes;
+        boolean[] outOfPageChildren;
+        boolean[] outOfPageInBranch;
+        int[] payloadFlags;
+        byte[][] payload;
+        int[] payloadLength;
     }
 }

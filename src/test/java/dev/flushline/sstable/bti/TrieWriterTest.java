@@ -412,6 +412,48 @@ class TrieWriterTest {
         assertTrue(allocated < 16 * 1024, "bytes allocated writing 20,000 keys after warm-up: " + allocated);
     }
 
+    @Test
+    void aReleasedWritersStorageServesTheNextWriterWithTheSameBytes() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        // Partitions.db-like keys: a token cut to its first bytes. 10,000 of them hold every node
+        // back until the end (each root child's branch stays under a page), within what the pool keeps.
+        Random random = new Random(11);
+        TreeSet<byte[]> cut = new TreeSet<>(Arrays::compareUnsigned);
+        while (cut.size() < 10_000) {
+            byte[] k = new byte[4];
+            random.nextBytes(k);
+            cut.add(k);
+        }
+        byte[][] keys = cut.toArray(new byte[0][]);
+        Payload[] payloads = new Payload[keys.length];
+        for (int k = 0; k < keys.length; k++) payloads[k] = new Payload(1, new byte[] {(byte) k, (byte) (k >>> 8), 7});
+        byte[][] written = new byte[3][];
+        long[] allocated = new long[3];
+        for (int round = 0; round < 3; round++) {
+            Path file = dir.resolve("pooled-" + round);
+            try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16, false)) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                TrieWriter w = new TrieWriter(out);
+                for (int k = 0; k < keys.length; k++) {
+                    w.add(keys[k], keys[k].length, payloads[k].flags(), payloads[k].bytes(), payloads[k].bytes().length);
+                }
+                w.complete();
+                w.release();
+                allocated[round] = mx.getThreadAllocatedBytes(tid) - before;
+                IllegalStateException e = assertThrows(IllegalStateException.class, () -> w.add(keys[0], keys[0].length, 1, null, 0));
+                assertTrue(e.getMessage().contains("release"), e.getMessage());
+                w.release(); // idempotent, and must not put the storage into the pool twice
+            }
+            written[round] = Files.readAllBytes(file);
+        }
+        assertArrayEquals(written[0], written[1], "the trie through pooled storage");
+        assertArrayEquals(written[0], written[2], "the trie through pooled storage, again");
+        // A writer that grows its own slots for these keys allocates megabytes; one that takes them
+        // from the pool, only its small stacks.
+        assertTrue(allocated[2] < 64 * 1024, "bytes allocated by a writer on pooled storage: " + Arrays.toString(allocated));
+    }
+
     // ---- writing both ways ---------------------------------------------------------------------
 
     record Written(byte[] bytes, long[] roots, Path file) {}
@@ -432,6 +474,8 @@ class TrieWriterTest {
                 roots[i] = w.complete();
                 w.reset();
             }
+            // Back to the pool: every later trie of these tests starts from storage an earlier one grew.
+            w.release();
         }
         return new Written(Files.readAllBytes(file), roots, file);
     }
