@@ -202,6 +202,8 @@ public final class AgainstMain {
                     fl.jsonVersion = showVersion;
                     runs.add(fl);
                     for (FlushOutcome o : m.outcomes) jsonLines.add(withFill(s.json(o, v), m, fl));
+                    FlushRun floor = codecFloor(fl, m, out);
+                    if (floor != null) runs.add(floor);
                     if (cassandra != null && CassandraPeer.writes(v)) {
                         FlushRun c = cassandra.fillAndFlush(w, s.allocation().cliName(), s.compression(), s.schema.chunkLengthBytes(), v);
                         c.jsonVersion = showVersion;
@@ -312,6 +314,31 @@ public final class AgainstMain {
         return run;
     }
 
+    /**
+     * The codec floor of one flush ({@link CodecFloor} with no inputs): our Data.db's content cut into the
+     * table's chunks, each compressed with the table's codec and given its CRC32 (uncompressed: CRC.db's CRC32 per
+     * chunk), then the Digest, on this thread, unmeasured set-up aside. Any flush of these rows into this format
+     * does at least that work, so a peer's CPU over the floor bounds how many times cheaper than the peer any
+     * flush can be. Null when the flush wrote more than one sstable.
+     */
+    private static FlushRun codecFloor(FlushRun fl, BenchCommand.Measured m, PrintStream out) throws IOException {
+        if (m.outcomes.size() != 1) return null;
+        Path data = m.outcomes.get(0).result.dataPath;
+        try (CodecFloor.Prepared prepared = CodecFloor.prepare(List.of(), List.of(data))) {
+            long thread = Thread.currentThread().getId();
+            long proc0 = Costs.processCpuNanos(), alloc0 = Costs.allocated(thread), wall0 = System.nanoTime();
+            CodecFloor.Result r = CodecFloor.run(prepared);
+            long wall = System.nanoTime() - wall0, alloc = Costs.allocated(thread) - alloc0, proc = Costs.processCpuNanos() - proc0;
+            out.println(String.format(Locale.ROOT, "Codec floor of %s (%s): %,d chunks compressed and checksummed in %d ms cpu; %s",
+                    data.getFileName(), fl.compression, r.outputChunks, r.outputCpuNanos / 1_000_000, r.digestCheck));
+            FlushRun f = new FlushRun("floor", "-", fl.allocation, fl.compression, data.toString(), r.outputBytesWritten,
+                    fl.partitions, fl.rows, fl.cells, 0, wall, r.outputCpuNanos, alloc, proc, Thread.currentThread().getName());
+            f.version = fl.version;
+            f.jsonVersion = fl.jsonVersion;
+            return f;
+        }
+    }
+
     /** Flushline's own --json object plus the comparison's fill and process keys. */
     private static String withFill(String json, BenchCommand.Measured m, FlushRun fl) {
         return json.substring(0, json.length() - 1)
@@ -418,7 +445,7 @@ public final class AgainstMain {
         sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s ", "system", "allocation", "comp")).append(versionColumn(showVersion, "ver"))
                 .append(String.format(Locale.ROOT, "%9s %9s %9s %9s %9s%n", "cpu", "wall", "alloc", "bytes", "fill/s"));
         for (FlushRun r : runs) {
-            if (r.system.equals("flushline") || r.system.equals(CQL_WRITER)) continue;
+            if (r.system.equals("flushline") || r.system.equals(CQL_WRITER) || r.system.equals("floor")) continue;
             FlushRun base = flushlineBase(runs, r);
             if (base == null) continue;
             sb.append(String.format(Locale.ROOT, "%-16s %-16s %-5s ", r.system,
@@ -493,15 +520,36 @@ public final class AgainstMain {
                     String.format(Locale.ROOT, "at least x%.2f: %s", CASSANDRA_OVER_OURS_CPU_GOAL,
                             Double.isNaN(x) ? "n/a" : x >= CASSANDRA_OVER_OURS_CPU_GOAL ? "met" : "missed")));
         }
+        // Against the codec floor of our flush: no flush of these rows costs less than the floor, so Cassandra's CPU
+        // over it is the most times cheaper than Cassandra's any flush can be.
+        for (FlushRun c : runs) {
+            if (!c.system.equals("cassandra") || c.version == null) continue;
+            FlushRun ours = flushlineRun(runs, c.allocation, c.compression, c.version);
+            FlushRun floor = run(runs, "floor", c.allocation, c.compression, c.version);
+            if (ours == null || floor == null) continue;
+            double most = floor.cpuNanos <= 0 ? Double.NaN : (double) c.cpuNanos / floor.cpuNanos;
+            sb.append(String.format(Locale.ROOT, "%-28s %-16s %-5s %9s  %s%n", "flushline " + c.version + " / floor",
+                    c.allocation, c.compression, ratio(ours.cpuNanos, floor.cpuNanos), "(the floor: " + floor.cpuNanos / 1_000_000 + " ms)"));
+            sb.append(String.format(Locale.ROOT, "%-28s %-16s %-5s %9s  %s%n", "cassandra " + c.version + " / floor",
+                    c.allocation, c.compression, ratio(c.cpuNanos, floor.cpuNanos),
+                    Double.isNaN(most) ? "n/a" : most < CASSANDRA_OVER_OURS_CPU_GOAL
+                            ? String.format(Locale.ROOT, "below x%.2f: the goal is out of reach of any flush", CASSANDRA_OVER_OURS_CPU_GOAL)
+                            : String.format(Locale.ROOT, "the goal leaves %d ms above the floor", Math.round(c.cpuNanos / CASSANDRA_OVER_OURS_CPU_GOAL / 1e6
+                                    - floor.cpuNanos / 1e6))));
+        }
     }
 
-    private static FlushRun flushlineRun(List<FlushRun> runs, String allocation, String compression, SSTableVersion version) {
+    private static FlushRun run(List<FlushRun> runs, String system, String allocation, String compression, SSTableVersion version) {
         for (FlushRun f : runs) {
-            if (f.system.equals("flushline") && f.allocation.equals(allocation) && f.compression.equals(compression) && f.version == version) {
+            if (f.system.equals(system) && f.allocation.equals(allocation) && f.compression.equals(compression) && f.version == version) {
                 return f;
             }
         }
         return null;
+    }
+
+    private static FlushRun flushlineRun(List<FlushRun> runs, String allocation, String compression, SSTableVersion version) {
+        return run(runs, "flushline", allocation, compression, version);
     }
 
     /**
