@@ -1,10 +1,10 @@
 package dev.flushline.sstable.bti;
 
 import dev.flushline.io.SyncedFileOutput;
-import org.jctools.queues.MpmcArrayQueue;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Writes one on-disk trie ({@link TrieNodeLayout}) at a time from keys given in increasing order,
@@ -70,8 +70,13 @@ public final class TrieWriter {
      * writes each child's branch as it completes (the bench's 260,000 partitions hold about 4,000).
      */
     static final int MAX_POOLED_SLOTS = 1 << 16;
-    /** Idle slot storage, bounded: two sstable writers at once with two tries each. A full pool drops what is offered. */
-    private static final MpmcArrayQueue<SlotStorage> IDLE = new MpmcArrayQueue<>(4);
+    /**
+     * Idle slot storage: two sstable writers at once with two tries each. A writer takes the largest
+     * (Partitions.db's trie is made first, and holds the most); a full pool keeps the largest it is
+     * offered, so storage grown by a big trie is not pushed out by small ones (a warm-up's, or Rows.db's).
+     * Slots are claimed and filled with compare-and-set, so any thread may take or give.
+     */
+    private static final AtomicReferenceArray<SlotStorage> IDLE = new AtomicReferenceArray<>(4);
     /** Bytes of a key shown in a message before it is cut short. */
     private static final int KEY_HEX_LIMIT = 256;
 
@@ -129,7 +134,7 @@ public final class TrieWriter {
     /** Writes nodes to out, at out's current position (absolute file positions matter: pages are 4096-byte aligned in the file). */
     public TrieWriter(SyncedFileOutput out) {
         this.out = out;
-        SlotStorage pooled = IDLE.poll();
+        SlotStorage pooled = takeLargest();
         if (pooled != null) {
             adopt(pooled);
         } else {
@@ -177,7 +182,45 @@ public final class TrieWriter {
         payloadFlags = new int[0];
         payload = new byte[0][];
         payloadLength = new int[0];
-        if (s.capacity <= MAX_POOLED_SLOTS) IDLE.offer(s);
+        if (s.capacity <= MAX_POOLED_SLOTS) give(s);
+    }
+
+    private static SlotStorage takeLargest() {
+        while (true) {
+            int best = -1;
+            SlotStorage largest = null;
+            for (int i = 0; i < IDLE.length(); i++) {
+                SlotStorage s = IDLE.get(i);
+                if (s != null && (largest == null || s.capacity > largest.capacity)) {
+                    largest = s;
+                    best = i;
+                }
+            }
+            if (largest == null) return null;
+            if (IDLE.compareAndSet(best, largest, null)) return largest;
+            // another thread took or replaced it meanwhile: look again
+        }
+    }
+
+    private static void give(SlotStorage s) {
+        while (true) {
+            int smallest = -1;
+            SlotStorage smallestStorage = null;
+            for (int i = 0; i < IDLE.length(); i++) {
+                SlotStorage idle = IDLE.get(i);
+                if (idle == null) {
+                    if (IDLE.compareAndSet(i, null, s)) return;
+                    continue;
+                }
+                if (smallestStorage == null || idle.capacity < smallestStorage.capacity) {
+                    smallestStorage = idle;
+                    smallest = i;
+                }
+            }
+            if (smallestStorage == null) continue; // every slot emptied under us: try the empty ones again
+            if (smallestStorage.capacity >= s.capacity) return; // the pool holds larger ones: drop this
+            if (IDLE.compareAndSet(smallest, smallestStorage, s)) return; // the smaller one goes to the GC
+        }
     }
 
     private void adopt(SlotStorage s) {

@@ -418,14 +418,7 @@ class TrieWriterTest {
         long tid = Thread.currentThread().getId();
         // Partitions.db-like keys: a token cut to its first bytes. 10,000 of them hold every node
         // back until the end (each root child's branch stays under a page), within what the pool keeps.
-        Random random = new Random(11);
-        TreeSet<byte[]> cut = new TreeSet<>(Arrays::compareUnsigned);
-        while (cut.size() < 10_000) {
-            byte[] k = new byte[4];
-            random.nextBytes(k);
-            cut.add(k);
-        }
-        byte[][] keys = cut.toArray(new byte[0][]);
+        byte[][] keys = cutTokens(new Random(11), 10_000);
         Payload[] payloads = new Payload[keys.length];
         for (int k = 0; k < keys.length; k++) payloads[k] = new Payload(1, new byte[] {(byte) k, (byte) (k >>> 8), 7});
         byte[][] written = new byte[3][];
@@ -452,6 +445,47 @@ class TrieWriterTest {
         // A writer that grows its own slots for these keys allocates megabytes; one that takes them
         // from the pool, only its small stacks.
         assertTrue(allocated[2] < 64 * 1024, "bytes allocated by a writer on pooled storage: " + Arrays.toString(allocated));
+    }
+
+    @Test
+    void aBigTrieGetsTheLargestPooledStorageWhateverOrderTheyCameBack() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        byte[][] keys = cutTokens(new Random(12), 10_000);
+        byte[] payload = {1, 2, 3};
+        long[] allocated = new long[3];
+        for (int round = 0; round < 3; round++) {
+            // As a BTI sstable writer: the partition trie (big) and the row trie (tiny) open together, and the
+            // row trie is released first. A pool that hands out what came back first would give the next
+            // partition trie the tiny storage, and it would grow its slots again for every sstable.
+            try (SyncedFileOutput bigOut = new SyncedFileOutput(dir.resolve("big-" + round), 1 << 16, false);
+                 SyncedFileOutput tinyOut = new SyncedFileOutput(dir.resolve("tiny-" + round), 1 << 16, false)) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                TrieWriter big = new TrieWriter(bigOut);
+                TrieWriter tiny = new TrieWriter(tinyOut);
+                for (int k = 0; k < keys.length; k++) big.add(keys[k], keys[k].length, 1, payload, payload.length);
+                tiny.add(keys[0], keys[0].length, 1, payload, payload.length);
+                tiny.complete();
+                tiny.release();
+                big.complete();
+                big.release();
+                allocated[round] = mx.getThreadAllocatedBytes(tid) - before;
+            }
+        }
+        // Round 0 may grow its storage; every later round must find it pooled.
+        assertTrue(Math.max(allocated[1], allocated[2]) < 64 * 1024,
+                "bytes allocated by a big trie and a tiny one on pooled storage: " + Arrays.toString(allocated));
+    }
+
+    /** Partitions.db-like keys: {@code n} distinct random 4-byte keys (a token cut short), in unsigned order. */
+    private static byte[][] cutTokens(Random random, int n) {
+        TreeSet<byte[]> cut = new TreeSet<>(Arrays::compareUnsigned);
+        while (cut.size() < n) {
+            byte[] k = new byte[4];
+            random.nextBytes(k);
+            cut.add(k);
+        }
+        return cut.toArray(new byte[0][]);
     }
 
     // ---- writing both ways ---------------------------------------------------------------------
