@@ -63,20 +63,23 @@ public final class TrieWriter {
     private static final int[] NO_INTS = new int[0];
     private static final long[] NO_LONGS = new long[0];
     /**
-     * Slot storage kept for the next writer only up to this many slots (about 8 MiB): one trie that
-     * held more back should not pin its storage for the life of the process. Partitions.db tries of
-     * short cut keys hold the most: while the root's children's branches are each under a page, no
-     * node is written before the end (tens of thousands of partitions), and a larger key count
-     * writes each child's branch as it completes (the bench's 260,000 partitions hold about 4,000).
+     * Slot storage kept for the next writer only up to this many slots (about 20 MiB when every slot
+     * holds a node): a trie that held more back should not pin its storage for the life of the
+     * process. Partitions.db tries of short cut keys hold the most: while each of the root's
+     * children's branches is under a page, no node is written before the end, which for random tokens
+     * is the case from a few thousand to about a hundred thousand partitions (up to about 260,000
+     * nodes); a larger key count writes each child's branch as it completes (the bench's 260,000
+     * partitions hold about 4,000 at once).
      */
-    static final int MAX_POOLED_SLOTS = 1 << 16;
+    static final int MAX_POOLED_SLOTS = 1 << 18;
     /**
-     * Idle slot storage: two sstable writers at once with two tries each. A writer takes the largest
-     * (Partitions.db's trie is made first, and holds the most); a full pool keeps the largest it is
-     * offered, so storage grown by a big trie is not pushed out by small ones (a warm-up's, or Rows.db's).
-     * Slots are claimed and filled with compare-and-set, so any thread may take or give.
+     * Idle slot storage: one for each of two sstable writers at once (a flush and a compaction, say).
+     * A writer takes the largest (Partitions.db's trie is made first, and holds the most; Rows.db's
+     * trie, which holds a partition's few blocks, then grows a small one); a full pool keeps the
+     * largest it is offered, so storage grown by a big trie is not pushed out by small ones. Entries
+     * are claimed and filled with compare-and-set, so any thread may take or give.
      */
-    private static final AtomicReferenceArray<SlotStorage> IDLE = new AtomicReferenceArray<>(4);
+    private static final AtomicReferenceArray<SlotStorage> IDLE = new AtomicReferenceArray<>(2);
     /** Bytes of a key shown in a message before it is cut short. */
     private static final int KEY_HEX_LIMIT = 256;
 
