@@ -35,9 +35,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * fresh page or make it split. The exact order of these estimates and recomputations decides the
  * bytes, so it follows Cassandra's writer step for step; the tests compare the bytes.
  *
- * <p><b>Storage.</b> Nodes live in slots of reused arrays (a slot's child arrays and payload array
- * grow and are kept); a written node's slot is freed at once and its position kept in its
- * parent's child entry. The walks over branches (re-sizing, writing, laying out) use explicit
+ * <p><b>Storage.</b> Nodes live in slots of reused arrays; a node's child arrays come from idle
+ * ones of their size class and go back when it is written (a slot's payload array grows and is
+ * kept); a written node's slot is freed at once and its position kept in its parent's child entry. The walks over branches (re-sizing, writing, laying out) use explicit
  * stacks, so keys thousands of bytes long do not recurse on the Java stack. In steady state
  * {@link #add} allocates nothing; {@link #reset()} keeps the grown storage, and {@link #release()}
  * hands it to a small process-wide pool that the next writer takes it from: a trie of a few
@@ -59,6 +59,8 @@ public final class TrieWriter {
     private static final int NO_SLOT = -1;
     private static final long NOT_WRITTEN = -1;
     private static final int INITIAL_CHILDREN = 4;
+    /** Size classes of child arrays: 4, 8, ..., 256 entries. */
+    private static final int CHILD_CLASSES = Integer.numberOfTrailingZeros(TrieNodeLayout.MAX_TRANSITIONS / INITIAL_CHILDREN) + 1;
     private static final byte[] NO_BYTES = new byte[0];
     private static final int[] NO_INTS = new int[0];
     private static final long[] NO_LONGS = new long[0];
@@ -111,6 +113,14 @@ public final class TrieWriter {
     private int[] payloadFlags = new int[0];
     private byte[][] payload = new byte[0][];
     private int[] payloadLength = new int[0];
+    /**
+     * Child arrays no slot holds, by size class (class c: {@code INITIAL_CHILDREN << c} entries, up to
+     * {@link TrieNodeLayout#MAX_TRANSITIONS}); each class is a stack of the three parallel arrays.
+     */
+    private byte[][][] idleBytes = new byte[CHILD_CLASSES][0][];
+    private int[][][] idleSlots = new int[CHILD_CLASSES][0][];
+    private long[][][] idlePositions = new long[CHILD_CLASSES][0][];
+    private int[] idleCount = new int[CHILD_CLASSES];
 
     // ---- the open path (the last key) ----------------------------------------------------------
     private int[] open = new int[64];
@@ -170,6 +180,10 @@ public final class TrieWriter {
         s.payloadFlags = payloadFlags;
         s.payload = payload;
         s.payloadLength = payloadLength;
+        s.idleBytes = idleBytes;
+        s.idleSlots = idleSlots;
+        s.idlePositions = idlePositions;
+        s.idleCount = idleCount;
         slotCapacity = 0;
         freshSlots = 0;
         freeCount = 0;
@@ -185,6 +199,10 @@ public final class TrieWriter {
         payloadFlags = new int[0];
         payload = new byte[0][];
         payloadLength = new int[0];
+        idleBytes = new byte[CHILD_CLASSES][0][];
+        idleSlots = new int[CHILD_CLASSES][0][];
+        idlePositions = new long[CHILD_CLASSES][0][];
+        idleCount = new int[CHILD_CLASSES];
         if (s.capacity <= MAX_POOLED_SLOTS) give(s);
     }
 
@@ -241,6 +259,10 @@ public final class TrieWriter {
         payloadFlags = s.payloadFlags;
         payload = s.payload;
         payloadLength = s.payloadLength;
+        idleBytes = s.idleBytes;
+        idleSlots = s.idleSlots;
+        idlePositions = s.idlePositions;
+        idleCount = s.idleCount;
     }
 
     private void checkNotReleased() {
@@ -646,7 +668,37 @@ public final class TrieWriter {
     }
 
     private void freeSlot(int slot) {
+        detachChildArrays(slot);
         freeSlots[freeCount++] = slot;
+    }
+
+    /** Size class of child arrays of {@code length} entries: {@code length == INITIAL_CHILDREN << class}. */
+    private static int sizeClass(int length) {
+        return Integer.numberOfTrailingZeros(length / INITIAL_CHILDREN);
+    }
+
+    /**
+     * Puts the slot's child arrays (if it has any) among the idle ones of their size class and leaves it
+     * none. REQUIRES: nothing reads the slot's children afterwards (it was written, or it is taking new arrays).
+     */
+    private void detachChildArrays(int slot) {
+        int length = childSlot[slot].length;
+        if (length == 0) return;
+        int cls = sizeClass(length);
+        int c = idleCount[cls];
+        if (c == idleSlots[cls].length) {
+            int grown = Math.max(16, 2 * c);
+            idleBytes[cls] = Arrays.copyOf(idleBytes[cls], grown);
+            idleSlots[cls] = Arrays.copyOf(idleSlots[cls], grown);
+            idlePositions[cls] = Arrays.copyOf(idlePositions[cls], grown);
+        }
+        idleBytes[cls][c] = childByte[slot];
+        idleSlots[cls][c] = childSlot[slot];
+        idlePositions[cls][c] = childPosition[slot];
+        idleCount[cls] = c + 1;
+        childByte[slot] = NO_BYTES;
+        childSlot[slot] = NO_INTS;
+        childPosition[slot] = NO_LONGS;
     }
 
     private void growSlots(int capacity) {
@@ -663,8 +715,9 @@ public final class TrieWriter {
         payloadFlags = Arrays.copyOf(payloadFlags, capacity);
         payload = Arrays.copyOf(payload, capacity);
         payloadLength = Arrays.copyOf(payloadLength, capacity);
-        // A slot gets child and payload arrays only when a node in it first needs them (most held
-        // nodes are leaves without children, or inner nodes without a payload); once given, they stay.
+        // A slot gets child arrays only while a node in it has children (most held nodes are leaves),
+        // taken from and given back to the idle arrays of their size class, and a payload array when a
+        // node in it first has a payload, which then stays.
         for (int s = old; s < capacity; s++) {
             childByte[s] = NO_BYTES;
             childSlot[s] = NO_INTS;
@@ -677,10 +730,37 @@ public final class TrieWriter {
     private void appendChild(int node, byte transition, int child) {
         int n = childCount[node];
         if (n == childSlot[node].length) {
-            int grown = n == 0 ? INITIAL_CHILDREN : Math.min(TrieNodeLayout.MAX_TRANSITIONS, n * 2);
-            childByte[node] = Arrays.copyOf(childByte[node], grown);
-            childSlot[node] = Arrays.copyOf(childSlot[node], grown);
-            childPosition[node] = Arrays.copyOf(childPosition[node], grown);
+            // Move to arrays of the next size class (from the idle ones when there are any), and give
+            // the outgrown ones back: the nodes with many children (near the root) come and go in slots
+            // that held leaves before, so growing each slot's own arrays would allocate every sstable.
+            int cls = n == 0 ? 0 : sizeClass(n) + 1;
+            byte[] bytes;
+            int[] slots;
+            long[] positions;
+            int c = idleCount[cls];
+            if (c > 0) {
+                idleCount[cls] = --c;
+                bytes = idleBytes[cls][c];
+                slots = idleSlots[cls][c];
+                positions = idlePositions[cls][c];
+                idleBytes[cls][c] = null;
+                idleSlots[cls][c] = null;
+                idlePositions[cls][c] = null;
+            } else {
+                int length = INITIAL_CHILDREN << cls;
+                bytes = new byte[length];
+                slots = new int[length];
+                positions = new long[length];
+            }
+            if (n > 0) {
+                System.arraycopy(childByte[node], 0, bytes, 0, n);
+                System.arraycopy(childSlot[node], 0, slots, 0, n);
+                System.arraycopy(childPosition[node], 0, positions, 0, n);
+            }
+            detachChildArrays(node);
+            childByte[node] = bytes;
+            childSlot[node] = slots;
+            childPosition[node] = positions;
         }
         childByte[node][n] = transition;
         childSlot[node][n] = child;
@@ -724,5 +804,9 @@ public final class TrieWriter {
         int[] payloadFlags;
         byte[][] payload;
         int[] payloadLength;
+        byte[][][] idleBytes;
+        int[][][] idleSlots;
+        long[][][] idlePositions;
+        int[] idleCount;
     }
 }

@@ -477,6 +477,32 @@ class TrieWriterTest {
                 "bytes allocated by a big trie and a tiny one on pooled storage: " + Arrays.toString(allocated));
     }
 
+    @Test
+    void triesOfOtherShapesOnPooledStorageAllocateNothingOnceGrown() throws Exception {
+        // Two Partitions.db-like tries of different sizes in turn, as a warm-up's small flushes and a big
+        // one: the nodes with many children land in slots that held leaves in the other trie. Child
+        // arrays therefore follow the nodes (by size class), not the slots, or every trie grows some again.
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().getId();
+        byte[][][] sets = {cutTokens(new Random(13), 10_000), cutTokens(new Random(14), 3_000)};
+        byte[] payload = {1, 2, 3};
+        long[] allocated = new long[6];
+        for (int round = 0; round < allocated.length; round++) {
+            byte[][] keys = sets[round % 2];
+            try (SyncedFileOutput out = new SyncedFileOutput(dir.resolve("shapes-" + round), 1 << 16, false)) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                TrieWriter w = new TrieWriter(out);
+                for (int k = 0; k < keys.length; k++) w.add(keys[k], keys[k].length, 1, payload, payload.length);
+                w.complete();
+                w.release();
+                allocated[round] = mx.getThreadAllocatedBytes(tid) - before;
+            }
+        }
+        for (int round = 2; round < allocated.length; round++) {
+            assertTrue(allocated[round] < 64 * 1024, "bytes allocated per trie, alternating two key sets: " + Arrays.toString(allocated));
+        }
+    }
+
     /** Partitions.db-like keys: {@code n} distinct random 4-byte keys (a token cut short), in unsigned order. */
     private static byte[][] cutTokens(Random random, int n) {
         TreeSet<byte[]> cut = new TreeSet<>(Arrays::compareUnsigned);
