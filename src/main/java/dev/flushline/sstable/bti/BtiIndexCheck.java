@@ -1,5 +1,7 @@
 package dev.flushline.sstable.bti;
 
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.Murmur3;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
@@ -32,11 +34,12 @@ import java.util.Arrays;
  * the partition header (and static row), each is where a row or range tombstone marker of the
  * partition starts, with the range deletion the payload says is open there (and none for the
  * first); the extra last entry is the partition's end-of-partition byte and opens nothing; the
- * separators rise in the trie's order. For
- * that the partition is read a second time, by a cursor of the check's own, when its end is
- * reported. Rows.db ends with the last entry. Not checked: that each separator lies between the
- * clusterings of the blocks around it (that needs the byte-comparable form of every clustering
- * type).
+ * separators rise in the trie's order, and each lies where a lookup needs it: above the
+ * byte-comparable form of the previous block's last clustering and not above the block's first
+ * (the end entry's: above the partition's last clustering). For that the partition is read a
+ * second time, by a cursor of the check's own, when its end is reported. Rows.db ends with the
+ * last entry. What passes: a separator changed to another that also lies between its blocks,
+ * which a lookup serves as well.
  *
  * <p>Thread safety: none; one per verification.
  */
@@ -61,6 +64,14 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
     private byte[] previousPath = new byte[32];
     private long[] blockOffsets = new long[16];
     private long[] openTimestamps = new long[16], openLocalTimes = new long[16];
+    // Each entry's separator (its trie path): separatorStart/Length into separatorBytes.
+    private byte[] separatorBytes = new byte[256];
+    private int[] separatorStart = new int[16], separatorLength = new int[16];
+    private ClusteringComparableBytes comparable;
+    // The byte-comparable form of the previous non-static unfiltered's clustering.
+    private byte[] previousClustering = new byte[64];
+    private int previousClusteringLength;
+    private final ClusteringBuffer clustering;
 
     private BtiIndexCheck(SSTableFiles files, TableSchema schema, BtiPartitionIndex index) {
         this.files = files;
@@ -68,6 +79,7 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
         this.index = index;
         this.trie = index.trie();
         this.partitionsPath = files.path(Component.PARTITION_INDEX);
+        this.clustering = new ClusteringBuffer(Math.max(1, schema.clusteringColumns().length));
     }
 
     /**
@@ -183,8 +195,11 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
             blockOffsets = new long[size];
             openTimestamps = new long[size];
             openLocalTimes = new long[size];
+            separatorStart = new int[size];
+            separatorLength = new int[size];
         }
         int count = 0;
+        int separatorEnd = 0;
         int previousLength = -1;
         long node;
         while ((node = rowTrie.nextPayload()) != TrieReader.NONE) {
@@ -213,6 +228,13 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
             blockOffsets[count] = e.blockOffset;
             openTimestamps[count] = e.openTimestamp;
             openLocalTimes[count] = e.openLocalTime;
+            if (separatorBytes.length < separatorEnd + length) {
+                separatorBytes = Arrays.copyOf(separatorBytes, Math.max(separatorEnd + length, separatorBytes.length * 2));
+            }
+            System.arraycopy(rowTrie.path(), 0, separatorBytes, separatorEnd, length);
+            separatorStart[count] = separatorEnd;
+            separatorLength[count] = length;
+            separatorEnd += length;
             count++;
         }
         if (count != entriesExpected) {
@@ -247,6 +269,7 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
         long openTs = Long.MIN_VALUE, openLdt = Long.MAX_VALUE;
         int block = 0;
         int kind;
+        previousClusteringLength = -1;
         while ((kind = c.advance()) == SSTableCursor.ROW || kind == SSTableCursor.MARKER) {
             long offset;
             if (kind == SSTableCursor.ROW) {
@@ -256,14 +279,20 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
                 offset = c.marker().offset() - partitionStart;
             }
             if (blockOffsets[block] < offset) break; // the block starts inside the previous unfiltered
+            int length = comparableClustering(c, kind, offset);
             if (blockOffsets[block] == offset) {
                 if (openTimestamps[block] != openTs || openLocalTimes[block] != openLdt) {
                     throw new CorruptSSTableException(rowsPath, root, "row index block " + block + " at partition offset " + offset
                             + " says range deletion (" + openTimestamps[block] + ", " + openLocalTimes[block] + ") is open there; the rows"
                             + " have (" + openTs + ", " + openLdt + ")");
                 }
+                // Block 0's separator is empty (the trie's root), below everything.
+                if (block > 0) checkSeparator(rowsPath, block, comparable.bytes(), length);
                 block++;
             }
+            if (previousClustering.length < length) previousClustering = new byte[Math.max(length, previousClustering.length * 2)];
+            System.arraycopy(comparable.bytes(), 0, previousClustering, 0, length);
+            previousClusteringLength = length;
             if (kind == SSTableCursor.MARKER) {
                 SSTableCursor.Marker m = c.marker();
                 if (m.isBoundary()) {
@@ -281,6 +310,59 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
         if (block != blockCount) {
             throw new CorruptSSTableException(rowsPath, root, "row index block " + block + " at partition offset " + blockOffsets[block]
                     + " is not where a row or marker of the partition starts");
+        }
+        // The end entry's key lies above the last clustering, so a lookup past every row stops at the end.
+        checkSeparator(rowsPath, blockCount, null, 0);
+    }
+
+    /**
+     * The byte-comparable form of the cursor's current unfiltered's clustering, into {@link #comparable}'s
+     * buffer; returns its length. A value its clustering column's type refuses is corruption of Data.db.
+     */
+    private int comparableClustering(SSTableCursor c, int kind, long offset) {
+        if (comparable == null) comparable = new ClusteringComparableBytes(schema);
+        byte[] buf = c.buffer();
+        if (kind == SSTableCursor.ROW) {
+            SSTableCursor.Row r = c.row();
+            int n = r.clusteringSize();
+            clustering.reset(ClusteringBound.CLUSTERING, n);
+            for (int i = 0; i < n; i++) {
+                int len = r.clusteringLength(i);
+                clustering.set(i, len < 0 ? null : buf, r.clusteringOffset(i), Math.max(0, len));
+            }
+        } else {
+            SSTableCursor.Marker m = c.marker();
+            int n = m.clusteringSize();
+            clustering.reset((byte) m.kind(), n);
+            for (int i = 0; i < n; i++) {
+                int len = m.clusteringLength(i);
+                clustering.set(i, len < 0 ? null : buf, m.clusteringOffset(i), Math.max(0, len));
+            }
+        }
+        try {
+            return comparable.encode(clustering);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptSSTableException(c.dataPath(), offset, "clustering of the unfiltered at partition offset " + offset + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /**
+     * Entry {@code block}'s separator must lie above the previous unfiltered's clustering form (the last of the
+     * block before) and, unless {@code first} is null (the end entry), not above {@code first}, the block's first.
+     */
+    private void checkSeparator(Path rowsPath, int block, byte[] first, int firstLength) {
+        int from = separatorStart[block], to = from + separatorLength[block];
+        if (previousClusteringLength >= 0
+                && Arrays.compareUnsigned(separatorBytes, from, to, previousClustering, 0, previousClusteringLength) <= 0) {
+            throw new CorruptSSTableException(rowsPath, root, "row index separator " + hex(separatorBytes, from, to - from) + " of "
+                    + (first == null ? "the end entry" : "block " + block) + " is not above the clustering before it, "
+                    + hex(previousClustering, 0, previousClusteringLength) + "; a lookup there would start a block late");
+        }
+        if (first != null && Arrays.compareUnsigned(separatorBytes, from, to, first, 0, firstLength) > 0) {
+            throw new CorruptSSTableException(rowsPath, root, "row index separator " + hex(separatorBytes, from, to - from) + " of block "
+                    + block + " is above the block's first clustering, " + hex(first, 0, firstLength)
+                    + "; a lookup of that clustering would start a block early");
         }
     }
 

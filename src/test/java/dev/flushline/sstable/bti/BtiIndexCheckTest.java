@@ -43,7 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The verifier's BTI check on a da sstable Cassandra 5.0.9 writes, with row indexes whose blocks
  * start inside range deletions: it passes it (as Cassandra's verifier does), and reports a flipped
  * bit in each byte of Partitions.db, and in nearly every byte of Rows.db: what passes there are
- * separator bytes, which the check cannot judge without the clusterings' byte-comparable forms.
+ * separator bytes flipped into other separators that still lie between their blocks.
  */
 class BtiIndexCheckTest {
     static final String CQL = "CREATE TABLE ks.bti_check (pk int, ck int, v text, PRIMARY KEY (pk, ck))"
@@ -121,9 +121,10 @@ class BtiIndexCheckTest {
             if (c == Component.PARTITION_INDEX) {
                 assertEquals(List.of(), missed, "flips in Partitions.db (" + good.length + " bytes) that verify passed");
             } else {
-                // What passes: bytes of the separators (the row index trie's transition bytes), which only the
-                // clusterings' byte-comparable forms could check; see BtiIndexCheck.
-                assertTrue(missed.size() * 100 <= good.length * 8, "flips in Rows.db (" + good.length + " bytes) that verify passed: "
+                // What passes: a separator byte flipped into another separator that still lies between its
+                // blocks' clusterings, which a lookup serves as well (2 of 538 bytes here; 33 before the check
+                // compared separators with the clusterings).
+                assertTrue(missed.size() * 100 <= good.length, "flips in Rows.db (" + good.length + " bytes) that verify passed: "
                         + missed);
             }
         }
