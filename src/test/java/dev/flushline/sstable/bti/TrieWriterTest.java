@@ -503,6 +503,55 @@ class TrieWriterTest {
         }
     }
 
+    @Test
+    void writersOnSeveralThreadsShareThePoolWithoutSharingStorage() throws Exception {
+        // A flush and a compaction write BTI sstables at once, and their tries take slot storage from the
+        // same pool: each must get storage no other writer holds. Four threads, each writing tries of
+        // its own key sets in turn, must write exactly the bytes one writer alone writes for them.
+        byte[][][] sets = new byte[4][][];
+        byte[][] expected = new byte[4][];
+        for (int i = 0; i < sets.length; i++) {
+            sets[i] = cutTokens(new Random(100 + i), 2_000 + 3_000 * i);
+            expected[i] = writeAlone(sets[i], dir.resolve("alone-" + i));
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<String>> results = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                final int thread = t;
+                results.add(pool.submit(() -> {
+                    for (int round = 0; round < 12; round++) {
+                        int set = (thread + round) % sets.length;
+                        byte[] got = writeAlone(sets[set], dir.resolve("thread-" + thread + "-" + round));
+                        if (!Arrays.equals(expected[set], got)) return "thread " + thread + " round " + round + ": key set " + set + " differs";
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<String> r : results) {
+                String failure = r.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                if (failure != null) fail(failure);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** One trie of {@code keys} through a fresh writer, released afterwards; the file's bytes. */
+    private static byte[] writeAlone(byte[][] keys, Path file) throws IOException {
+        byte[] payload = {4, 5, 6};
+        try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16, false)) {
+            TrieWriter w = new TrieWriter(out);
+            try {
+                for (int k = 0; k < keys.length; k++) w.add(keys[k], keys[k].length, 2, payload, payload.length);
+                w.complete();
+            } finally {
+                w.release();
+            }
+        }
+        return Files.readAllBytes(file);
+    }
+
     /** Partitions.db-like keys: {@code n} distinct random 4-byte keys (a token cut short), in unsigned order. */
     private static byte[][] cutTokens(Random random, int n) {
         TreeSet<byte[]> cut = new TreeSet<>(Arrays::compareUnsigned);
