@@ -79,7 +79,9 @@ public final class TrieWriter {
      * A writer takes the largest (Partitions.db's trie is made first, and holds the most; Rows.db's
      * trie, which holds a partition's few blocks, then grows a small one); a full pool keeps the
      * largest it is offered, so storage grown by a big trie is not pushed out by small ones. Entries
-     * are claimed and filled with compare-and-set, so any thread may take or give.
+     * are claimed and filled with compare-and-set, so any thread may take or give, and an entry is
+     * held by one writer at a time; the set that gives an entry happens-before the compare-and-set that
+     * takes it, so the taker sees every array as the giver left it.
      */
     private static final AtomicReferenceArray<SlotStorage> IDLE = new AtomicReferenceArray<>(2);
     /** Bytes of a key shown in a message before it is cut short. */
@@ -160,8 +162,8 @@ public final class TrieWriter {
     /**
      * Gives the slot storage back to the pool for the next writer (when it is not too large to keep);
      * the writer is unusable afterwards. Idempotent, so both a finish and a later abort may call it.
-     * Thread safety: after release the storage belongs to whichever writer polls it next; this writer
-     * keeps no reference it could write through.
+     * Thread safety: after release the storage belongs to whichever writer takes it next; this writer
+     * keeps no reference to it.
      */
     public void release() {
         if (storage == null) return;
