@@ -1,6 +1,5 @@
 package dev.flushline.compaction;
 
-import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.Murmur3;
 import dev.flushline.schema.ColumnMetadata;
@@ -72,10 +71,9 @@ final class CompactionInput implements AutoCloseable {
     int advance() throws IOException {
         int s = cursor.advance();
         state = s;
-        byte[] buf = cursor.buffer();
         if (s == SSTableCursor.PARTITION_START) {
             SSTableCursor.Partition p = cursor.partition();
-            token = Murmur3.token(buf, p.keyOffset(), p.keyLength());
+            token = Murmur3.token(cursor.buffer(), p.keyOffset(), p.keyLength());
         } else if (s == SSTableCursor.ROW) {
             SSTableCursor.Row r = cursor.row();
             cellsRead += r.cellCount();
@@ -84,25 +82,16 @@ final class CompactionInput implements AutoCloseable {
                 throw new CorruptSSTableException(cursor.dataPath(), r.offset(),
                         "a shadowable row deletion (materialized views only) is not supported by compaction");
             }
-            if (!r.isStatic()) {
-                int n = r.clusteringSize();
-                clustering.reset(ClusteringBound.CLUSTERING, n);
-                for (int i = 0; i < n; i++) clustering.set(i, buf, r.clusteringOffset(i), checkedLength(r.clusteringLength(i), r.offset()));
-            }
+            if (!r.isStatic() && !r.clusteringInto(clustering)) throw nullClustering(r.offset());
         } else if (s == SSTableCursor.MARKER) {
             SSTableCursor.Marker m = cursor.marker();
-            int n = m.clusteringSize();
-            clustering.reset((byte) m.kind(), n);
-            for (int i = 0; i < n; i++) clustering.set(i, buf, m.clusteringOffset(i), checkedLength(m.clusteringLength(i), m.offset()));
+            if (!m.clusteringInto(clustering)) throw nullClustering(m.offset());
         }
         return s;
     }
 
-    private int checkedLength(int length, long at) {
-        if (length < 0) {
-            throw new CorruptSSTableException(cursor.dataPath(), at, "a null clustering value (never written by Cassandra 5.0 or Flushline)");
-        }
-        return length;
+    private CorruptSSTableException nullClustering(long at) {
+        return new CorruptSSTableException(cursor.dataPath(), at, "a null clustering value (never written by Cassandra 5.0 or Flushline)");
     }
 
     boolean atStaticRow() {

@@ -1,6 +1,7 @@
 package dev.flushline.sstable;
 
 import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.io.VInt;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
@@ -703,6 +704,22 @@ public final class SSTableCursor implements AutoCloseable {
         public long deletionLocalTime() { return deletionLdt; }
     }
 
+    /** Sets {@code out} to a clustering of {@code size} values at buffer offsets {@code mark + offsets[i]}; false if one is null. */
+    private boolean fillClustering(ClusteringBuffer out, byte kind, int size, int[] offsets, int[] lengths) {
+        out.reset(kind, size);
+        boolean noNull = true;
+        for (int i = 0; i < size; i++) {
+            int length = lengths[i];
+            if (length < 0) {
+                out.set(i, null, 0, 0);
+                noNull = false;
+            } else {
+                out.set(i, buf, mark + offsets[i], length);
+            }
+        }
+        return noNull;
+    }
+
     /** The current row (regular or static), its columns and cells. */
     public final class Row {
         long offset, endOffset;
@@ -798,6 +815,14 @@ public final class SSTableCursor implements AutoCloseable {
 
         /** -1 for a null component (not in rows written by Cassandra or us), 0 for an empty one. */
         public int clusteringLength(int i) { return clusteringLength[i]; }
+
+        /**
+         * Points {@code out} at this row's clustering (kind CLUSTERING), each value a range of the
+         * cursor's buffer, valid until the cursor moves; false if a value is null (its source is then null).
+         */
+        public boolean clusteringInto(ClusteringBuffer out) {
+            return fillClustering(out, ClusteringBound.CLUSTERING, clusteringSize, clusteringOffset, clusteringLength);
+        }
 
         public boolean hasLiveness() { return livenessTimestamp != NO_TIMESTAMP; }
 
@@ -902,6 +927,11 @@ public final class SSTableCursor implements AutoCloseable {
         public int clusteringOffset(int i) { return mark + clusteringOffset[i]; }
 
         public int clusteringLength(int i) { return clusteringLength[i]; }
+
+        /** As {@link Row#clusteringInto}, with the marker's bound kind. */
+        public boolean clusteringInto(ClusteringBuffer out) {
+            return fillClustering(out, (byte) kind, clusteringSize, clusteringOffset, clusteringLength);
+        }
 
         /** A bound's deletion, or a boundary's ending deletion. */
         public long deletionTimestamp() { return firstTimestamp; }

@@ -1,6 +1,5 @@
 package dev.flushline.sstable.bti;
 
-import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.Murmur3;
 import dev.flushline.schema.TableSchema;
@@ -321,24 +320,9 @@ public final class BtiIndexCheck implements PartitionIndexCheck {
      */
     private int comparableClustering(SSTableCursor c, int kind, long offset) {
         if (comparable == null) comparable = new ClusteringComparableBytes(schema);
-        byte[] buf = c.buffer();
-        if (kind == SSTableCursor.ROW) {
-            SSTableCursor.Row r = c.row();
-            int n = r.clusteringSize();
-            clustering.reset(ClusteringBound.CLUSTERING, n);
-            for (int i = 0; i < n; i++) {
-                int len = r.clusteringLength(i);
-                clustering.set(i, len < 0 ? null : buf, r.clusteringOffset(i), Math.max(0, len));
-            }
-        } else {
-            SSTableCursor.Marker m = c.marker();
-            int n = m.clusteringSize();
-            clustering.reset((byte) m.kind(), n);
-            for (int i = 0; i < n; i++) {
-                int len = m.clusteringLength(i);
-                clustering.set(i, len < 0 ? null : buf, m.clusteringOffset(i), Math.max(0, len));
-            }
-        }
+        // A null value (a source of null) encodes as Cassandra's null component.
+        if (kind == SSTableCursor.ROW) c.row().clusteringInto(clustering);
+        else c.marker().clusteringInto(clustering);
         try {
             return comparable.encode(clustering);
         } catch (IllegalArgumentException e) {

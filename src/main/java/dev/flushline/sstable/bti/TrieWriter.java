@@ -162,8 +162,8 @@ public final class TrieWriter {
     /**
      * Gives the slot storage back to the pool for the next writer (when it is not too large to keep);
      * the writer is unusable afterwards. Idempotent, so both a finish and a later abort may call it.
-     * Thread safety: after release the storage belongs to whichever writer takes it next; this writer
-     * keeps no reference to it.
+     * Thread safety: after release the storage belongs to whichever writer takes it next; this writer's
+     * fields still name its arrays, but add, complete and reset refuse to run, so it never touches them again.
      */
     public void release() {
         if (storage == null) return;
@@ -186,25 +186,6 @@ public final class TrieWriter {
         s.idleSlots = idleSlots;
         s.idlePositions = idlePositions;
         s.idleCount = idleCount;
-        slotCapacity = 0;
-        freshSlots = 0;
-        freeCount = 0;
-        freeSlots = new int[0];
-        childCount = new int[0];
-        childByte = new byte[0][];
-        childSlot = new int[0][];
-        childPosition = new long[0][];
-        branchBytes = new int[0];
-        nodeBytes = new int[0];
-        outOfPageChildren = new boolean[0];
-        outOfPageInBranch = new boolean[0];
-        payloadFlags = new int[0];
-        payload = new byte[0][];
-        payloadLength = new int[0];
-        idleBytes = new byte[CHILD_CLASSES][0][];
-        idleSlots = new int[CHILD_CLASSES][0][];
-        idlePositions = new long[CHILD_CLASSES][0][];
-        idleCount = new int[CHILD_CLASSES];
         if (s.capacity <= MAX_POOLED_SLOTS) give(s);
     }
 
