@@ -141,6 +141,13 @@ public final class TrieWriter {
     private int[] layBytesLeft = new int[16];
     /** The child a frame is waiting on (laid out by the frame above it), else -1. */
     private int[] layWaiting = new int[16];
+    /**
+     * Per frame: its node's unwritten children as candidate keys ({@link #candidateKey}), increasing,
+     * in [0, layCandidateCount[d]); arrays of {@link TrieNodeLayout#MAX_TRANSITIONS}, made when a
+     * frame first reaches that depth and reused.
+     */
+    private long[][] layCandidates = new long[16][];
+    private int[] layCandidateCount = new int[16];
 
     // ---- serialization scratch -----------------------------------------------------------------
     private byte[] nodeScratch = new byte[3 + 8 * TrieNodeLayout.MAX_TRANSITIONS + 64];
@@ -385,40 +392,52 @@ public final class TrieWriter {
      * Writes every unwritten child branch of {@code top}, page by page as the class comment says, then
      * re-sizes {@code top} (now without a branch) against the current position. A child branch bigger
      * than a page is itself laid out first: a frame on the layout stack, not a Java call.
+     *
+     * <p>Each frame keeps its node's unwritten children sorted by size (then transition byte), so
+     * picking the largest that fits is a binary search rather than a scan of every child: a node of
+     * 256 children would otherwise cost 256 scans of 256. A sibling's size changes only when it is
+     * re-sized here or its own children are laid out above, and its key moves with it then.
      */
     private void layOutChildren(int top) throws IOException {
         int d = 0;
         pushLayout(0, top);
         while (true) {
             int node = laySlot[d];
-            if (layWaiting[d] >= 0) {
+            long[] candidates = layCandidates[d];
+            int waiting = layWaiting[d];
+            if (waiting >= 0) {
                 // Back from laying out that child's children: it is smaller now; pick again from here.
                 layWaiting[d] = -1;
+                int child = childSlot[node][waiting];
+                moveCandidate(d, waiting, candidateKey(branchBytes[child] + nodeBytes[child], waiting));
                 layBytesLeft[d] = bytesLeftInPage();
                 continue;
             }
+            int count = layCandidateCount[d];
+            if (count == 0) {
+                branchBytes[node] = 0;
+                outOfPageChildren[node] = true;
+                outOfPageInBranch[node] = false;
+                nodeBytes[node] = sizeOf(node, out.position());
+                if (d == 0) return;
+                d--;
+                continue;
+            }
             int bytesLeft = layBytesLeft[d];
-            int k = largestUnwrittenChild(node, bytesLeft);
-            if (k < 0) {
-                if (largestUnwrittenChild(node, Integer.MAX_VALUE) < 0) {
-                    branchBytes[node] = 0;
-                    outOfPageChildren[node] = true;
-                    outOfPageInBranch[node] = false;
-                    nodeBytes[node] = sizeOf(node, out.position());
-                    if (d == 0) return;
-                    d--;
-                    continue;
-                }
+            int at = largestFitting(candidates, count, bytesLeft);
+            if (at < 0) {
                 padToPage();
                 bytesLeft = PAGE;
                 layBytesLeft[d] = PAGE;
-                k = largestUnwrittenChild(node, Integer.MAX_VALUE);
+                at = count - 1;
             }
+            int k = candidateIndex(candidates[at]);
             int child = childSlot[node][k];
             if (outOfPageChildren[child] || outOfPageInBranch[child]) {
                 // Its size was an estimate; now that its place is known, size it again.
                 int size = resize(child, out.position());
                 if (size > bytesLeft) {
+                    moveCandidate(d, k, candidateKey(size, k));
                     if (bytesLeft == PAGE) {
                         layWaiting[d] = k;
                         pushLayout(++d, child);
@@ -427,6 +446,7 @@ public final class TrieWriter {
                     continue;
                 }
             }
+            removeCandidate(d, at);
             long position = writeBranch(child);
             childPosition[node][k] = position;
             childSlot[node][k] = NO_SLOT;
@@ -440,31 +460,70 @@ public final class TrieWriter {
             laySlot = Arrays.copyOf(laySlot, d * 2);
             layBytesLeft = Arrays.copyOf(layBytesLeft, d * 2);
             layWaiting = Arrays.copyOf(layWaiting, d * 2);
+            layCandidates = Arrays.copyOf(layCandidates, d * 2);
+            layCandidateCount = Arrays.copyOf(layCandidateCount, d * 2);
         }
         laySlot[d] = node;
         layBytesLeft[d] = bytesLeftInPage();
         layWaiting[d] = -1;
+        long[] candidates = layCandidates[d];
+        if (candidates == null) candidates = layCandidates[d] = new long[TrieNodeLayout.MAX_TRANSITIONS];
+        int n = childCount[node];
+        int[] slots = childSlot[node];
+        int count = 0;
+        for (int k = 0; k < n; k++) {
+            int c = slots[k];
+            if (c != NO_SLOT) candidates[count++] = candidateKey(branchBytes[c] + nodeBytes[c], k);
+        }
+        Arrays.sort(candidates, 0, count);
+        layCandidateCount[d] = count;
     }
 
     /**
-     * The index of the unwritten child whose branch and node take the most bytes, at most
-     * {@code limit}; among equals the one with the highest transition byte (the most recently
-     * completed, which may have its own children nearest). -1 if none.
+     * A child's place among its frame's candidates: its branch and node bytes, then its index (so of
+     * equal sizes the highest transition byte sorts last, and is the one picked: the most recently
+     * completed, which may have its own children nearest). Indexes are below 256.
      */
-    private int largestUnwrittenChild(int node, int limit) {
-        int n = childCount[node];
-        int[] slots = childSlot[node];
-        int best = -1, bestSize = -1;
-        for (int k = 0; k < n; k++) {
-            int c = slots[k];
-            if (c == NO_SLOT) continue;
-            int size = branchBytes[c] + nodeBytes[c];
-            if (size <= limit && size >= bestSize) {
-                best = k;
-                bestSize = size;
-            }
+    private static long candidateKey(int size, int index) {
+        return ((long) size << 8) | index;
+    }
+
+    private static int candidateIndex(long key) {
+        return (int) key & 0xFF;
+    }
+
+    /** Where in {@code keys[0, count)} (increasing) the largest candidate of at most {@code limit} bytes is; -1 if none. */
+    private static int largestFitting(long[] keys, int count, int limit) {
+        long bound = candidateKey(limit, 0xFF);
+        int lo = 0, hi = count; // the answer is lo - 1: keys[< lo] <= bound < keys[>= hi]
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keys[mid] <= bound) lo = mid + 1;
+            else hi = mid;
         }
-        return best;
+        return lo - 1;
+    }
+
+    private void removeCandidate(int d, int at) {
+        long[] keys = layCandidates[d];
+        int count = layCandidateCount[d] - 1;
+        System.arraycopy(keys, at + 1, keys, at, count - at);
+        layCandidateCount[d] = count;
+    }
+
+    /** Gives child {@code index} of frame {@code d} the candidate key {@code key} in place of its old one. */
+    private void moveCandidate(int d, int index, long key) {
+        long[] keys = layCandidates[d];
+        int count = layCandidateCount[d];
+        int at = 0;
+        while (candidateIndex(keys[at]) != index) at++; // present: only written children leave
+        System.arraycopy(keys, at + 1, keys, at, count - 1 - at);
+        count--;
+        int to = 0; // linear, as the search for the old key: a re-sized child is the rare case
+        while (to < count && keys[to] < key) to++;
+        System.arraycopy(keys, to, keys, to + 1, count - to);
+        keys[to] = key;
+        layCandidateCount[d] = count + 1;
     }
 
     /**
