@@ -154,10 +154,11 @@ public class PartitionIndexWriterBench {
         PartitionIndexWriter w = sstableVersion == SSTableVersion.OA ? new BigIndexWriter(descriptor, schema)
                 : new BtiIndexWriter(descriptor, schema);
         byte[][] k = keys;
+        long[] h1 = hash1, h2 = hash2;
         RowIndexBlocks blocks = oneBlock;
         long position = 0;
         for (int i = 0; i < k.length; i++) {
-            w.add(k[i], k[i].length, position, 0, Long.MIN_VALUE, Long.MAX_VALUE, blocks);
+            w.add(k[i], k[i].length, h1[i], h2[i], position, 0, Long.MIN_VALUE, Long.MAX_VALUE, blocks);
             position += PARTITION_BYTES;
         }
         w.finishPartitions();

@@ -56,7 +56,6 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
     private final TrieWriter rowTrie;
     private final ClusteringComparableBytes clusterings;
 
-    private final long[] hash = new long[2];
     // The byte-comparable keys of the previous and current partition (alternating), and the
     // previous one's payload, which goes into the trie once the next key is known.
     private byte[] keyA = new byte[64], keyB = new byte[64];
@@ -93,14 +92,13 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
     }
 
     @Override
-    public void add(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp, long deletionLocalTime,
-                    RowIndexBlocks blocks) throws IOException {
+    public void add(byte[] key, int keyLength, long keyHash1, long keyHash2, long dataPosition, long headerLength,
+                    long deletionTimestamp, long deletionLocalTime, RowIndexBlocks blocks) throws IOException {
         long position = blocks.blockCount() >= RowsLayout.MIN_BLOCKS
                 ? writeRowIndex(key, keyLength, dataPosition, deletionTimestamp, deletionLocalTime, blocks)
                 : ~dataPosition;
 
-        Murmur3.hash128(key, 0, keyLength, hash);
-        long token = Murmur3.tokenOfHash(hash[0], keyLength);
+        long token = Murmur3.tokenOfHash(keyHash1, keyLength);
         byte[] encoded = lastKey == keyA ? keyB : keyA;
         int needed = DecoratedKeyBytes.length(key, 0, keyLength);
         if (encoded.length < needed) {
@@ -119,7 +117,7 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
         lastKey = encoded;
         lastKeyLength = encodedLength;
         lastPosition = position;
-        lastHash = PartitionsLayout.hashByte(hash[1]);
+        lastHash = PartitionsLayout.hashByte(keyHash2);
     }
 
     /**
