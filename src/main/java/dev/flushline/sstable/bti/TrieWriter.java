@@ -150,7 +150,15 @@ public final class TrieWriter {
     private int[] layCandidateCount = new int[16];
 
     // ---- serialization scratch -----------------------------------------------------------------
-    private byte[] nodeScratch = new byte[3 + 8 * TrieNodeLayout.MAX_TRANSITIONS + 64];
+    /**
+     * The nodes of the branch being written, serialized here and handed to the output once per
+     * branch (or when full) rather than once per node: most nodes are leaves of a few bytes, and a
+     * write per node cost more than the node. {@code branchOut[0]} goes at file position
+     * {@code branchOutStart}. Room for the largest node (256 wide pointers and a payload) and more.
+     */
+    private byte[] branchOut = new byte[2 * PAGE + 8 * TrieNodeLayout.MAX_TRANSITIONS];
+    private int branchOutLength;
+    private long branchOutStart;
     private final long[] deltaScratch = new long[TrieNodeLayout.MAX_TRANSITIONS];
 
     /** Writes nodes to out, at out's current position (absolute file positions matter: pages are 4096-byte aligned in the file). */
@@ -569,8 +577,10 @@ public final class TrieWriter {
      * current position; frees the slots of the descendants written and returns {@code top}'s position.
      */
     private long writeBranch(int top) throws IOException {
+        branchOutStart = out.position();
+        branchOutLength = 0;
         int d = 0;
-        pushWalk(0, top, out.position());
+        pushWalk(0, top, branchOutStart);
         while (true) {
             int node = walkSlot[d];
             int n = childCount[node];
@@ -579,16 +589,19 @@ public final class TrieWriter {
             while (k < n && slots[k] == NO_SLOT) k++;
             if (k < n) {
                 walkNext[d] = k + 1;
-                pushWalk(++d, slots[k], out.position());
+                pushWalk(++d, slots[k], branchOutStart + branchOutLength);
                 continue;
             }
             long position = walkStart[d] + branchBytes[node];
-            if (out.position() != position) {
+            if (branchOutStart + branchOutLength != position) {
                 throw new IllegalStateException("trie node expected at " + position + " after its branch, but the branch ended at "
-                        + out.position() + " (" + n + " transitions, branch estimate " + branchBytes[node] + " bytes)");
+                        + (branchOutStart + branchOutLength) + " (" + n + " transitions, branch estimate " + branchBytes[node] + " bytes)");
             }
             writeNode(node, position);
-            if (d == 0) return position;
+            if (d == 0) {
+                flushBranchOut();
+                return position;
+            }
             d--;
             int parent = walkSlot[d];
             int index = walkNext[d] - 1;
@@ -650,7 +663,14 @@ public final class TrieWriter {
         return TrieNodeLayout.nodeBytes(type, n, first, last) + (hasPayload ? payloadLength[node] : 0);
     }
 
-    /** Writes the node at {@code position} (the output's position), its children all written. */
+    /** Hands the branch's serialized nodes to the output. */
+    private void flushBranchOut() throws IOException {
+        out.write(branchOut, 0, branchOutLength);
+        branchOutStart += branchOutLength;
+        branchOutLength = 0;
+    }
+
+    /** Serializes the node at {@code position} (where the branch has reached), its children all written. */
     private void writeNode(int node, long position) throws IOException {
         int n = childCount[node];
         long[] positions = childPosition[node];
@@ -668,16 +688,20 @@ public final class TrieWriter {
         int type = TrieNodeLayout.typeFor(n, flags != 0, first, last, maxDelta);
         int payloadBytes = flags != 0 ? payloadLength[node] : 0;
         int total = TrieNodeLayout.nodeBytes(type, n, first, last) + payloadBytes;
-        if (nodeScratch.length < total) nodeScratch = new byte[Math.max(total, 2 * nodeScratch.length)];
-        byte[] b = nodeScratch;
-        int length = TrieNodeLayout.writeNode(b, 0, type, flags, n, transitions, deltas);
-        System.arraycopy(payload[node], 0, b, length, payloadBytes);
+        if (branchOut.length - branchOutLength < total) {
+            flushBranchOut();
+            if (branchOut.length < total) branchOut = new byte[Math.max(total, 2 * branchOut.length)];
+        }
+        byte[] b = branchOut;
+        int at = branchOutLength;
+        int length = TrieNodeLayout.writeNode(b, at, type, flags, n, transitions, deltas);
+        System.arraycopy(payload[node], 0, b, at + length, payloadBytes);
         length += payloadBytes;
         if (length != nodeBytes[node]) {
             throw new IllegalStateException("trie node " + TrieNodeLayout.name(type) + " at " + position + " takes " + length
                     + " bytes, sized as " + nodeBytes[node]);
         }
-        out.write(b, 0, length);
+        branchOutLength = at + length;
     }
 
     private int bytesLeftInPage() {
