@@ -154,9 +154,11 @@ public final class TrieWriter {
      * The nodes of the branch being written, serialized here and handed to the output once per
      * branch (or when full) rather than once per node: most nodes are leaves of a few bytes, and a
      * write per node cost more than the node. {@code branchOut[0]} goes at file position
-     * {@code branchOutStart}. Room for the largest node (256 wide pointers and a payload) and more.
+     * {@code branchOutStart}. Sized for the largest node (256 wide pointers and a payload), as the
+     * one-node scratch it replaces was, so a writer allocates no more than before: a page of small
+     * nodes goes out in a few writes.
      */
-    private byte[] branchOut = new byte[2 * PAGE + 8 * TrieNodeLayout.MAX_TRANSITIONS];
+    private byte[] branchOut = new byte[3 + 8 * TrieNodeLayout.MAX_TRANSITIONS + 64];
     private int branchOutLength;
     private long branchOutStart;
     private final long[] deltaScratch = new long[TrieNodeLayout.MAX_TRANSITIONS];
