@@ -25,13 +25,16 @@ import java.io.IOException;
 public interface PartitionIndexWriter {
     /**
      * Indexes the partition just written at {@code dataPosition} (uncompressed Data.db offset).
+     * {@code keyHash1} and {@code keyHash2}: the key's Murmur3 hash128 halves (h1, h2), which the
+     * sstable writer computes once per partition for the bloom filter; a format that needs the
+     * token takes it from h1 ({@code Murmur3.tokenOfHash}) rather than hashing the key again.
      * {@code headerLength}: bytes of its header and static row; {@code blocks}: its row index
      * blocks, finished; {@code deletionTimestamp} and {@code deletionLocalTime}: its partition
      * deletion (LIVE: Long.MIN_VALUE, Long.MAX_VALUE). {@code key[0, keyLength)} and {@code blocks}
      * may change after the call.
      */
-    void add(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp, long deletionLocalTime,
-             RowIndexBlocks blocks) throws IOException;
+    void add(byte[] key, int keyLength, long keyHash1, long keyHash2, long dataPosition, long headerLength, long deletionTimestamp,
+             long deletionLocalTime, RowIndexBlocks blocks) throws IOException;
 
     /** Ends (flushes, fsyncs and closes) what was written partition by partition. */
     void finishPartitions() throws IOException;

@@ -198,13 +198,19 @@ public final class SSTableWriter implements AutoCloseable {
     private int lastKeyScratchLength;
     private boolean lastKeyInScratch;
 
+    /** The key's Murmur3 hash128 (h1, h2): computed once per partition, for the bloom filter and the partition index. */
+    private final long[] keyHash = new long[2];
+
     private void indexPartition(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp,
                                 long deletionLocalTime, RowIndexBlocks rowIndex) throws IOException {
-        index.add(key, keyLength, dataPosition, headerLength, deletionTimestamp, deletionLocalTime, rowIndex);
+        long[] hash = keyHash;
+        Murmur3.hash128(key, 0, keyLength, hash);
+        long h1 = hash[0], h2 = hash[1];
+        index.add(key, keyLength, h1, h2, dataPosition, headerLength, deletionTimestamp, deletionLocalTime, rowIndex);
         if (filter != null) {
-            filter.add(key, 0, keyLength);
+            filter.addHashed(h1, h2);
         } else if (keyHashes != null) {
-            keyHashes.add(key, keyLength);
+            keyHashes.add(h1, h2);
         }
         partitions++;
     }
@@ -361,7 +367,6 @@ public final class SSTableWriter implements AutoCloseable {
      */
     private static final class KeyHashes implements AutoCloseable {
         private static final int PAIR_BYTES = 16;
-        private final long[] hash = new long[2];
         private long address;
         private long capacityPairs = 1024;
         private long count;
@@ -370,12 +375,11 @@ public final class SSTableWriter implements AutoCloseable {
             address = NativeMemory.allocate(capacityPairs * PAIR_BYTES);
         }
 
-        void add(byte[] key, int keyLength) {
+        void add(long h1, long h2) {
             if (count == capacityPairs) grow();
-            Murmur3.hash128(key, 0, keyLength, hash);
             long at = address + count * PAIR_BYTES;
-            NativeMemory.putLong(at, hash[0]);
-            NativeMemory.putLong(at + 8, hash[1]);
+            NativeMemory.putLong(at, h1);
+            NativeMemory.putLong(at + 8, h2);
             count++;
         }
 

@@ -49,8 +49,8 @@ public final class BigIndexWriter implements PartitionIndexWriter {
     }
 
     @Override
-    public void add(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp, long deletionLocalTime,
-                    RowIndexBlocks blocks) throws IOException {
+    public void add(byte[] key, int keyLength, long keyHash1, long keyHash2, long dataPosition, long headerLength,
+                    long deletionTimestamp, long deletionLocalTime, RowIndexBlocks blocks) throws IOException {
         long indexPosition = index.position();
         int promoted = blocks.blockCount() > 1 ? promotedSize(blocks, headerLength, deletionTimestamp, deletionLocalTime) : 0;
         int size = BigIndexLayout.KEY_LENGTH_BYTES + keyLength + VInt.sizeOfUnsigned(dataPosition) + VInt.sizeOfUnsigned(promoted)

@@ -27,8 +27,10 @@ import java.io.IOException;
  * its distinguishing points with its two neighbours (the first byte where it differs from the
  * previous key and from the next), so the trie holds the shortest prefix that tells the key apart
  * and a lookup confirms the rest against the key stored at the position (and the hash byte).
- * The byte-comparable keys are built in two alternating buffers: the previous key stays readable
- * while the next is encoded.
+ * The byte-comparable form starts with the token ({@link DecoratedKeyBytes}), so two keys of
+ * different tokens differ within it: their distinguishing point comes from the tokens alone, and
+ * the prefix the trie gets is then the token's bytes. Only keys of one token (a hash collision)
+ * are encoded whole and compared byte by byte, so the previous key is kept as its raw bytes.
  *
  * <p>Rows.db, per wide partition: block i's key is empty for the first block, else the shortest
  * separator greater than block i-1's last clustering and not greater than block i's first (the
@@ -56,15 +58,20 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
     private final TrieWriter rowTrie;
     private final ClusteringComparableBytes clusterings;
 
-    private final long[] hash = new long[2];
-    // The byte-comparable keys of the previous and current partition (alternating), and the
-    // previous one's payload, which goes into the trie once the next key is known.
-    private byte[] keyA = new byte[64], keyB = new byte[64];
-    private byte[] lastKey;
+    // The previous partition, which goes into the trie once the next key is known: its token, its
+    // key's bytes (copied: the caller reuses its array), its payload, and its distinguishing point
+    // with the partition before it.
+    private boolean hasLast;
+    private long lastToken;
+    private byte[] lastKey = new byte[64];
     private int lastKeyLength;
     private int lastDiffPoint;
     private long lastPosition;
     private int lastHash;
+    // Byte-comparable forms, as far as they are needed: the previous key's prefix for the trie, and
+    // the next key's beside it when both have one token.
+    private byte[] encoded = new byte[64];
+    private byte[] nextEncoded = new byte[64];
     private final byte[] payload = new byte[PartitionsLayout.HASH_BYTES + SizedInts.MAX_BYTES + 32];
 
     // Row index scratch: previous block's last clustering, the last separator, the current key.
@@ -93,33 +100,45 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
     }
 
     @Override
-    public void add(byte[] key, int keyLength, long dataPosition, long headerLength, long deletionTimestamp, long deletionLocalTime,
-                    RowIndexBlocks blocks) throws IOException {
+    public void add(byte[] key, int keyLength, long keyHash1, long keyHash2, long dataPosition, long headerLength,
+                    long deletionTimestamp, long deletionLocalTime, RowIndexBlocks blocks) throws IOException {
         long position = blocks.blockCount() >= RowsLayout.MIN_BLOCKS
                 ? writeRowIndex(key, keyLength, dataPosition, deletionTimestamp, deletionLocalTime, blocks)
                 : ~dataPosition;
 
-        Murmur3.hash128(key, 0, keyLength, hash);
-        long token = Murmur3.tokenOfHash(hash[0], keyLength);
-        byte[] encoded = lastKey == keyA ? keyB : keyA;
-        int needed = DecoratedKeyBytes.length(key, 0, keyLength);
-        if (encoded.length < needed) {
-            encoded = new byte[Math.max(needed, encoded.length * 2)];
-            if (lastKey == keyA) keyB = encoded;
-            else keyA = encoded;
-        }
-        int encodedLength = DecoratedKeyBytes.encode(token, key, 0, keyLength, encoded);
-        if (lastKey != null) {
-            int diffPoint = diffPoint(lastKey, lastKeyLength, encoded, encodedLength);
-            addPartition(Math.min(lastKeyLength, Math.max(diffPoint, lastDiffPoint)));
+        long token = Murmur3.tokenOfHash(keyHash1, keyLength);
+        if (hasLast) {
+            int diffPoint = token != lastToken ? DecoratedKeyBytes.tokenDiffPoint(lastToken, token)
+                    : sameTokenDiffPoint(token, key, keyLength);
+            addPartition(Math.max(diffPoint, lastDiffPoint));
             lastDiffPoint = diffPoint;
         } else {
+            hasLast = true;
             lastDiffPoint = 0;
         }
-        lastKey = encoded;
-        lastKeyLength = encodedLength;
+        if (lastKey.length < keyLength) lastKey = new byte[Math.max(keyLength, lastKey.length * 2)];
+        System.arraycopy(key, 0, lastKey, 0, keyLength);
+        lastKeyLength = keyLength;
+        lastToken = token;
         lastPosition = position;
-        lastHash = PartitionsLayout.hashByte(hash[1]);
+        lastHash = PartitionsLayout.hashByte(keyHash2);
+    }
+
+    /** The distinguishing point of the previous key and this one of the same token: their whole forms compared. */
+    private int sameTokenDiffPoint(long token, byte[] key, int keyLength) {
+        int lastLength = encodeLast();
+        byte[] next = nextEncoded;
+        int needed = DecoratedKeyBytes.length(key, 0, keyLength);
+        if (next.length < needed) next = nextEncoded = new byte[Math.max(needed, next.length * 2)];
+        int nextLength = DecoratedKeyBytes.encode(token, key, 0, keyLength, next);
+        return diffPoint(encoded, lastLength, next, nextLength);
+    }
+
+    /** Encodes the previous key whole into {@link #encoded}; returns its length. */
+    private int encodeLast() {
+        int needed = DecoratedKeyBytes.length(lastKey, 0, lastKeyLength);
+        if (encoded.length < needed) encoded = new byte[Math.max(needed, encoded.length * 2)];
+        return DecoratedKeyBytes.encode(lastToken, lastKey, 0, lastKeyLength, encoded);
     }
 
     /**
@@ -133,12 +152,20 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
         return i + 1;
     }
 
-    /** Adds the previous partition, its key cut to {@code prefixLength} bytes. */
+    /**
+     * Adds the previous partition, its key's form cut to {@code prefixLength} bytes (at most the whole
+     * form: only equal keys have a distinguishing point past it, and the trie refuses the second).
+     */
     private void addPartition(int prefixLength) throws IOException {
+        if (prefixLength <= DecoratedKeyBytes.TOKEN_BYTES) {
+            DecoratedKeyBytes.putToken(lastToken, encoded);
+        } else {
+            prefixLength = Math.min(prefixLength, encodeLast());
+        }
         int size = SizedInts.nonZeroSize(lastPosition);
         payload[0] = (byte) lastHash;
         SizedInts.write(payload, PartitionsLayout.HASH_BYTES, lastPosition, size);
-        partitionTrie.add(lastKey, prefixLength, PartitionsLayout.HASH_FLAG + size - 1, payload, PartitionsLayout.HASH_BYTES + size);
+        partitionTrie.add(encoded, prefixLength, PartitionsLayout.HASH_FLAG + size - 1, payload, PartitionsLayout.HASH_BYTES + size);
     }
 
     /** Writes the partition's row index trie and entry to Rows.db; returns the entry's position. */
@@ -258,7 +285,7 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
 
     @Override
     public void finish(byte[] firstKey, byte[] lastKeyBytes) throws IOException {
-        if (lastKey != null) addPartition(Math.min(lastKeyLength, lastDiffPoint));
+        if (hasLast) addPartition(lastDiffPoint);
         long root = partitionTrie.complete();
         long keys = partitionTrie.count();
         partitionTrie.release();

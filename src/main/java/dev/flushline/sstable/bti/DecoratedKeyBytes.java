@@ -64,6 +64,16 @@ public final class DecoratedKeyBytes {
         return p;
     }
 
+    /**
+     * One more than the bytes the forms of two keys of tokens {@code a} and {@code b} share: the
+     * marker and the tokens' equal leading bytes. REQUIRES: a != b (the forms then differ within
+     * the token component, so this is where the whole forms first differ, plus one).
+     */
+    public static int tokenDiffPoint(long a, long b) {
+        // Flipping both signs leaves a ^ b as it is.
+        return 1 + (Long.numberOfLeadingZeros(a ^ b) >>> 3) + 1;
+    }
+
     /** Writes the token component ({@link #TOKEN_BYTES}) at {@code dst[0]}; every key of that token starts with it. */
     public static int putToken(long token, byte[] dst) {
         dst[0] = (byte) NEXT_COMPONENT;

@@ -141,9 +141,26 @@ public final class TrieWriter {
     private int[] layBytesLeft = new int[16];
     /** The child a frame is waiting on (laid out by the frame above it), else -1. */
     private int[] layWaiting = new int[16];
+    /**
+     * Per frame: its node's unwritten children as candidate keys ({@link #candidateKey}), increasing,
+     * in [0, layCandidateCount[d]); arrays of {@link TrieNodeLayout#MAX_TRANSITIONS}, made when a
+     * frame first reaches that depth and reused.
+     */
+    private long[][] layCandidates = new long[16][];
+    private int[] layCandidateCount = new int[16];
 
     // ---- serialization scratch -----------------------------------------------------------------
-    private byte[] nodeScratch = new byte[3 + 8 * TrieNodeLayout.MAX_TRANSITIONS + 64];
+    /**
+     * The nodes of the branch being written, serialized here and handed to the output once per
+     * branch (or when full) rather than once per node: most nodes are leaves of a few bytes, and a
+     * write per node cost more than the node. {@code branchOut[0]} goes at file position
+     * {@code branchOutStart}. Sized for the largest node (256 wide pointers and a payload), as the
+     * one-node scratch it replaces was, so a writer allocates no more than before: a page of small
+     * nodes goes out in a few writes.
+     */
+    private byte[] branchOut = new byte[3 + 8 * TrieNodeLayout.MAX_TRANSITIONS + 64];
+    private int branchOutLength;
+    private long branchOutStart;
     private final long[] deltaScratch = new long[TrieNodeLayout.MAX_TRANSITIONS];
 
     /** Writes nodes to out, at out's current position (absolute file positions matter: pages are 4096-byte aligned in the file). */
@@ -385,40 +402,52 @@ public final class TrieWriter {
      * Writes every unwritten child branch of {@code top}, page by page as the class comment says, then
      * re-sizes {@code top} (now without a branch) against the current position. A child branch bigger
      * than a page is itself laid out first: a frame on the layout stack, not a Java call.
+     *
+     * <p>Each frame keeps its node's unwritten children sorted by size (then transition byte), so
+     * picking the largest that fits is a binary search rather than a scan of every child: a node of
+     * 256 children would otherwise cost 256 scans of 256. A sibling's size changes only when it is
+     * re-sized here or its own children are laid out above, and its key moves with it then.
      */
     private void layOutChildren(int top) throws IOException {
         int d = 0;
         pushLayout(0, top);
         while (true) {
             int node = laySlot[d];
-            if (layWaiting[d] >= 0) {
+            long[] candidates = layCandidates[d];
+            int waiting = layWaiting[d];
+            if (waiting >= 0) {
                 // Back from laying out that child's children: it is smaller now; pick again from here.
                 layWaiting[d] = -1;
+                int child = childSlot[node][waiting];
+                moveCandidate(d, waiting, candidateKey(branchBytes[child] + nodeBytes[child], waiting));
                 layBytesLeft[d] = bytesLeftInPage();
                 continue;
             }
+            int count = layCandidateCount[d];
+            if (count == 0) {
+                branchBytes[node] = 0;
+                outOfPageChildren[node] = true;
+                outOfPageInBranch[node] = false;
+                nodeBytes[node] = sizeOf(node, out.position());
+                if (d == 0) return;
+                d--;
+                continue;
+            }
             int bytesLeft = layBytesLeft[d];
-            int k = largestUnwrittenChild(node, bytesLeft);
-            if (k < 0) {
-                if (largestUnwrittenChild(node, Integer.MAX_VALUE) < 0) {
-                    branchBytes[node] = 0;
-                    outOfPageChildren[node] = true;
-                    outOfPageInBranch[node] = false;
-                    nodeBytes[node] = sizeOf(node, out.position());
-                    if (d == 0) return;
-                    d--;
-                    continue;
-                }
+            int at = largestFitting(candidates, count, bytesLeft);
+            if (at < 0) {
                 padToPage();
                 bytesLeft = PAGE;
                 layBytesLeft[d] = PAGE;
-                k = largestUnwrittenChild(node, Integer.MAX_VALUE);
+                at = count - 1;
             }
+            int k = candidateIndex(candidates[at]);
             int child = childSlot[node][k];
             if (outOfPageChildren[child] || outOfPageInBranch[child]) {
                 // Its size was an estimate; now that its place is known, size it again.
                 int size = resize(child, out.position());
                 if (size > bytesLeft) {
+                    moveCandidate(d, k, candidateKey(size, k));
                     if (bytesLeft == PAGE) {
                         layWaiting[d] = k;
                         pushLayout(++d, child);
@@ -427,6 +456,7 @@ public final class TrieWriter {
                     continue;
                 }
             }
+            removeCandidate(d, at);
             long position = writeBranch(child);
             childPosition[node][k] = position;
             childSlot[node][k] = NO_SLOT;
@@ -440,31 +470,70 @@ public final class TrieWriter {
             laySlot = Arrays.copyOf(laySlot, d * 2);
             layBytesLeft = Arrays.copyOf(layBytesLeft, d * 2);
             layWaiting = Arrays.copyOf(layWaiting, d * 2);
+            layCandidates = Arrays.copyOf(layCandidates, d * 2);
+            layCandidateCount = Arrays.copyOf(layCandidateCount, d * 2);
         }
         laySlot[d] = node;
         layBytesLeft[d] = bytesLeftInPage();
         layWaiting[d] = -1;
+        long[] candidates = layCandidates[d];
+        if (candidates == null) candidates = layCandidates[d] = new long[TrieNodeLayout.MAX_TRANSITIONS];
+        int n = childCount[node];
+        int[] slots = childSlot[node];
+        int count = 0;
+        for (int k = 0; k < n; k++) {
+            int c = slots[k];
+            if (c != NO_SLOT) candidates[count++] = candidateKey(branchBytes[c] + nodeBytes[c], k);
+        }
+        Arrays.sort(candidates, 0, count);
+        layCandidateCount[d] = count;
     }
 
     /**
-     * The index of the unwritten child whose branch and node take the most bytes, at most
-     * {@code limit}; among equals the one with the highest transition byte (the most recently
-     * completed, which may have its own children nearest). -1 if none.
+     * A child's place among its frame's candidates: its branch and node bytes, then its index (so of
+     * equal sizes the highest transition byte sorts last, and is the one picked: the most recently
+     * completed, which may have its own children nearest). Indexes are below 256.
      */
-    private int largestUnwrittenChild(int node, int limit) {
-        int n = childCount[node];
-        int[] slots = childSlot[node];
-        int best = -1, bestSize = -1;
-        for (int k = 0; k < n; k++) {
-            int c = slots[k];
-            if (c == NO_SLOT) continue;
-            int size = branchBytes[c] + nodeBytes[c];
-            if (size <= limit && size >= bestSize) {
-                best = k;
-                bestSize = size;
-            }
+    private static long candidateKey(int size, int index) {
+        return ((long) size << 8) | index;
+    }
+
+    private static int candidateIndex(long key) {
+        return (int) key & 0xFF;
+    }
+
+    /** Where in {@code keys[0, count)} (increasing) the largest candidate of at most {@code limit} bytes is; -1 if none. */
+    private static int largestFitting(long[] keys, int count, int limit) {
+        long bound = candidateKey(limit, 0xFF);
+        int lo = 0, hi = count; // the answer is lo - 1: keys[< lo] <= bound < keys[>= hi]
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keys[mid] <= bound) lo = mid + 1;
+            else hi = mid;
         }
-        return best;
+        return lo - 1;
+    }
+
+    private void removeCandidate(int d, int at) {
+        long[] keys = layCandidates[d];
+        int count = layCandidateCount[d] - 1;
+        System.arraycopy(keys, at + 1, keys, at, count - at);
+        layCandidateCount[d] = count;
+    }
+
+    /** Gives child {@code index} of frame {@code d} the candidate key {@code key} in place of its old one. */
+    private void moveCandidate(int d, int index, long key) {
+        long[] keys = layCandidates[d];
+        int count = layCandidateCount[d];
+        int at = 0;
+        while (candidateIndex(keys[at]) != index) at++; // present: only written children leave
+        System.arraycopy(keys, at + 1, keys, at, count - 1 - at);
+        count--;
+        int to = 0; // linear, as the search for the old key: a re-sized child is the rare case
+        while (to < count && keys[to] < key) to++;
+        System.arraycopy(keys, to, keys, to + 1, count - to);
+        keys[to] = key;
+        layCandidateCount[d] = count + 1;
     }
 
     /**
@@ -510,8 +579,10 @@ public final class TrieWriter {
      * current position; frees the slots of the descendants written and returns {@code top}'s position.
      */
     private long writeBranch(int top) throws IOException {
+        branchOutStart = out.position();
+        branchOutLength = 0;
         int d = 0;
-        pushWalk(0, top, out.position());
+        pushWalk(0, top, branchOutStart);
         while (true) {
             int node = walkSlot[d];
             int n = childCount[node];
@@ -520,16 +591,19 @@ public final class TrieWriter {
             while (k < n && slots[k] == NO_SLOT) k++;
             if (k < n) {
                 walkNext[d] = k + 1;
-                pushWalk(++d, slots[k], out.position());
+                pushWalk(++d, slots[k], branchOutStart + branchOutLength);
                 continue;
             }
             long position = walkStart[d] + branchBytes[node];
-            if (out.position() != position) {
+            if (branchOutStart + branchOutLength != position) {
                 throw new IllegalStateException("trie node expected at " + position + " after its branch, but the branch ended at "
-                        + out.position() + " (" + n + " transitions, branch estimate " + branchBytes[node] + " bytes)");
+                        + (branchOutStart + branchOutLength) + " (" + n + " transitions, branch estimate " + branchBytes[node] + " bytes)");
             }
             writeNode(node, position);
-            if (d == 0) return position;
+            if (d == 0) {
+                flushBranchOut();
+                return position;
+            }
             d--;
             int parent = walkSlot[d];
             int index = walkNext[d] - 1;
@@ -591,7 +665,14 @@ public final class TrieWriter {
         return TrieNodeLayout.nodeBytes(type, n, first, last) + (hasPayload ? payloadLength[node] : 0);
     }
 
-    /** Writes the node at {@code position} (the output's position), its children all written. */
+    /** Hands the branch's serialized nodes to the output. */
+    private void flushBranchOut() throws IOException {
+        out.write(branchOut, 0, branchOutLength);
+        branchOutStart += branchOutLength;
+        branchOutLength = 0;
+    }
+
+    /** Serializes the node at {@code position} (where the branch has reached), its children all written. */
     private void writeNode(int node, long position) throws IOException {
         int n = childCount[node];
         long[] positions = childPosition[node];
@@ -609,16 +690,20 @@ public final class TrieWriter {
         int type = TrieNodeLayout.typeFor(n, flags != 0, first, last, maxDelta);
         int payloadBytes = flags != 0 ? payloadLength[node] : 0;
         int total = TrieNodeLayout.nodeBytes(type, n, first, last) + payloadBytes;
-        if (nodeScratch.length < total) nodeScratch = new byte[Math.max(total, 2 * nodeScratch.length)];
-        byte[] b = nodeScratch;
-        int length = TrieNodeLayout.writeNode(b, 0, type, flags, n, transitions, deltas);
-        System.arraycopy(payload[node], 0, b, length, payloadBytes);
+        if (branchOut.length - branchOutLength < total) {
+            flushBranchOut();
+            if (branchOut.length < total) branchOut = new byte[Math.max(total, 2 * branchOut.length)];
+        }
+        byte[] b = branchOut;
+        int at = branchOutLength;
+        int length = TrieNodeLayout.writeNode(b, at, type, flags, n, transitions, deltas);
+        System.arraycopy(payload[node], 0, b, at + length, payloadBytes);
         length += payloadBytes;
         if (length != nodeBytes[node]) {
             throw new IllegalStateException("trie node " + TrieNodeLayout.name(type) + " at " + position + " takes " + length
                     + " bytes, sized as " + nodeBytes[node]);
         }
-        out.write(b, 0, length);
+        branchOutLength = at + length;
     }
 
     private int bytesLeftInPage() {
