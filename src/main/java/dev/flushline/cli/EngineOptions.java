@@ -16,7 +16,9 @@ public final class EngineOptions {
     public static final Set<String> OPTIONS = Set.of("memtable", "shards", "allocation", "compression", "ranges", "flush-threads");
 
     public static final String HELP =
-            "  --memtable skiplist|sharded   memtable implementation (default skiplist)\n"
+            "  --memtable skiplist|sharded|hash\n"
+          + "                                memtable implementation (default skiplist); hash finds partitions\n"
+          + "                                through a hash table and sorts them by token once, at the flush\n"
           + "  --shards N                    shards of the sharded memtable, 1..1024 (default 4; needs\n"
           + "                                --memtable sharded)\n"
           + "  --allocation MODE             unslabbed_heap | heap_buffers | offheap_objects (default heap_buffers,\n"
@@ -40,7 +42,7 @@ public final class EngineOptions {
           + "                                CASSANDRA_4, and stores expiry and deletion times only up to\n"
           + "                                2038-01-19T03:14:06Z\n";
 
-    /** skiplist or sharded. */
+    /** skiplist, sharded or hash. */
     public final String memtable;
     public final int shards;
     /** A memtable_allocation_type name. */
@@ -51,7 +53,7 @@ public final class EngineOptions {
     public final int flushThreads;
 
     public EngineOptions(Args a) throws UsageException {
-        memtable = a.choice("memtable", "skiplist", "skiplist", "sharded");
+        memtable = a.choice("memtable", "skiplist", "skiplist", "sharded", "hash");
         shards = a.intValue("shards", 4, 1, 1024);
         if (a.has("shards") && !memtable.equals("sharded")) {
             throw new UsageException("--shards needs --memtable sharded");

@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * An in-memory table of partitions in token order, written by many threads, then sealed and
  * flushed. Subclasses decide how partitions are indexed ({@link SkipListMemtable},
- * {@link ShardedSkipListMemtable}); this class owns what every memtable shares: the copy of cells
+ * {@link ShardedSkipListMemtable}, {@link HashMemtable}); this class owns what every memtable shares: the copy of cells
  * into its allocation mode, the write barrier that sealing waits on, memory accounting, the
  * EncodingStats minima and the set of columns written.
  *
@@ -101,11 +101,13 @@ public abstract class Memtable {
     public abstract MemtablePartition get(PartitionKey key);
 
     /**
-     * Heap bytes charged for a partition, its key bytes aside: the key object and its array header,
-     * the partition, its row list and the list's head node, and the skip-list map's node and its
-     * share of index nodes.
+     * Heap bytes charged for a partition, its key bytes and its index entry aside: the key object
+     * and its array header, the partition, its row list and the list's head node.
      */
-    static final long PARTITION_HEAP_BYTES = 32 + 16 + 40 + 24 + 40 + 24 + 16;
+    static final long PARTITION_HEAP_BYTES = 32 + 16 + 40 + 24 + 40;
+
+    /** A skip-list map's node and its share of index nodes. */
+    static final long SKIP_LIST_ENTRY_BYTES = 24 + 16;
 
     /**
      * Get-or-create in one skip list: the last partition written first, then get, because most
@@ -122,7 +124,7 @@ public abstract class Memtable {
             MemtablePartition fresh = new MemtablePartition(key);
             p = map.putIfAbsent(key, fresh);
             if (p == null) {
-                onHeapBytes.add(PARTITION_HEAP_BYTES + ((key.key().length + 7) & ~7));
+                chargePartition(key, SKIP_LIST_ENTRY_BYTES);
                 p = fresh;
             }
         }
@@ -130,10 +132,25 @@ public abstract class Memtable {
         return p;
     }
 
+    /** The partition the last write went to if it is {@code key}'s, else null (see {@link #lastPartition}). */
+    final MemtablePartition lastPartitionIf(PartitionKey key) {
+        MemtablePartition last = lastPartition;
+        return last != null && last.key().equals(key) ? last : null;
+    }
+
+    final void rememberLastPartition(MemtablePartition p) {
+        lastPartition = p;
+    }
+
+    /** Charges a new partition's heap bytes: the shared ones, its key, and its index's entry. */
+    final void chargePartition(PartitionKey key, long indexEntryBytes) {
+        onHeapBytes.add(PARTITION_HEAP_BYTES + indexEntryBytes + ((key.key().length + 7) & ~7));
+    }
+
     /**
      * The partition the last write went to: bulk input is mostly grouped by partition, and a
-     * write to the same partition as the one before it then skips the skip list's descent (a
-     * key comparison instead of about log2(partitions) of them). Partitions are never removed
+     * write to the same partition as the one before it then skips the index's lookup (a key
+     * comparison instead of a skip-list descent or a hash probe). Partitions are never removed
      * from a memtable, so whatever this holds is the right partition for its key; with several
      * writers it only misses more often. Volatile, so a partition seen here was published whole
      * (it is written only on a miss: once per partition for grouped input).

@@ -6,6 +6,7 @@ import dev.flushline.flush.FlushOutcome;
 import dev.flushline.flush.FlushJob;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.HashMemtable;
 import dev.flushline.memtable.ShardedSkipListMemtable;
 import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.CqlParser;
@@ -26,7 +27,7 @@ import java.util.function.Consumer;
 public final class TableOptions {
     /** The memtable implementations, by configuration name. */
     public enum MemtableKind {
-        SKIPLIST("skiplist"), SHARDED("sharded");
+        SKIPLIST("skiplist"), SHARDED("sharded"), HASH("hash");
 
         private final String configName;
 
@@ -40,14 +41,18 @@ public final class TableOptions {
 
         /** A fresh memtable of this kind: the one place a kind becomes a class. */
         public Memtable create(TableSchema schema, AllocationMode mode, int shards) {
-            return this == SHARDED ? new ShardedSkipListMemtable(schema, mode, shards) : new SkipListMemtable(schema, mode);
+            switch (this) {
+                case SHARDED: return new ShardedSkipListMemtable(schema, mode, shards);
+                case HASH: return new HashMemtable(schema, mode);
+                default: return new SkipListMemtable(schema, mode);
+            }
         }
 
         public static MemtableKind fromConfigName(String name) {
             for (MemtableKind k : values()) {
                 if (k.configName.equals(name)) return k;
             }
-            throw new IllegalArgumentException("unknown memtable '" + name + "' (expected skiplist or sharded)");
+            throw new IllegalArgumentException("unknown memtable '" + name + "' (expected skiplist, sharded or hash)");
         }
     }
 

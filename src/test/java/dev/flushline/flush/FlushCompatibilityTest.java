@@ -3,6 +3,7 @@ package dev.flushline.flush;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.HashMemtable;
 import dev.flushline.memtable.ShardedSkipListMemtable;
 import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.oracle.CassandraOracle;
@@ -71,7 +72,8 @@ class FlushCompatibilityTest {
         CassandraOracle.init();
         String tableCql = FlushChecks.withCompressionMap(cql, compression);
         TableSchema schema = CqlParser.parse(tableCql);
-        Memtable m = seed % 2 == 0 ? new SkipListMemtable(schema, mode) : new ShardedSkipListMemtable(schema, mode, 4);
+        Memtable m = seed % 3 == 0 ? new SkipListMemtable(schema, mode) : seed % 3 == 1 ? new ShardedSkipListMemtable(schema, mode, 4)
+                : new HashMemtable(schema, mode);
         RandomUpdates gen = new RandomUpdates(schema, seed, NOW, 40, 25);
         for (PartitionUpdate u : gen.next(3000)) {
             m.apply(u);

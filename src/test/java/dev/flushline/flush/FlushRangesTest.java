@@ -5,8 +5,7 @@ import dev.flushline.data.PartitionKey;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
-import dev.flushline.memtable.ShardedSkipListMemtable;
-import dev.flushline.memtable.SkipListMemtable;
+import dev.flushline.table.TableOptions;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.oracle.CassandraReader;
 import dev.flushline.oracle.CassandraVerifier;
@@ -72,9 +71,8 @@ class FlushRangesTest {
         assertTrue(FlushJob.mergeSmall(TokenRanges.even(4), new long[] {1, 1, 1, 1}, 4, 4, 0).size() == 4, "min 0 never merges");
     }
 
-    private Memtable filled(TableSchema schema, boolean sharded) {
-        Memtable m = sharded ? new ShardedSkipListMemtable(schema, AllocationMode.OFFHEAP_OBJECTS, 4)
-                : new SkipListMemtable(schema, AllocationMode.OFFHEAP_OBJECTS);
+    private Memtable filled(TableSchema schema, TableOptions.MemtableKind kind) {
+        Memtable m = kind.create(schema, AllocationMode.OFFHEAP_OBJECTS, 4);
         RandomUpdates gen = new RandomUpdates(schema, 42, 1_750_000_000L, 400, 20);
         for (PartitionUpdate u : gen.next(4000)) m.apply(u);
         m.seal();
@@ -85,11 +83,11 @@ class FlushRangesTest {
     void splitParallelFlushReadsBackLikeTheUnsplitOne() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        for (boolean sharded : new boolean[] {false, true}) {
-            Memtable m = filled(schema, sharded);
+        for (TableOptions.MemtableKind kind : TableOptions.MemtableKind.values()) {
+            Memtable m = filled(schema, kind);
             try {
                 List<Partition> expected = MemtableModel.of(m);
-                Path whole = tmp.resolve("whole-" + sharded), split = tmp.resolve("split-" + sharded);
+                Path whole = tmp.resolve("whole-" + kind), split = tmp.resolve("split-" + kind);
                 FlushJob.run(m, FlushJob.Options.simple(whole));
                 List<FlushOutcome> parts = FlushJob.run(m, FlushJob.Options.builder(split).ranges(4).flushThreads(2).build());
                 assertEquals(4, parts.size(), "400 keys over 4 ranges: every range has partitions");
@@ -118,7 +116,7 @@ class FlushRangesTest {
     void aShardedMemtableFlushesOneSstablePerShardOnSeveralThreads() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Memtable m = filled(schema, true); // 4 shards
+        Memtable m = filled(schema, TableOptions.MemtableKind.SHARDED); // 4 shards
         try {
             List<FlushOutcome> parts = FlushJob.run(m, FlushJob.Options.builder(tmp.resolve("shards")).flushThreads(2).build());
             assertEquals(4, parts.size(), "one sstable per shard");
@@ -137,7 +135,7 @@ class FlushRangesTest {
     void explicitSplitTokensAndMinimumSize() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Memtable m = filled(schema, false);
+        Memtable m = filled(schema, TableOptions.MemtableKind.SKIPLIST);
         try {
             long[] splits = {-1_000_000_000_000_000_000L, 0L, 4_000_000_000_000_000_000L};
             List<FlushOutcome> parts = FlushJob.run(m, FlushJob.Options.builder(tmp.resolve("explicit")).flushThreads(2).splitTokens(splits).build());
@@ -165,7 +163,7 @@ class FlushRangesTest {
     void maxSSTableSizeCutsAtPartitionBoundaries() throws Exception {
         CassandraOracle.init();
         TableSchema schema = CqlParser.parse(CQL);
-        Memtable m = filled(schema, false);
+        Memtable m = filled(schema, TableOptions.MemtableKind.HASH);
         try {
             List<Partition> expected = MemtableModel.of(m);
             Path whole = tmp.resolve("whole");

@@ -3,6 +3,7 @@ package dev.flushline.flush;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
+import dev.flushline.memtable.HashMemtable;
 import dev.flushline.memtable.ShardedSkipListMemtable;
 import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.oracle.CassandraOracle;
@@ -41,7 +42,8 @@ class RandomSchemaFlushTest {
                 : FlushCompression.TABLE;
         TableSchema schema = CqlParser.parse(cql);
         AllocationMode mode = AllocationMode.values()[(int) (seed % AllocationMode.values().length)];
-        Memtable m = seed % 3 == 0 ? new ShardedSkipListMemtable(schema, mode, 4) : new SkipListMemtable(schema, mode);
+        Memtable m = seed % 3 == 0 ? new ShardedSkipListMemtable(schema, mode, 4) : seed % 3 == 1 ? new HashMemtable(schema, mode)
+                : new SkipListMemtable(schema, mode);
         long now = seed % 5 == 0 ? 3_600_000_000L : 1_750_000_000L; // some far-future clocks too
         for (PartitionUpdate u : new RandomUpdates(schema, seed, now, 15, 12).next(400)) m.apply(u);
         m.seal();

@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.oracle.CassandraOracle;
 import dev.flushline.schema.TableSchema;
@@ -33,16 +34,16 @@ class MemtableConcurrencyTest {
         List<Arguments> out = new ArrayList<>();
         long seed = 100;
         for (String cql : new String[] {MemtableFixtures.WIDE, MemtableFixtures.COMPOSITE}) {
-            for (boolean sharded : new boolean[] {false, true}) {
-                for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(cql, sharded, mode, seed++));
+            for (MemtableKind kind : MemtableKind.values()) {
+                for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(cql, kind, mode, seed++));
             }
         }
         return out.stream();
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={1} {2}")
+    @ParameterizedTest(name = "[{index}] kind={1} {2}")
     @MethodSource("cases")
-    void concurrentEqualsSequentialEqualsShuffled(String cql, boolean sharded, AllocationMode mode, long seed) throws Exception {
+    void concurrentEqualsSequentialEqualsShuffled(String cql, MemtableKind kind, AllocationMode mode, long seed) throws Exception {
         CassandraOracle.init();
         TableSchema schema = MemtableFixtures.schema(cql);
         RandomUpdates gen = new RandomUpdates(schema, seed, NOW, 12, 10);
@@ -64,7 +65,7 @@ class MemtableConcurrencyTest {
         shuffledMt.seal();
         assertLinesEqual(expected, MemtableFixtures.dump(shuffledMt), "shuffled order");
 
-        Memtable concurrent = MemtableFixtures.create(sharded, schema, mode);
+        Memtable concurrent = MemtableFixtures.create(kind, schema, mode);
         int threads = 4;
         CyclicBarrier start = new CyclicBarrier(threads);
         AtomicReference<Throwable> failure = new AtomicReference<>();

@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -38,16 +39,16 @@ class MemtableDeletionTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
-        for (boolean sharded : new boolean[] {false, true}) {
-            for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(sharded, mode));
+        for (MemtableKind kind : MemtableKind.values()) {
+            for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(kind, mode));
         }
         return out.stream();
     }
 
-    static Memtable fresh(boolean sharded, AllocationMode mode) {
+    static Memtable fresh(MemtableKind kind, AllocationMode mode) {
         CassandraOracle.init();
         schema = MemtableFixtures.schema(MemtableFixtures.WIDE);
-        return MemtableFixtures.create(sharded, schema, mode);
+        return MemtableFixtures.create(kind, schema, mode);
     }
 
     static int pos(String name) {
@@ -88,10 +89,10 @@ class MemtableDeletionTest {
         return n == null ? null : n.row();
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void partitionDeletionShadowsOlderDataAndKeepsNewer(boolean sharded, AllocationMode mode) {
-        Memtable m = fresh(sharded, mode);
+    void partitionDeletionShadowsOlderDataAndKeepsNewer(MemtableKind kind, AllocationMode mode) {
+        Memtable m = fresh(kind, mode);
         m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(), staticRow(9),
                 List.of(insert(ck("a", 1), 5, 1), insert(ck("b", 1), 10, 2), insert(ck("c", 1), 11, 3))));
         m.apply(new PartitionUpdate(key, DeletionTime.of(10, NOW), List.of(), null, List.of()));
@@ -116,10 +117,10 @@ class MemtableDeletionTest {
         finish(m);
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void rangeDeletionShadowsRowsInsideOnly(boolean sharded, AllocationMode mode) {
-        Memtable m = fresh(sharded, mode);
+    void rangeDeletionShadowsRowsInsideOnly(MemtableKind kind, AllocationMode mode) {
+        Memtable m = fresh(kind, mode);
         for (String c : new String[] {"a", "b", "c", "d", "e"}) m.apply(rows(insert(ck(c, 1), 15, 1)));
         m.apply(rows(insert(ck("c", 2), 25, 2)));
         // ck in ['b', 'd'] (prefix bounds on the first, DESC, clustering column), at ts 20.
@@ -144,10 +145,10 @@ class MemtableDeletionTest {
         finish(m);
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void rowDeletionShadowsOlderCellsOfThatRow(boolean sharded, AllocationMode mode) {
-        Memtable m = fresh(sharded, mode);
+    void rowDeletionShadowsOlderCellsOfThatRow(MemtableKind kind, AllocationMode mode) {
+        Memtable m = fresh(kind, mode);
         m.apply(rows(insert(ck("x", 1), 29, 1), insert(ck("y", 1), 29, 1)));
         Row del = new Row(false, ck("x", 1), Cell.NO_TIMESTAMP, 0, Cell.NO_DELETION_TIME, DeletionTime.of(30, NOW),
                 new Cell[schema.regularComplexStart()], noComplex());
@@ -190,10 +191,10 @@ class MemtableDeletionTest {
         return out;
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void complexDeletionClearsOlderElements(boolean sharded, AllocationMode mode) {
-        Memtable m = fresh(sharded, mode);
+    void complexDeletionClearsOlderElements(MemtableKind kind, AllocationMode mode) {
+        Memtable m = fresh(kind, mode);
         m.apply(rows(withTags(40, tags(DeletionTime.LIVE, 40, "a", "b"))));
         // tags = {'c'} at ts 42: complex deletion at 41, then the element.
         m.apply(rows(withTags(42, tags(DeletionTime.of(41, NOW), 42, "c"))));
@@ -227,10 +228,10 @@ class MemtableDeletionTest {
      * but Cassandra's memtable keeps it (it drops one only when superseded) and so writes it to
      * Data.db; ours used to drop it, which made the flushed row differ from Cassandra's.
      */
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void complexDeletionEqualToTheCoveringDeletionStays(boolean sharded, AllocationMode mode) {
-        Memtable m = fresh(sharded, mode);
+    void complexDeletionEqualToTheCoveringDeletionStays(MemtableKind kind, AllocationMode mode) {
+        Memtable m = fresh(kind, mode);
         m.apply(rows(withTags(42, tags(DeletionTime.of(41, NOW), 42, "c"))));
         m.apply(rows(rowDeletion(ck("k", 1), DeletionTime.of(41, NOW))));
         assertEquals(DeletionTime.of(41, NOW), row(m, ck("k", 1)).deletion());
@@ -270,10 +271,10 @@ class MemtableDeletionTest {
      * local deletion time (which DeletionTime.supersedes would prefer). Rows inside keep what the
      * stored range does not supersede.
      */
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void anOverlappingRangeWithTheSameTimestampLeavesTheStoredOne(boolean sharded, AllocationMode mode) {
-        Memtable m = fresh(sharded, mode);
+    void anOverlappingRangeWithTheSameTimestampLeavesTheStoredOne(MemtableKind kind, AllocationMode mode) {
+        Memtable m = fresh(kind, mode);
         m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(20, NOW))), null, List.of()));
         // Same timestamp, later clock: supersedes the range, so it stays.
         m.apply(rows(rowDeletion(ck("c", 1), DeletionTime.of(20, NOW + 2))));
@@ -299,10 +300,10 @@ class MemtableDeletionTest {
      * A range the partition deletion supersedes only by local deletion time is not flushed, but
      * Cassandra still holds it, and on a timestamp tie it keeps a later range out.
      */
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void aRangeHiddenByThePartitionDeletionStillWinsATie(boolean sharded, AllocationMode mode) {
-        Memtable m = fresh(sharded, mode);
+    void aRangeHiddenByThePartitionDeletionStillWinsATie(MemtableKind kind, AllocationMode mode) {
+        Memtable m = fresh(kind, mode);
         m.apply(new PartitionUpdate(key, DeletionTime.LIVE, List.of(range("b", "d", DeletionTime.of(30, NOW))), null, List.of()));
         m.apply(new PartitionUpdate(key, DeletionTime.of(30, NOW + 1), List.of(), null, List.of()));
         MemtablePartition p = m.get(key);

@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ComplexColumn;
@@ -31,8 +32,8 @@ final class MemtableFixtures {
         return CqlParser.parse(cql);
     }
 
-    static Memtable create(boolean sharded, TableSchema schema, AllocationMode mode) {
-        return sharded ? new ShardedSkipListMemtable(schema, mode, 4) : new SkipListMemtable(schema, mode);
+    static Memtable create(MemtableKind kind, TableSchema schema, AllocationMode mode) {
+        return kind.create(schema, mode, 4);
     }
 
     /** One line per non-empty partition, in iteration order. */

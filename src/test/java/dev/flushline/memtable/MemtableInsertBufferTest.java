@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.data.InsertBuffer;
 import dev.flushline.data.Mutation;
 import dev.flushline.data.RowRecord;
@@ -40,26 +41,26 @@ class MemtableInsertBufferTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
-        for (boolean sharded : new boolean[] {false, true}) {
-            for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(sharded, mode));
+        for (MemtableKind kind : MemtableKind.values()) {
+            for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(kind, mode));
         }
         return out.stream();
     }
 
     @ParameterizedTest
     @MethodSource("cases")
-    void bufferAndUpdateLeaveTheSameMemtable(boolean sharded, AllocationMode mode) throws Exception {
+    void bufferAndUpdateLeaveTheSameMemtable(MemtableKind kind, AllocationMode mode) throws Exception {
         // few partitions: rows mostly meet rows and deletions already there; many: mostly new rows
-        for (int partitions : new int[] {12, 100_000}) check(sharded, mode, partitions);
+        for (int partitions : new int[] {12, 100_000}) check(kind, mode, partitions);
     }
 
-    private void check(boolean sharded, AllocationMode mode, int partitions) throws Exception {
+    private void check(MemtableKind kind, AllocationMode mode, int partitions) throws Exception {
         TableSchema schema = MemtableFixtures.schema(CQL);
         Random r = new Random(11 + partitions);
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < 4000; i++) text.append(operation(r, partitions)).append('\n');
-        Memtable fromBuffers = MemtableFixtures.create(sharded, schema, mode);
-        Memtable fromUpdates = MemtableFixtures.create(sharded, schema, mode);
+        Memtable fromBuffers = MemtableFixtures.create(kind, schema, mode);
+        Memtable fromUpdates = MemtableFixtures.create(kind, schema, mode);
         OperationReader reader = new OperationReader(schema, new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)),
                 "ops.jsonl", new OperationDecoder(schema, NOW));
         InsertBuffer buffer = reader.newInsertBuffer();

@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -39,7 +40,7 @@ class MemtableLastPartitionTest {
     @Test
     void eachWriteLandsInItsOwnPartition() {
         Random r = new Random(7);
-        for (boolean sharded : new boolean[] {false, true}) {
+        for (MemtableKind kind : MemtableKind.values()) {
             for (AllocationMode mode : AllocationMode.values()) {
                 // Runs of one partition (grouped input), single writes that hop between partitions, and returns to earlier ones.
                 List<int[]> order = new ArrayList<>();
@@ -49,7 +50,7 @@ class MemtableLastPartitionTest {
                     int length = run % 2 == 0 ? 1 : 1 + r.nextInt(8);
                     for (int i = 0; i < length; i++) order.add(new int[] {pk, ck++});
                 }
-                Memtable m = MemtableFixtures.create(sharded, SCHEMA, mode);
+                Memtable m = MemtableFixtures.create(kind, SCHEMA, mode);
                 TreeMap<Integer, TreeSet<Integer>> expected = new TreeMap<>();
                 for (int[] w : order) {
                     m.apply(write(w[0], w[1]));
@@ -57,7 +58,7 @@ class MemtableLastPartitionTest {
                 }
                 m.seal();
                 try {
-                    assertEquals(expected.size(), m.partitionCount(), "sharded=" + sharded + " " + mode);
+                    assertEquals(expected.size(), m.partitionCount(), "kind=" + kind + " " + mode);
                     for (var e : expected.entrySet()) {
                         MemtablePartition p = m.get(PartitionKey.of(ValueCodec.int32(e.getKey())));
                         TreeSet<Integer> clusterings = new TreeSet<>();
@@ -65,7 +66,7 @@ class MemtableLastPartitionTest {
                             byte[] c = n.clustering()[0];
                             clusterings.add(((c[0] & 0xFF) << 24) | ((c[1] & 0xFF) << 16) | ((c[2] & 0xFF) << 8) | (c[3] & 0xFF));
                         }
-                        assertEquals(e.getValue(), clusterings, "partition " + e.getKey() + ", sharded=" + sharded + " " + mode);
+                        assertEquals(e.getValue(), clusterings, "partition " + e.getKey() + ", sharded=" + kind + " " + mode);
                     }
                 } finally {
                     m.discard();

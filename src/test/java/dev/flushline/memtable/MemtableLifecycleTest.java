@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.data.Cell;
 import dev.flushline.data.ComplexColumn;
 import dev.flushline.data.DeletionTime;
@@ -38,8 +39,8 @@ class MemtableLifecycleTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
-        for (boolean sharded : new boolean[] {false, true}) {
-            for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(sharded, mode));
+        for (MemtableKind kind : MemtableKind.values()) {
+            for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(kind, mode));
         }
         return out.stream();
     }
@@ -49,11 +50,11 @@ class MemtableLifecycleTest {
         return MemtableFixtures.schema(MemtableFixtures.WIDE);
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void applyAfterSealIsRefusedAndChangesNothing(boolean sharded, AllocationMode mode) {
+    void applyAfterSealIsRefusedAndChangesNothing(MemtableKind kind, AllocationMode mode) {
         TableSchema schema = schema();
-        Memtable m = MemtableFixtures.create(sharded, schema, mode);
+        Memtable m = MemtableFixtures.create(kind, schema, mode);
         RandomUpdates gen = new RandomUpdates(schema, 1, NOW, 20, 10);
         for (PartitionUpdate u : gen.next(500)) assertTrue(m.apply(u));
         m.seal();
@@ -75,11 +76,11 @@ class MemtableLifecycleTest {
         m.discard();
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void sealWaitsForAWriterInsideApply(boolean sharded, AllocationMode mode) throws Exception {
+    void sealWaitsForAWriterInsideApply(MemtableKind kind, AllocationMode mode) throws Exception {
         TableSchema schema = schema();
-        Memtable m = MemtableFixtures.create(sharded, schema, mode);
+        Memtable m = MemtableFixtures.create(kind, schema, mode);
         RandomUpdates gen = new RandomUpdates(schema, 2, NOW, 1, 10);
         gen.partitionDeleteChance = 0;
         gen.rangeDeleteChance = 0;
@@ -123,7 +124,7 @@ class MemtableLifecycleTest {
         assertEquals(MemtableFixtures.dump(reference), MemtableFixtures.dump(m));
 
         // Switch: a fresh memtable takes writes while the sealed one stays readable.
-        Memtable next = MemtableFixtures.create(sharded, schema, mode);
+        Memtable next = MemtableFixtures.create(kind, schema, mode);
         List<String> sealedContent = MemtableFixtures.dump(m);
         for (PartitionUpdate u : gen.next(100)) assertTrue(next.apply(u));
         assertEquals(sealedContent, MemtableFixtures.dump(m));
@@ -138,7 +139,7 @@ class MemtableLifecycleTest {
         TableSchema schema = schema();
         long start = NativeMemory.allocatedBytes();
         for (int i = 0; i < 30; i++) {
-            Memtable m = MemtableFixtures.create(i % 2 == 0, schema, AllocationMode.OFFHEAP_OBJECTS);
+            Memtable m = MemtableFixtures.create(MemtableKind.values()[i % MemtableKind.values().length], schema, AllocationMode.OFFHEAP_OBJECTS);
             RandomUpdates gen = new RandomUpdates(schema, 1000 + i, NOW, 50, 20);
             for (PartitionUpdate u : gen.next(i == 0 ? 20_000 : 300)) m.apply(u); // the first spans several slabs
             assertTrue(m.offHeapBytes() > 0);
@@ -155,11 +156,11 @@ class MemtableLifecycleTest {
         }
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={0} {1}")
+    @ParameterizedTest(name = "[{index}] kind={0} {1}")
     @MethodSource("cases")
-    void accountingAndEncodingStatsMinima(boolean sharded, AllocationMode mode) {
+    void accountingAndEncodingStatsMinima(MemtableKind kind, AllocationMode mode) {
         TableSchema schema = schema();
-        Memtable m = MemtableFixtures.create(sharded, schema, mode);
+        Memtable m = MemtableFixtures.create(kind, schema, mode);
         RandomUpdates gen = new RandomUpdates(schema, 3, NOW, 30, 15);
         gen.ttlChance = 0.3;
         long lastHeap = m.onHeapBytes();

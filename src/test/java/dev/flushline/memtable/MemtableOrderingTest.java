@@ -1,5 +1,6 @@
 package dev.flushline.memtable;
 
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.data.PartitionUpdate;
 import dev.flushline.data.Row;
 import dev.flushline.oracle.CassandraOracle;
@@ -35,20 +36,20 @@ class MemtableOrderingTest {
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
         for (String cql : new String[] {MemtableFixtures.WIDE, MemtableFixtures.COMPOSITE}) {
-            for (boolean sharded : new boolean[] {false, true}) {
-                for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(cql, sharded, mode));
+            for (MemtableKind kind : MemtableKind.values()) {
+                for (AllocationMode mode : AllocationMode.values()) out.add(Arguments.of(cql, kind, mode));
             }
         }
         return out.stream();
     }
 
-    @ParameterizedTest(name = "[{index}] sharded={1} {2}")
+    @ParameterizedTest(name = "[{index}] kind={1} {2}")
     @MethodSource("cases")
-    void partitionsRowsAndRangesAreInCassandraOrder(String cql, boolean sharded, AllocationMode mode) {
+    void partitionsRowsAndRangesAreInCassandraOrder(String cql, MemtableKind kind, AllocationMode mode) {
         CassandraOracle.init();
         TableSchema schema = MemtableFixtures.schema(cql);
         TableMetadata table = CassandraOracle.parseTable(cql);
-        Memtable m = MemtableFixtures.create(sharded, schema, mode);
+        Memtable m = MemtableFixtures.create(kind, schema, mode);
         RandomUpdates gen = new RandomUpdates(schema, 9, NOW, 300, 30);
         for (PartitionUpdate u : gen.next(3_000)) m.apply(u);
         m.seal();

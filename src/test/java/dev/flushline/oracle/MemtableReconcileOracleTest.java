@@ -16,8 +16,7 @@ import dev.flushline.flush.MemtableModel;
 import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
-import dev.flushline.memtable.ShardedSkipListMemtable;
-import dev.flushline.memtable.SkipListMemtable;
+import dev.flushline.table.TableOptions.MemtableKind;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.CqlType;
@@ -162,11 +161,11 @@ class MemtableReconcileOracleTest {
         TableSchema schema = CqlParser.parse(cql);
         TableMetadata table = CassandraOracle.parseTable(cql);
         AllocationMode mode = AllocationMode.values()[(int) ((seed + schemaIndex) % AllocationMode.values().length)];
-        boolean sharded = seed % 2 == 0;
+        MemtableKind kind = MemtableKind.values()[(int) (seed % MemtableKind.values().length)];
         Generator gen = new Generator(schema, seed * 31 + schemaIndex);
-        Replica replica = new Replica(schema, table, mode, sharded);
+        Replica replica = new Replica(schema, table, mode, kind);
         Map<PartitionKey, List<PartitionUpdate>> history = new HashMap<>();
-        String where = "schema " + schemaIndex + " (" + table.name + ") seed " + seed + " " + mode + (sharded ? " sharded" : "");
+        String where = "schema " + schemaIndex + " (" + table.name + ") seed " + seed + " " + mode + " " + kind;
         int compared = 0;
         Coverage coverage = new Coverage();
         try {
@@ -179,7 +178,7 @@ class MemtableReconcileOracleTest {
                         String diff = replica.diff(key);
                         coverage.add(replica.cassandraPartition(key));
                         if (diff != null) {
-                            fail(where + ", after op " + op + ": " + shrink(schema, table, mode, sharded, history.get(key)));
+                            fail(where + ", after op " + op + ": " + shrink(schema, table, mode, kind, history.get(key)));
                         }
                         compared++;
                     }
@@ -268,11 +267,11 @@ class MemtableReconcileOracleTest {
         RegularAndStaticColumns theirColumns = RegularAndStaticColumns.NONE;
         EncodingStats theirStats = EncodingStats.NO_STATS;
 
-        Replica(TableSchema schema, TableMetadata table, AllocationMode mode, boolean sharded) {
+        Replica(TableSchema schema, TableMetadata table, AllocationMode mode, MemtableKind kind) {
             this.schema = schema;
             this.table = table;
             this.ref = TableMetadataRef.forOfflineTools(table);
-            this.ours = sharded ? new ShardedSkipListMemtable(schema, mode, 4) : new SkipListMemtable(schema, mode);
+            this.ours = kind.create(schema, mode, 4);
         }
 
         void apply(PartitionUpdate u) {
@@ -348,7 +347,7 @@ class MemtableReconcileOracleTest {
     }
 
     /** Replays {@code updates} on fresh replicas and removes chunks of them while the divergence stays. */
-    static String shrink(TableSchema schema, TableMetadata table, AllocationMode mode, boolean sharded,
+    static String shrink(TableSchema schema, TableMetadata table, AllocationMode mode, MemtableKind kind,
                          List<PartitionUpdate> updates) {
         List<PartitionUpdate> current = new ArrayList<>(updates);
         int chunk = Math.max(1, current.size() / 2);
@@ -357,7 +356,7 @@ class MemtableReconcileOracleTest {
             for (int start = 0; start + chunk <= current.size(); ) {
                 List<PartitionUpdate> candidate = new ArrayList<>(current.subList(0, start));
                 candidate.addAll(current.subList(start + chunk, current.size()));
-                if (!candidate.isEmpty() && replay(schema, table, mode, sharded, candidate) != null) {
+                if (!candidate.isEmpty() && replay(schema, table, mode, kind, candidate) != null) {
                     current = candidate;
                     removed = true;
                 } else {
@@ -368,13 +367,13 @@ class MemtableReconcileOracleTest {
         }
         StringBuilder sb = new StringBuilder(current.size() + " of " + updates.size() + " updates to the partition still diverge:");
         for (PartitionUpdate u : current) sb.append("\n  ").append(u);
-        String diff = replay(schema, table, mode, sharded, current);
+        String diff = replay(schema, table, mode, kind, current);
         return sb.append(diff == null ? "\n(the full history diverges, no subset of it reproduces alone)" : diff).toString();
     }
 
-    static String replay(TableSchema schema, TableMetadata table, AllocationMode mode, boolean sharded,
+    static String replay(TableSchema schema, TableMetadata table, AllocationMode mode, MemtableKind kind,
                          List<PartitionUpdate> updates) {
-        try (Replica r = new Replica(schema, table, mode, sharded)) {
+        try (Replica r = new Replica(schema, table, mode, kind)) {
             for (PartitionUpdate u : updates) r.apply(u);
             return r.diff(updates.get(0).key());
         }

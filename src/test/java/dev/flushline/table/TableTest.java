@@ -76,6 +76,7 @@ class TableTest {
         assertEquals(base, write("b", TableOptions.MemtableKind.SKIPLIST, AllocationMode.OFFHEAP_OBJECTS, true, big));
         assertEquals(base, write("c", TableOptions.MemtableKind.SKIPLIST, AllocationMode.UNSLABBED_HEAP, false, big));
         assertEquals(base, write("d", TableOptions.MemtableKind.SHARDED, AllocationMode.HEAP_BUFFERS, true, big));
+        assertEquals(base, write("e", TableOptions.MemtableKind.HASH, AllocationMode.OFFHEAP_OBJECTS, false, big));
         write("small", TableOptions.MemtableKind.SKIPLIST, AllocationMode.OFFHEAP_OBJECTS, true, 64 << 10);
     }
 }

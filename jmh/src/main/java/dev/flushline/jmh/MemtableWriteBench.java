@@ -51,7 +51,7 @@ import java.util.concurrent.TimeUnit;
  * in every allocation mode) and then fills a small workload into every memtable class x allocation
  * mode, so every cell class and both memtable classes are live at the write path's call sites.
  *
- * <p><b>@Param axis.</b> {@code memtable} in {SKIPLIST, SHARDED (one shard per core)} x {@code mode} in
+ * <p><b>@Param axis.</b> {@code memtable} in {SKIPLIST, SHARDED (one shard per core), HASH (hash index, token order sorted at the flush)} x {@code mode} in
  * {UNSLABBED_HEAP, HEAP_BUFFERS, OFFHEAP_OBJECTS} x {@code partitions} (default 260000, the bench's
  * default). Single-shot: the score is milliseconds per whole fill; rows/s = partitions x 10 / score.
  * Each measured fill also prints one line (rows/s, the writer thread's CPU, GC count and GC time from
@@ -73,7 +73,7 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 2)
 @Measurement(iterations = 5)
 public class MemtableWriteBench {
-    @Param({"SKIPLIST", "SHARDED"})
+    @Param({"SKIPLIST", "SHARDED", "HASH"})
     public MemtableKind memtable;
 
     @Param({"UNSLABBED_HEAP", "HEAP_BUFFERS", "OFFHEAP_OBJECTS"})

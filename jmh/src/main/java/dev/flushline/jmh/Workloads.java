@@ -10,6 +10,7 @@ import dev.flushline.memtable.AllocationMode;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
 import dev.flushline.memtable.RowList;
+import dev.flushline.memtable.HashMemtable;
 import dev.flushline.memtable.ShardedSkipListMemtable;
 import dev.flushline.memtable.SkipListMemtable;
 import dev.flushline.schema.CqlParser;
@@ -46,11 +47,14 @@ public final class Workloads {
 
     /** Which memtable class to build. The sharded one gets one shard per available processor, as Cassandra's default. */
     public enum MemtableKind {
-        SKIPLIST, SHARDED;
+        SKIPLIST, SHARDED, HASH;
 
         public Memtable create(TableSchema schema, AllocationMode mode) {
-            return this == SKIPLIST ? new SkipListMemtable(schema, mode)
-                    : new ShardedSkipListMemtable(schema, mode, Runtime.getRuntime().availableProcessors());
+            switch (this) {
+                case SKIPLIST: return new SkipListMemtable(schema, mode);
+                case HASH: return new HashMemtable(schema, mode);
+                default: return new ShardedSkipListMemtable(schema, mode, Runtime.getRuntime().availableProcessors());
+            }
         }
     }
 
