@@ -123,6 +123,11 @@ final class RowMerger {
      * away whether or not a covering deletion shadows them, and the winners are purged the same.
      * The relation is transitive (each condition is), so dropping every version that loses to
      * another of its group still leaves, for each dropped one, a kept version it loses to.
+     *
+     * <p>The cells' part rests on Statistics.db's timestamp bounds being true, as Cassandra's reads
+     * rely on them for the same conclusion (a read by names stops looking for a row in sstables
+     * whose largest timestamp is below the liveness and cells it already holds for it). The liveness and deletion parts compare the
+     * decoded headers themselves.
      */
     boolean losesEverything(CompactionInput r, CompactionInput w) {
         if (r.metadata.maxTimestamp >= w.metadata.minTimestamp) return false;
