@@ -18,6 +18,11 @@ import java.io.IOException;
  * from the sstable's header columns to the table's column positions (headers of different
  * sstables hold different column sets).
  *
+ * <p>Rows stop after their header ({@link SSTableCursor#deferRowBodies}): the compaction decides per
+ * row version whether to {@link #decodeBody} it or {@link #skipBody} it (a version that loses every
+ * part of itself to another, {@link RowMerger#losesEverything}); the cursor refuses to advance
+ * past a row that got neither.
+ *
  * <p>Thread safety: none; owned by the compaction's thread.
  */
 final class CompactionInput implements AutoCloseable {
@@ -33,7 +38,7 @@ final class CompactionInput implements AutoCloseable {
     private boolean closed;
     int state = -1;
     long token;
-    /** Cells decoded from this input, counted as they are read (conservation). */
+    /** Cells of this input's rows, counted as their bodies are decoded or skipped (conservation). */
     long cellsRead;
     /** Rows (static rows included) decoded from this input. */
     long rowsRead;
@@ -47,6 +52,7 @@ final class CompactionInput implements AutoCloseable {
         this.staticPosition = positions(h.staticColumns(), schema.staticColumns());
         this.regularPosition = positions(h.regularColumns(), schema.regularColumns());
         this.clustering = new ClusteringBuffer(schema.clusteringColumns().length);
+        cursor.deferRowBodies(true);
     }
 
     private static int[] positions(ColumnMetadata[] header, ColumnMetadata[] table) {
@@ -76,7 +82,6 @@ final class CompactionInput implements AutoCloseable {
             token = Murmur3.token(cursor.buffer(), p.keyOffset(), p.keyLength());
         } else if (s == SSTableCursor.ROW) {
             SSTableCursor.Row r = cursor.row();
-            cellsRead += r.cellCount();
             rowsRead++;
             if (r.hasShadowableDeletion()) {
                 throw new CorruptSSTableException(cursor.dataPath(), r.offset(),
@@ -88,6 +93,28 @@ final class CompactionInput implements AutoCloseable {
             if (!m.clusteringInto(clustering)) throw nullClustering(m.offset());
         }
         return s;
+    }
+
+    /** Decodes the current row's body (its cells), counting its cells as read. */
+    void decodeBody() {
+        cursor.decodeBody();
+        cellsRead += cursor.row().cellCount();
+    }
+
+    /**
+     * Steps over the current row's body without decoding it and returns its cells, counted as read:
+     * one per present column, which holds only for a row without complex columns (refused otherwise,
+     * as their cells cannot be counted without decoding them).
+     */
+    int skipBody() {
+        SSTableCursor.Row r = cursor.row();
+        if (r.hasComplexColumn()) {
+            throw new IllegalStateException("the row at " + r.offset() + " of " + files + " has complex columns; its body cannot be skipped");
+        }
+        int cells = r.columnCount();
+        cursor.skipBody();
+        cellsRead += cells;
+        return cells;
     }
 
     private CorruptSSTableException nullClustering(long at) {

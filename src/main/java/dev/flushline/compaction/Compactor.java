@@ -61,6 +61,14 @@ import java.util.List;
  * purge, a covering deletion), so a partition may mix the two. An input whose header has fewer
  * columns than the output's has its rows transcoded, column subset included.
  *
+ * <p>Losing versions ({@link Options#skipLosingVersions}): inputs' rows stop after their header;
+ * of the versions of one row (or of one partition's static rows), each that loses every part of
+ * itself to another ({@link RowMerger#losesEverything}: an older sstable by its Statistics.db
+ * timestamps, columns among the other's, no complex column, liveness and row deletion beaten) is
+ * stepped over by its row size without decoding its cells, and the rest merge as ever. Its cells
+ * count as read and merged away, as in the full merge. Versions with complex columns are always
+ * decoded (their cells merge by path and cannot be counted from the header).
+ *
  * <p>Atomicity: outputs are written to staging directories and published (TOC.txt last) only after
  * every input was read to its end without error and the cell counts balance (cells read = cells
  * written + merged away + purged); otherwise nothing is published. Inputs are only read.
@@ -126,6 +134,12 @@ public final class Compactor {
          * either way; off, every row is merged (for comparison).
          */
         public final boolean copyThrough;
+        /**
+         * Step over a row version that loses every part of itself to another version of the row
+         * (on by default; see {@link RowMerger#losesEverything}), without decoding its cells. The
+         * outputs are the same bytes either way; off, every version is decoded and merged.
+         */
+        public final boolean skipLosingVersions;
 
         private Options(Builder b) {
             this.nowSeconds = b.nowSeconds;
@@ -141,12 +155,13 @@ public final class Compactor {
             this.outputLevel = b.outputLevel;
             this.throttle = b.throttle;
             this.copyThrough = b.copyThrough;
+            this.skipLosingVersions = b.skipLosingVersions;
         }
 
         /**
          * A major compaction at {@code nowSeconds} purging tombstones deleted before {@code gcBefore}:
          * one output range, no size limit, pipelined, the whole ring, oa, level 0, unthrottled,
-         * copying through.
+         * copying through, skipping losing row versions.
          */
         public static Builder builder(long nowSeconds, long gcBefore) {
             return new Builder(nowSeconds, gcBefore);
@@ -166,6 +181,7 @@ public final class Compactor {
             b.outputLevel = outputLevel;
             b.throttle = throttle;
             b.copyThrough = copyThrough;
+            b.skipLosingVersions = skipLosingVersions;
             return b;
         }
 
@@ -188,6 +204,7 @@ public final class Compactor {
             private int outputLevel;
             private CompactionThrottle throttle;
             private boolean copyThrough = true;
+            private boolean skipLosingVersions = true;
 
             private Builder(long nowSeconds, long gcBefore) {
                 this.nowSeconds = nowSeconds;
@@ -253,6 +270,12 @@ public final class Compactor {
                 return this;
             }
 
+            /** See {@link Options#skipLosingVersions}. */
+            public Builder skipLosingVersions(boolean skip) {
+                this.skipLosingVersions = skip;
+                return this;
+            }
+
             public Options build() {
                 return new Options(this);
             }
@@ -281,6 +304,12 @@ public final class Compactor {
          * in any case).
          */
         public long rowsCopied, rowsCopiedVerbatim, partitionsCopied;
+        /**
+         * Row versions (static rows included) stepped over undecoded because another version of the
+         * row beats every part of them ({@link Options#skipLosingVersions}); counted in
+         * {@link #inputRows}, their cells in {@link #cellsRead} and {@link #cellsMergedAway}.
+         */
+        public long rowVersionsSkipped;
 
         /** The result of two compactions of disjoint slices of the same inputs, as one. */
         public static Result combine(Result a, Result b) {
@@ -311,6 +340,7 @@ public final class Compactor {
             r.rowsCopied = a.rowsCopied + b.rowsCopied;
             r.rowsCopiedVerbatim = a.rowsCopiedVerbatim + b.rowsCopiedVerbatim;
             r.partitionsCopied = a.partitionsCopied + b.partitionsCopied;
+            r.rowVersionsSkipped = a.rowVersionsSkipped + b.rowVersionsSkipped;
             return r;
         }
     }
@@ -535,6 +565,8 @@ public final class Compactor {
     private int[] activeIndex;
     private boolean[] slotOpen;
     private long[] slotOpenTs, slotOpenLdt;
+    /** Per position in {@link #group}: whether that version loses every part of itself to another. */
+    private boolean[] loses;
     private byte[] key = new byte[64];
     private int keyLength;
     private long partitionToken;
@@ -602,6 +634,7 @@ public final class Compactor {
         rowHeap = new int[in.length];
         activeIndex = new int[in.length];
         slotOpen = new boolean[in.length];
+        loses = new boolean[in.length];
         slotOpenTs = new long[in.length];
         slotOpenLdt = new long[in.length];
         result.mergeCounts = new long[in.length + 1];
@@ -837,26 +870,29 @@ public final class Compactor {
         staticCopy = null;
         partitionMerged = false;
         partitionCopied = false;
-        int gs = 0;
+        int staticVersions = 0;
         for (int a = 0; a < n; a++) {
-            if (active[a].atStaticRow()) group[gs++] = active[a];
+            if (active[a].atStaticRow()) group[staticVersions++] = active[a];
         }
+        int gs = decodeOrSkip(staticVersions);
         if (gs > 0 && header.hasStatics()) {
             boolean single = n == 1 && pdLive;
             CompactionInput s0 = group[0];
-            if (gs == 1 && s0.cursor.row().isEmpty()) {
+            if (staticVersions == 1 && s0.cursor.row().isEmpty()) {
                 // Nothing in it: merged alone it gives nothing and counts nothing; the empty static row is written.
             } else if (single && options.copyThrough && merger.keepsAsIs(s0.cursor.row(), nothingToPurge[s0.index])) {
                 staticCopy = s0;
             } else {
                 partitionMerged = true;
-                if (merger.merge(group, gs, true, dts, dldt, single, staticBuffer)) pendingStatic = staticBuffer;
+                if (merger.merge(group, gs, true, dts, dldt, single, null, staticBuffer)) pendingStatic = staticBuffer;
             }
         }
         started = false;
         // Written before the static rows' inputs advance: the merged or copied static row points into their windows.
         if (!pdOutLive || pendingStatic != null || staticCopy != null) start();
-        for (int g = 0; g < gs; g++) group[g].advance();
+        for (int a = 0; a < n; a++) {
+            if (active[a].atStaticRow()) active[a].advance(); // skipped versions too
+        }
 
         for (int a = 0; a < n; a++) slotOpen[a] = false;
         long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT; // the merged stream's open deletion
@@ -911,17 +947,21 @@ public final class Compactor {
                 long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
                 boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
                 if (g == 1 && coverLive && options.copyThrough) {
+                    group[0].decodeBody();
                     copyOrMergeRow(group[0]);
                 } else {
                     partitionMerged = true;
-                    if (merger.merge(group, g, false, coverTs, coverLdt, g == 1 && coverLive, rowBuffer)) {
+                    // The merged row takes the first version's clustering bytes, even if that version is skipped.
+                    ClusteringBuffer firstClustering = group[0].clustering;
+                    int kept = decodeOrSkip(g);
+                    if (merger.merge(group, kept, false, coverTs, coverLdt, g == 1 && coverLive, firstClustering, rowBuffer)) {
                         if (!started) start();
                         output.row(rowBuffer);
                     }
                 }
             }
             for (int i = 0; i < g; i++) {
-                group[i].advance();
+                active[groupSlot[i]].advance(); // group[] may have lost its skipped versions
                 if (atRowOrMarker(groupSlot[i])) rowHeapPush(groupSlot[i]);
             }
         }
@@ -951,6 +991,41 @@ public final class Compactor {
     }
 
     /**
+     * Readies the versions {@code group[0..g)} of one row (or the static rows of one partition)
+     * for the merge: with {@link Options#skipLosingVersions}, each that loses every part of itself
+     * to another of them ({@link RowMerger#losesEverything}) is stepped over undecoded, its cells
+     * counted as merged away, and leaves the group (the rest keep their order, so ties resolve as
+     * ever); the others are decoded. Returns how many are left in the group.
+     */
+    private int decodeOrSkip(int g) {
+        final CompactionInput[] group = this.group;
+        if (!options.skipLosingVersions || g < 2) {
+            for (int i = 0; i < g; i++) group[i].decodeBody();
+            return g;
+        }
+        final boolean[] loses = this.loses;
+        for (int i = 0; i < g; i++) {
+            boolean lost = false;
+            for (int j = 0; j < g && !lost; j++) {
+                lost = j != i && merger.losesEverything(group[i], group[j]);
+            }
+            loses[i] = lost;
+        }
+        int kept = 0;
+        for (int i = 0; i < g; i++) {
+            CompactionInput c = group[i];
+            if (loses[i]) {
+                merger.countSkipped(c.skipBody());
+                result.rowVersionsSkipped++;
+            } else {
+                c.decodeBody();
+                group[kept++] = c;
+            }
+        }
+        return kept;
+    }
+
+    /**
      * A row that only input {@code c} holds, under no partition or range deletion: a merge would
      * take it as it is and purge it ({@link RowMerger#merge} with {@code single}). If nothing of it
      * would change ({@link RowMerger#keepsAsIs}) and the serializer accepts its bytes, it is copied;
@@ -970,7 +1045,7 @@ public final class Compactor {
         }
         one[0] = c;
         partitionMerged = true;
-        if (merger.merge(one, 1, false, RowMerger.LIVE_TS, RowMerger.LIVE_LDT, true, rowBuffer)) {
+        if (merger.merge(one, 1, false, RowMerger.LIVE_TS, RowMerger.LIVE_LDT, true, c.clustering, rowBuffer)) {
             if (!started) start();
             output.row(rowBuffer);
         }
@@ -990,7 +1065,7 @@ public final class Compactor {
         }
         one[0] = s;
         partitionMerged = true;
-        if (!merger.merge(one, 1, true, RowMerger.LIVE_TS, RowMerger.LIVE_LDT, true, staticBuffer)) {
+        if (!merger.merge(one, 1, true, RowMerger.LIVE_TS, RowMerger.LIVE_LDT, true, null, staticBuffer)) {
             throw new IllegalStateException("the static row of " + s.files + " at stream offset " + s.cursor.row().offset()
                     + " was found to keep its content but merged to nothing");
         }

@@ -2,6 +2,7 @@ package dev.flushline.compaction;
 
 import dev.flushline.data.Reconcile;
 import dev.flushline.data.Cell;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.RowBuffer;
 import dev.flushline.data.Rows;
 import dev.flushline.schema.ColumnMetadata;
@@ -31,6 +32,10 @@ import dev.flushline.sstable.StatisticsReader;
  *     in a minor compaction an sstable left out, or a memtable, may hold older data the tombstone
  *     still shadows. In a major compaction nothing is left out (Long.MAX_VALUE).</li>
  * </ul>
+ *
+ * <p>Losing versions ({@link #losesEverything}): a version of a row whose every part a newer
+ * version of it beats, by timestamps its sstable's Statistics.db bounds, contributes nothing to
+ * the merge but cells merged away, so the compaction may step over it without decoding it.
  *
  * <p>Values are never copied: the RowBuffer points into the cursors' windows, valid until the
  * inputs advance. Counts of cells merged away (lost a reconciliation or shadowed) and purged feed
@@ -85,6 +90,67 @@ final class RowMerger {
      */
     boolean shouldPurge(long timestamp, long localDeletionTime) {
         return localDeletionTime < gcBefore && timestamp < maxPurgeableTimestamp;
+    }
+
+    // ---- losing versions: row versions the merge would drop whole ---------------------------------
+
+    /**
+     * Whether the current row of {@code r} loses every part of itself to the current row of
+     * {@code w} (the same clustering, or both static rows of one partition) in {@link #merge} of
+     * any group holding both, so that merging the group without {@code r} writes the same row
+     * and counts the same cells ({@code r}'s own cells then count as merged away:
+     * {@link #countSkipped}). Decided from the rows' headers and the sstables' Statistics.db, not
+     * from {@code r}'s cells:
+     * <ul>
+     * <li>every timestamp in r's sstable is strictly below every one in w's ({@code maxTimestamp
+     *     < minTimestamp}; Statistics.db bounds every cell, liveness and deletion). Then each of
+     *     r's cells has a lower timestamp than w's cell of its column, so reconcile never picks
+     *     it (the timestamp decides first), the covering deletion shadows w's cell whenever it
+     *     shadows r's, and whatever r's cell beat, w's beats too: r's cell is never the winner,
+     *     whichever versions come between in the merge's order. Equal timestamps are not enough:
+     *     a tie goes to the tombstone, then to the later expiry, then to the bigger value.</li>
+     * <li>w has every column r has (by table position): a column only r holds would be r's.</li>
+     * <li>r has no complex column: its cells merge path by path, and a path only r holds would
+     *     survive; and the cells of a skipped row are counted as one per column.</li>
+     * <li>if r has a primary key liveness, so has w, with a higher timestamp: the merged liveness
+     *     is the superseding one, which is then never r's.</li>
+     * <li>if r has a row deletion, so has w, with a higher timestamp: the merged row deletion is
+     *     the superseding one and shadows the other versions' cells and liveness, so r's must
+     *     not be it.</li>
+     * </ul>
+     * Purging, TTL expiry and the covering (partition or range) deletion act on what wins or on
+     * every version alike, after this choice, so they need no condition: r's cells are merged
+     * away whether or not a covering deletion shadows them, and the winners are purged the same.
+     * The relation is transitive (each condition is), so dropping every version that loses to
+     * another of its group still leaves, for each dropped one, a kept version it loses to.
+     *
+     * <p>The cells' part rests on Statistics.db's timestamp bounds being true, as Cassandra's reads
+     * rely on them for the same conclusion (a read by names stops looking for a row in sstables
+     * whose largest timestamp is below the liveness and cells it already holds for it). The liveness and deletion parts compare the
+     * decoded headers themselves.
+     */
+    boolean losesEverything(CompactionInput r, CompactionInput w) {
+        if (r.metadata.maxTimestamp >= w.metadata.minTimestamp) return false;
+        SSTableCursor.Row rr = r.cursor.row(), wr = w.cursor.row();
+        if (rr.hasLiveness() && !(wr.hasLiveness() && rr.livenessTimestamp() < wr.livenessTimestamp())) return false;
+        if (rr.isDeleted() && !(wr.isDeleted() && rr.deletionTimestamp() < wr.deletionTimestamp())) return false;
+        if (rr.hasComplexColumn()) return false;
+        // r's columns among w's, both in table position order.
+        final int rc = rr.columnCount(), wc = wr.columnCount();
+        if (rc > wc) return false;
+        int k = 0;
+        for (int j = 0; j < rc; j++) {
+            int p = r.position(rr, j);
+            while (k < wc && w.position(wr, k) < p) k++;
+            if (k == wc || w.position(wr, k) != p) return false;
+            k++;
+        }
+        return true;
+    }
+
+    /** Counts the cells of a version stepped over for {@link #losesEverything} as merged away, as the merge would have. */
+    void countSkipped(int cells) {
+        mergedAway += cells;
     }
 
     // ---- copy-through: rows a merge would write back unchanged ------------------------------------
@@ -153,14 +219,18 @@ final class RowMerger {
     }
 
     /**
-     * Merges the current rows of {@code sources[0..n)} into {@code out} and purges it.
+     * Merges the current rows of {@code sources[0..n)} into {@code out} and purges it. The merged
+     * row takes the bytes of {@code clustering} (ignored for a static row): the first version's, as
+     * Cassandra's merge does, even when that version was stepped over ({@link #losesEverything}),
+     * since equal clusterings may differ in bytes (decimal 1.0 and 1.00).
      * {@code activeTs/activeLdt}: the covering deletion (partition or open range tombstone).
      * {@code single}: Cassandra's shortcut applies (one version, nothing covering), so the version is
      * taken unmerged. Returns false if nothing is left of the row (out is then meaningless).
      */
-    boolean merge(CompactionInput[] sources, int n, boolean isStatic, long activeTs, long activeLdt, boolean single, RowBuffer out) {
+    boolean merge(CompactionInput[] sources, int n, boolean isStatic, long activeTs, long activeLdt, boolean single,
+                  ClusteringBuffer clustering, RowBuffer out) {
         out.clear(isStatic);
-        if (!isStatic) out.clustering().copyFrom(sources[0].clustering);
+        if (!isStatic) out.clustering().copyFrom(clustering);
 
         // Liveness and row deletion.
         long lts = Cell.NO_TIMESTAMP, lexp = Cell.NO_DELETION_TIME;

@@ -24,6 +24,12 @@ import java.nio.file.Path;
  * partition deletion is decoded in the version's {@link DeletionTimeLayout}; the version is
  * {@link DataChunks#version()}, fixed for the cursor's life.
  *
+ * <p>Deferred row bodies ({@link #deferRowBodies}): a row's serialized size follows its flags and
+ * clustering, and the whole row is brought into the window before anything after the size is read,
+ * so advance can stop after the row's header (liveness, row deletion, column set) and leave the
+ * caller to {@link #decodeBody} or {@link #skipBody}: a compaction steps over a row version that
+ * loses every part of itself to a newer one without decoding its cells.
+ *
  * <p>Memory: the uncompressed stream passes through one window buffer, refilled a chunk at a time
  * (CRCs checked per chunk by {@link DataChunks}); the current item's bytes stay in the window until
  * the next {@link #advance}, so every value is exposed as ({@link #buffer()}, offset, length)
@@ -80,6 +86,10 @@ public final class SSTableCursor implements AutoCloseable {
     private int nextChunk;
     private int state = BEFORE_PARTITION;
     private int bodyEnd;
+    /** Whether {@link #advance} stops a row after its header; see {@link #deferRowBodies}. */
+    private boolean deferBodies;
+    /** Whether the current row's header was read and its body is neither decoded nor skipped yet. */
+    private boolean bodyPending;
 
     private final Partition partition = new Partition();
     private final Row row = new Row();
@@ -153,6 +163,44 @@ public final class SSTableCursor implements AutoCloseable {
     public long position() { return bufStart + pos; }
 
     /**
+     * Whether {@link #advance} stops at each row (static rows included) after its header: flags,
+     * clustering, row size, liveness, row deletion and column set are then decoded, and the caller
+     * must {@link #decodeBody} or {@link #skipBody} before the row's cells (or complex deletions) are
+     * read and before the next advance. Off (the default), advance decodes whole rows.
+     */
+    public void deferRowBodies(boolean defer) {
+        if (bodyPending) throw new IllegalStateException("a row body is pending");
+        this.deferBodies = defer;
+    }
+
+    /** Whether the current row's body waits for {@link #decodeBody} or {@link #skipBody}. */
+    public boolean isBodyPending() { return bodyPending; }
+
+    /**
+     * Decodes the pending body of the current row: complex deletions and cells, as advance does
+     * without deferral. REQUIRES: {@link #isBodyPending()}.
+     */
+    public void decodeBody() {
+        if (!bodyPending) throw new IllegalStateException("no row body pending");
+        bodyPending = false;
+        readRowBody();
+    }
+
+    /**
+     * Steps over the pending body of the current row by its row size, decoding none of it: its
+     * cells and complex deletions are then unknown ({@link Row#cellCount()} and the like refuse),
+     * and nothing in the body is checked. The header stays readable until the next advance.
+     * REQUIRES: {@link #isBodyPending()}.
+     */
+    public void skipBody() {
+        if (!bodyPending) throw new IllegalStateException("no row body pending");
+        bodyPending = false;
+        row.skipped = true;
+        pos = bodyEnd;
+        row.endOffset = position();
+    }
+
+    /**
      * Moves to the partition that starts at stream offset {@code position} (from Index.db);
      * the next {@link #advance} returns its {@link #PARTITION_START}.
      */
@@ -163,6 +211,7 @@ public final class SSTableCursor implements AutoCloseable {
         mark = pos = limit = 0;
         nextChunk = chunk;
         state = BEFORE_PARTITION;
+        bodyPending = false;
         int skip = (int) (position - bufStart);
         if (skip > 0) {
             ensure(skip, "seek");
@@ -179,6 +228,10 @@ public final class SSTableCursor implements AutoCloseable {
      * @throws IOException when the file cannot be read
      */
     public int advance() throws IOException {
+        if (bodyPending) {
+            throw new IllegalStateException("advance past the row at " + row.offset + " of " + dataPath
+                    + " whose body was neither decoded nor skipped");
+        }
         switch (state) {
             case BEFORE_PARTITION:
                 if (position() == length) {
@@ -497,6 +550,7 @@ public final class SSTableCursor implements AutoCloseable {
         r.fieldsOffset = pos - mark;
         r.fieldsLength = bodyEnd - pos;
         r.complexDeletionTimeDropped = false;
+        r.skipped = false;
 
         if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {
             long ts = bodyTimestamp("liveness timestamp");
@@ -519,10 +573,20 @@ public final class SSTableCursor implements AutoCloseable {
             r.deletionTimestamp = NO_TIMESTAMP;
             r.deletionLdt = NO_DELETION_TIME;
         }
-        final int[] fixedLengths = isStatic ? staticFixed : regularFixed;
-        final boolean[] complexColumns = isStatic ? staticComplex : regularComplex;
-        final int n = fixedLengths.length;
-        readColumnSet(flags, n);
+        readColumnSet(flags, (isStatic ? staticFixed : regularFixed).length);
+        if (deferBodies) {
+            bodyPending = true;
+            return;
+        }
+        readRowBody();
+    }
+
+    /** The row's complex deletions and cells, from pos (after its column set) to the end of its body. */
+    private void readRowBody() {
+        final Row r = row;
+        final int flags = r.flags;
+        final int[] fixedLengths = r.isStatic ? staticFixed : regularFixed;
+        final boolean[] complexColumns = r.isStatic ? staticComplex : regularComplex;
         final boolean hasComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
         final long rowTs = r.livenessTimestamp;
         final int rowTtl = r.livenessTtl;
@@ -730,6 +794,8 @@ public final class SSTableCursor implements AutoCloseable {
          * another local deletion time: then the decoded fields do not encode back to these bytes.
          */
         boolean complexDeletionTimeDropped;
+        /** Whether the body was stepped over ({@link #skipBody}): its cells are unknown. */
+        boolean skipped;
         int flags, extFlags;
         boolean isStatic;
         int clusteringSize;
@@ -776,8 +842,29 @@ public final class SSTableCursor implements AutoCloseable {
 
         public boolean isStatic() { return isStatic; }
 
+        /** Refuses a read of what the body holds while it is pending or was skipped. */
+        private void checkBody() {
+            if (bodyPending || skipped) {
+                throw new IllegalStateException("the body of the row at " + offset + " of " + dataPath
+                        + (skipped ? " was skipped" : " is not decoded yet"));
+            }
+        }
+
+        /** Whether the row's body was stepped over by {@link #skipBody}. */
+        public boolean isBodySkipped() { return skipped; }
+
+        /** Whether a present column is complex (from the header: known before the body is decoded). */
+        public boolean hasComplexColumn() {
+            final boolean[] complex = isStatic ? staticComplex : regularComplex;
+            for (int j = 0; j < columnCount; j++) {
+                if (complex[columnIndex[j]]) return true;
+            }
+            return false;
+        }
+
         /** Cassandra's Row.isEmpty: no liveness, no deletion, no cell and no complex deletion. */
         public boolean isEmpty() {
+            checkBody();
             if (hasLiveness() || isDeleted()) return false;
             for (int j = 0; j < columnCount; j++) {
                 if (!isComplex(j) || columnCellCount[j] > 0 || columnDeletionTimestamp[j] != NO_TIMESTAMP) return false;
@@ -851,16 +938,31 @@ public final class SSTableCursor implements AutoCloseable {
         public boolean isComplex(int j) { return (isStatic ? staticComplex : regularComplex)[columnIndex[j]]; }
 
         /** Complex deletion of present column j, as Cassandra's row builder keeps it: LIVE unless its timestamp is set. */
-        public long complexDeletionTimestamp(int j) { return columnDeletionTimestamp[j]; }
+        public long complexDeletionTimestamp(int j) {
+            checkBody();
+            return columnDeletionTimestamp[j];
+        }
 
-        public long complexDeletionLocalTime(int j) { return columnDeletionLdt[j]; }
+        public long complexDeletionLocalTime(int j) {
+            checkBody();
+            return columnDeletionLdt[j];
+        }
 
-        public int firstCell(int j) { return columnFirstCell[j]; }
+        public int firstCell(int j) {
+            checkBody();
+            return columnFirstCell[j];
+        }
 
-        public int cellCount(int j) { return columnCellCount[j]; }
+        public int cellCount(int j) {
+            checkBody();
+            return columnCellCount[j];
+        }
 
-        /** All cells of the row, in column order then path order. */
-        public int cellCount() { return cellCount; }
+        /** All cells of the row, in column order then path order. Refused while the body is pending or skipped. */
+        public int cellCount() {
+            checkBody();
+            return cellCount;
+        }
 
         /** The flyweight re-wrapped at cell {@code k}; the same instance every call. */
         public Cell cell(int k) {

@@ -82,7 +82,7 @@ class CompactionAllocationTest {
         long allocated = mx.getThreadAllocatedBytes(tid) - before;
         long indexBytes = 0;
         for (SSTableFiles f : SSTableFiles.inDirectory(in)) indexBytes += Files.size(f.path(dev.flushline.sstable.Component.INDEX));
-        return new long[] {allocated, r.cellsRead, r.inputRows, r.inputPartitions, indexBytes, r.rowsCopied};
+        return new long[] {allocated, r.cellsRead, r.inputRows, r.inputPartitions, indexBytes, r.rowsCopied, r.rowVersionsSkipped};
     }
 
     @Test
@@ -169,6 +169,56 @@ class CompactionAllocationTest {
         assertTrue(l[3] > 5 * s[3], what);
         // Per input partition: each output partition merges two, so an object of 32 bytes per output partition shows as 16.
         assertTrue(perPartition < 8, what);
+    }
+
+    /**
+     * Overwrites (four inputs of the same rows, each input's timestamps above the one before, no
+     * collection): three row versions in four are stepped over undecoded, which allocates nothing
+     * per row version either.
+     */
+    @Test
+    void skippedRowVersionsAllocateNothingPerRow() throws Exception {
+        cql = "CREATE TABLE ks.over (id bigint, ck int, a text, b int, PRIMARY KEY (id, ck)) WITH compression = {'enabled': 'false'}";
+        Path small = overwrites("small-over", 1_000), large = overwrites("large-over", 6_000);
+        allocatedAndCells(small, tmp.resolve("warm-over"), 0);
+        long[] s = allocatedAndCells(small, tmp.resolve("out-small-over"), 0);
+        long[] l = allocatedAndCells(large, tmp.resolve("out-large-over"), 0);
+        double perRow = (double) (l[0] - s[0]) / (l[2] - s[2]);
+        String what = "small: " + s[0] + " bytes for " + s[2] + " row versions (" + s[6] + " skipped); large: " + l[0] + " bytes for "
+                + l[2] + " row versions (" + l[6] + " skipped): " + String.format("%.2f", perRow) + " B per extra row version";
+        System.out.println(what);
+        assertEquals(3 * l[2] / 4, l[6], what + ": three versions in four are skipped");
+        assertTrue(perRow < 4, what);
+    }
+
+    /** Four inputs of the same {@code keys} partitions of three rows, input i's timestamps above input i - 1's. */
+    private Path overwrites(String name, int keys) throws Exception {
+        TableSchema schema = CqlParser.parse(cql);
+        Path dir = Files.createDirectories(tmp.resolve(name));
+        TableDirectory table = TableDirectory.open(dir);
+        for (int input = 0; input < 4; input++) {
+            Memtable m = new SkipListMemtable(schema, AllocationMode.HEAP_BUFFERS);
+            for (long id = 0; id < keys; id++) {
+                java.util.List<dev.flushline.data.Row> rows = new java.util.ArrayList<>();
+                for (int ck = 0; ck < 3; ck++) {
+                    long ts = 1_000_000L * (input + 1) + id * 3 + ck;
+                    rows.add(new dev.flushline.data.Row(false, new byte[][] {java.nio.ByteBuffer.allocate(4).putInt(ck).array()}, ts,
+                            dev.flushline.data.Cell.NO_TTL, dev.flushline.data.Cell.NO_DELETION_TIME, dev.flushline.data.DeletionTime.LIVE,
+                            new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts, ("v" + input + "-" + id).getBytes(), null),
+                                    dev.flushline.data.Cell.live(ts, java.nio.ByteBuffer.allocate(4).putInt(input).array(), null)},
+                            new dev.flushline.data.ComplexColumn[0]));
+                }
+                m.apply(new PartitionUpdate(dev.flushline.data.PartitionKey.of(java.nio.ByteBuffer.allocate(8).putLong(id).array()),
+                        dev.flushline.data.DeletionTime.LIVE, java.util.List.of(), null, rows));
+            }
+            m.seal();
+            try {
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
+            } finally {
+                m.discard();
+            }
+        }
+        return dir;
     }
 
     /** Two inputs of {@code keys} partitions each, every partition deleted and then written to again, so it keeps both. */

@@ -98,6 +98,70 @@ class SSTableCursorTest {
         return sum == 0 ? -1 : cells;
     }
 
+    /**
+     * With deferred bodies, every row stops after its header: the header fields and the cells once
+     * decoded are those a whole-row cursor reads at the same offsets, a skipped body leaves the
+     * cursor at the next item all the same (rows, markers and partition ends in the same order and
+     * at the same offsets), a skipped row refuses reads of its cells, and a pending body refuses the
+     * next advance. Static rows too; both across window refills (4 KiB chunks, 48 KiB of data).
+     */
+    @Test
+    void deferredBodiesDecodeOrSkipToTheSameItems() throws IOException {
+        String cql = "CREATE TABLE ks.d (pk int, ck int, s text static, a text, b bigint, t set<text>, PRIMARY KEY (pk, ck))"
+                + " WITH compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 4}";
+        TableSchema schema = CqlParser.parse(cql);
+        Path data = flush(tmp.resolve("d"), cql, 30, 200, 3000);
+        assertTrue(Files.size(data) > 12 * 1024, "several chunks: " + Files.size(data));
+        try (SSTableCursor whole = SSTableCursor.open(SSTableFiles.of(data), schema);
+             SSTableCursor lazy = SSTableCursor.open(SSTableFiles.of(data), schema)) {
+            lazy.deferRowBodies(true);
+            int kind, rows = 0, skipped = 0, statics = 0;
+            while ((kind = whole.advance()) != SSTableCursor.END) {
+                assertEquals(kind, lazy.advance(), "item " + rows);
+                if (kind != SSTableCursor.ROW) {
+                    if (kind == SSTableCursor.MARKER) assertEquals(whole.marker().offset(), lazy.marker().offset());
+                    if (kind == SSTableCursor.PARTITION_END) assertEquals(whole.partition().endOffset(), lazy.partition().endOffset());
+                    continue;
+                }
+                SSTableCursor.Row w = whole.row(), l = lazy.row();
+                assertTrue(lazy.isBodyPending());
+                assertEquals(w.offset(), l.offset());
+                assertEquals(w.isStatic(), l.isStatic());
+                assertEquals(w.flags(), l.flags());
+                assertEquals(w.livenessTimestamp(), l.livenessTimestamp());
+                assertEquals(w.deletionTimestamp(), l.deletionTimestamp());
+                assertEquals(w.columnCount(), l.columnCount());
+                for (int j = 0; j < w.columnCount(); j++) assertEquals(w.columnIndex(j), l.columnIndex(j));
+                boolean complex = false;
+                for (int j = 0; j < w.columnCount(); j++) complex |= w.isComplex(j);
+                assertEquals(complex, l.hasComplexColumn());
+                assertThrows(IllegalStateException.class, l::cellCount, "cells of a pending body");
+                if (rows == 0) assertThrows(IllegalStateException.class, lazy::advance, "advance past a pending body");
+                if (w.isStatic()) statics++;
+                if (rows++ % 2 == 0) {
+                    lazy.skipBody();
+                    skipped++;
+                    assertTrue(l.isBodySkipped());
+                    assertThrows(IllegalStateException.class, l::cellCount, "cells of a skipped body");
+                    assertThrows(IllegalStateException.class, l::isEmpty);
+                } else {
+                    lazy.decodeBody();
+                    assertEquals(w.cellCount(), l.cellCount());
+                    for (int k = 0; k < w.cellCount(); k++) {
+                        assertEquals(w.cell(k).timestamp(), l.cell(k).timestamp());
+                        assertEquals(w.cell(k).localDeletionTime(), l.cell(k).localDeletionTime());
+                        assertEquals(java.nio.ByteBuffer.wrap(whole.buffer(), w.cell(k).valueOffset(), w.cell(k).valueLength()),
+                                java.nio.ByteBuffer.wrap(lazy.buffer(), l.cell(k).valueOffset(), l.cell(k).valueLength()));
+                    }
+                }
+                assertEquals(w.endOffset(), l.endOffset());
+                assertTrue(!lazy.isBodyPending());
+            }
+            assertEquals(SSTableCursor.END, lazy.advance());
+            assertTrue(skipped > 100 && statics > 10, "rows " + rows + ", skipped " + skipped + ", static rows " + statics);
+        }
+    }
+
     /** The table has columns that no row of this sstable uses: the header names a subset, in its own order. */
     @Test
     void tableColumnsThatNoRowUses() throws IOException {

@@ -40,6 +40,8 @@ public final class RandomUpdates {
     /** Probability knobs, public for tests that want a particular mix. */
     public double ttlChance = 0.15, nullChance = 0.1, rowDeleteChance = 0.04, partitionDeleteChance = 0.02,
             rangeDeleteChance = 0.04, cellDeleteChance = 0.04, updateChance = 0.2, staticChance = 0.3;
+    /** Whether one write in twenty goes up to 49 microseconds back in time (off: timestamps only grow). */
+    public boolean outOfOrderWrites = true;
 
     public RandomUpdates(TableSchema schema, long seed, long nowSeconds, int keys, int clusteringsPerKey) {
         this.schema = schema;
@@ -65,6 +67,16 @@ public final class RandomUpdates {
         this.nowSeconds = nowSeconds;
     }
 
+    /** The timestamp the last write was based on (the largest so far, out-of-order writes aside). */
+    public long timestamp() {
+        return timestamp;
+    }
+
+    /** Moves the timestamp clock: the next write's is 1 to 3 above {@code t} (or back in time, if out of order). */
+    public void setTimestamp(long t) {
+        this.timestamp = t;
+    }
+
     public List<PartitionUpdate> next(int count) {
         List<PartitionUpdate> out = new ArrayList<>(count);
         for (int i = 0; i < count; i++) out.add(next());
@@ -73,7 +85,7 @@ public final class RandomUpdates {
 
     public PartitionUpdate next() {
         timestamp += 1 + random.nextInt(3);
-        long ts = random.nextInt(20) == 0 ? timestamp - random.nextInt(50) : timestamp; // some out-of-order writes
+        long ts = random.nextInt(20) == 0 && outOfOrderWrites ? timestamp - random.nextInt(50) : timestamp; // some out-of-order writes
         byte[] key = partitionKeyBytes(schema, keyPool.get(random.nextInt(keyPool.size())));
         PartitionKey pk = PartitionKey.of(key);
         double r = random.nextDouble();

@@ -98,13 +98,16 @@ public final class CompactCompareMain {
             "Usage: flushline bench compact [--against cassandra,cassandra6] [--rows N] [--compression lz4|none[,..]]\n"
           + "       [--shape disjoint|overwrite|tombstones[,..]] [--rounds N] [--warmup N] [--dir DIR] [--profile-dir DIR]\n"
           + "       [--cassandra6-mode CASSANDRA_5|NONE] [--copy-through on|off]\n"
+          + "       [--skip-losing on|off]\n"
           + "\n"
           + "Major compaction of 4 sstables of stress.stress_table (N rows each, default 650000), ours beside\n"
           + "Cassandra 5.0.5's (--against cassandra, this JVM) and Cassandra 6.0-alpha2's cursor and iterator paths\n"
           + "(--against cassandra6, a child JVM), and the codec floor (the CPU of decompressing and checking the inputs\n"
           + "and compressing and checksumming the output, one thread); medians of --rounds (default 3) after --warmup\n"
           + "(default 1) rounds. Defaults: all shapes, lz4 and none; --cassandra6-mode CASSANDRA_5 (6.0 writes oa).\n"
-          + "--copy-through off merges every row, as before rows that the merge keeps unchanged were copied (default on).\n";
+          + "--copy-through off merges every row, as before rows that the merge keeps unchanged were copied (default on).\n"
+          + "--skip-losing off decodes every row version, as before versions that lose every part of themselves to a newer\n"
+          + "one were stepped over undecoded (default on).\n";
 
     /** Returns the exit status: 0 ok, 1 usage, 2 internal or I/O failure. */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
@@ -114,6 +117,7 @@ public final class CompactCompareMain {
         boolean cassandra = false, cassandra6 = false;
         String cassandra6Mode = "CASSANDRA_5";
         boolean copyThrough = true;
+        boolean skipLosing = true;
         int rounds = 3, warmup = 1;
         Path dir = null, profileDir = null;
         try {
@@ -149,6 +153,10 @@ public final class CompactCompareMain {
                     case "--copy-through":
                         if (!value.equals("on") && !value.equals("off")) return usage(err, "--copy-through " + value + ": on or off");
                         copyThrough = value.equals("on");
+                        break;
+                    case "--skip-losing":
+                        if (!value.equals("on") && !value.equals("off")) return usage(err, "--skip-losing " + value + ": on or off");
+                        skipLosing = value.equals("on");
                         break;
                     case "--rows": rows = Integer.parseInt(value); break;
                     case "--rounds": rounds = Integer.parseInt(value); break;
@@ -191,7 +199,7 @@ public final class CompactCompareMain {
             for (String shape : shapes) {
                 for (String compression : compressions) {
                     summaries.add(runSetting(root, shape, compression, rows, cassandra, child, warmup, rounds, profiler, profileDir,
-                            copyThrough, out));
+                            copyThrough, skipLosing, out));
                 }
             }
             out.println();
@@ -259,7 +267,7 @@ public final class CompactCompareMain {
     }
 
     private static Summary runSetting(Path root, String shape, String compression, int rows, boolean cassandra, Cassandra6Child c6,
-                                      int warmup, int rounds, AsyncProfiler profiler, Path profileDir, boolean copyThrough,
+                                      int warmup, int rounds, AsyncProfiler profiler, Path profileDir, boolean copyThrough, boolean skipLosing,
                                       PrintStream out) throws Exception {
         String cql = cql(compression);
         TableSchema schema = CqlParser.parse(cql);
@@ -308,15 +316,17 @@ public final class CompactCompareMain {
                 String label = round < 0 ? "warm-up" : "round " + (round + 1);
                 Path ourDir = base.resolve("ours-" + (round + warmup));
                 Compactor.Result[] result = new Compactor.Result[1];
-                Cost o = ours(schema, inputs, gcBefore, copyThrough, ourDir, result, null);
+                Cost o = ours(schema, inputs, gcBefore, copyThrough, skipLosing, ourDir, result, null);
                 Compactor.Result r = result[0];
                 List<Path> outputFiles = listFiles(ourDir);
                 for (Path f : outputFiles) o.bytesOut += Files.size(f);
                 o.bytesIn = inputBytes;
                 out.println(line(label, o) + String.format(Locale.ROOT, "; rows %,d -> %,d, partitions %,d -> %,d, cells read %,d "
-                                + "written %,d merged away %,d purged %,d; copied through: rows %,d (%,d as their bytes), partitions %,d",
+                                + "written %,d merged away %,d purged %,d; copied through: rows %,d (%,d as their bytes), partitions %,d; "
+                                + "row versions skipped undecoded %,d",
                         r.inputRows, r.outputRows, r.inputPartitions, r.outputPartitions, r.cellsRead, r.cellsWritten,
-                        r.cellsMergedAway, r.cellsPurged, r.rowsCopied, r.rowsCopiedVerbatim, r.partitionsCopied));
+                        r.cellsMergedAway, r.cellsPurged, r.rowsCopied, r.rowsCopiedVerbatim, r.partitionsCopied,
+                        r.rowVersionsSkipped));
                 s.rowsOut = r.outputRows;
                 s.partitionsOut = r.outputPartitions;
                 s.cellsRead = r.cellsRead;
@@ -395,7 +405,7 @@ public final class CompactCompareMain {
                     Path ourDir = base.resolve("ours-profiled-" + mode);
                     Compactor.Result[] result = new Compactor.Result[1];
                     String start = mode.equals("cpu") ? "start,event=" + event + ",interval=1ms" : "start,event=alloc,alloc=16k";
-                    Cost o = ours(schema, inputs, gcBefore, copyThrough, ourDir, result, () -> exec(profiler, start));
+                    Cost o = ours(schema, inputs, gcBefore, copyThrough, skipLosing, ourDir, result, () -> exec(profiler, start));
                     exec(profiler, "stop,file=" + html + ",title=" + name);
                     String collapsed = profiler.dumpCollapsed(mode.equals("cpu") ? one.profiler.Counter.SAMPLES : one.profiler.Counter.TOTAL);
                     Files.writeString(profileDir.resolve(name + ".collapsed"), collapsed);
@@ -434,10 +444,12 @@ public final class CompactCompareMain {
     }
 
     /** Our compaction on a fresh thread, measured as the class comment says. {@code started} runs on it first (a profiler). */
-    private static Cost ours(TableSchema schema, List<SSTableFiles> inputs, long gcBefore, boolean copyThrough, Path outDir,
+    private static Cost ours(TableSchema schema, List<SSTableFiles> inputs, long gcBefore, boolean copyThrough, boolean skipLosing,
+                             Path outDir,
                              Compactor.Result[] result, Runnable started) throws Exception {
         Files.createDirectories(outDir);
-        Compactor.Options o = Compactor.Options.builder(NOW_SECONDS, gcBefore).copyThrough(copyThrough).build();
+        Compactor.Options o = Compactor.Options.builder(NOW_SECONDS, gcBefore).copyThrough(copyThrough)
+                .skipLosingVersions(skipLosing).build();
         Path table = schema.directoryUnder(outDir);
         Files.createDirectories(table);
         Cost c = measured("flushline", "flushline-compact-0", () -> {
