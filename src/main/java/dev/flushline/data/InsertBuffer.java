@@ -178,7 +178,14 @@ public final class InsertBuffer {
         return PartitionKey.of(Arrays.copyOfRange(bytes, keyOffset, keyOffset + keyLength));
     }
 
-    /** New arrays of the clustering values, as a memtable row node keeps them. */
+    /** Points {@code into} at the clustering values where they lie in this buffer (no copy); returns it. */
+    public ClusteringBuffer clusteringInto(ClusteringBuffer into) {
+        into.reset(ClusteringBound.CLUSTERING, clusteringCount);
+        for (int i = 0, s = partitionKeyCount; i < clusteringCount; i++, s++) into.set(i, bytes, offset[s], length[s]);
+        return into;
+    }
+
+    /** New arrays of the clustering values (for a Row built from this insert). */
     public byte[][] clustering() {
         byte[][] c = new byte[clusteringCount][];
         for (int i = 0; i < c.length; i++) c[i] = copy(partitionKeyCount + i);

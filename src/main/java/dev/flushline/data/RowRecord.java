@@ -14,11 +14,15 @@ import java.nio.ByteOrder;
  * 125 bytes here, against about 600 as objects, and the garbage collector sees no object at all
  * for it (the record sits inside a 1 MiB slab, on or off heap).
  *
- * <p>The clustering is not in the record: the row's skip-list node keeps it as {@code byte[][]},
- * because every lookup compares it.
+ * <p>The clustering is in the record, right after the fixed header, so that a row costs the
+ * garbage collector nothing: its skip-list node holds only the record's place, and a lookup
+ * compares the probe with the values where they lie ({@link #clusteringView}). Keeping it as
+ * {@code byte[][]} on the node cost two live heap objects per row, which the young collections
+ * copied during every fill.
  *
  * <pre>
  * record  := length:i32 flags:u8 simpleSlots:u16 complexSlots:u16 simplePresent:u16 complexPresent:u16
+ *            clusteringCount:u16 (valueLength:u16 value){clusteringCount}   (0 values for a static row)
  *            [livenessTs:i64]                                  if HAS_LIVENESS
  *            [livenessTtl:i32 livenessExp:i64]                 if LIVENESS_EXPIRING
  *            [deletionTs:i64 deletionLdt:i64]                  if HAS_DELETION
@@ -64,6 +68,10 @@ public final class RowRecord {
     static final int SIMPLE_PRESENT_OFFSET = COMPLEX_SLOTS_OFFSET + Short.BYTES;
     static final int COMPLEX_PRESENT_OFFSET = SIMPLE_PRESENT_OFFSET + Short.BYTES;
     static final int FIXED_HEADER_BYTES = COMPLEX_PRESENT_OFFSET + Short.BYTES;
+    /** The clustering block starts here: its value count, then each value's u16 length and bytes. */
+    static final int CLUSTERING_OFFSET = FIXED_HEADER_BYTES;
+    /** Clustering values are at most this long (the sstable format's limit too): a u16 length holds it. */
+    public static final int MAX_CLUSTERING_VALUE_BYTES = 0xFFFF;
 
     // Record flags.
     static final int IS_STATIC = 0x01;
@@ -100,7 +108,7 @@ public final class RowRecord {
                     + " complex columns; this row has " + cells.length + " and " + complex.length);
         }
         long rowTs = row.livenessTimestamp();
-        long size = FIXED_HEADER_BYTES;
+        long size = FIXED_HEADER_BYTES + clusteringBlockSize(row.clustering());
         if (row.hasLiveness()) size += Long.BYTES;
         if (row.isLivenessExpiring()) size += Integer.BYTES + Long.BYTES;
         if (!row.deletion().isLive()) size += 2 * Long.BYTES;
@@ -136,6 +144,20 @@ public final class RowRecord {
         return length <= SHORT_LENGTH_LIMIT ? 1 : Integer.BYTES;
     }
 
+    /** Bytes of the clustering block for these values (none for a static row's empty clustering). */
+    private static int clusteringBlockSize(byte[][] clustering) {
+        int size = Short.BYTES;
+        for (int i = 0; i < clustering.length; i++) size += Short.BYTES + checkedClusteringLength(clustering[i].length);
+        return size;
+    }
+
+    private static int checkedClusteringLength(int length) {
+        if (length > MAX_CLUSTERING_VALUE_BYTES) {
+            throw new IllegalArgumentException("clustering value of " + length + " bytes exceeds " + MAX_CLUSTERING_VALUE_BYTES);
+        }
+        return length;
+    }
+
     // ---- write -----------------------------------------------------------------------------------
 
     /**
@@ -164,7 +186,14 @@ public final class RowRecord {
         SHORT.set(dst, offset + COMPLEX_SLOTS_OFFSET, (short) complex.length);
         SHORT.set(dst, offset + SIMPLE_PRESENT_OFFSET, (short) simplePresent);
         SHORT.set(dst, offset + COMPLEX_PRESENT_OFFSET, (short) complexPresent);
-        int p = offset + FIXED_HEADER_BYTES;
+        byte[][] clustering = row.clustering();
+        int p = offset + CLUSTERING_OFFSET;
+        SHORT.set(dst, p, (short) clustering.length); p += Short.BYTES;
+        for (int i = 0; i < clustering.length; i++) {
+            byte[] v = clustering[i];
+            SHORT.set(dst, p, (short) v.length); p += Short.BYTES;
+            System.arraycopy(v, 0, dst, p, v.length); p += v.length;
+        }
         long rowTs = row.livenessTimestamp();
         if ((flags & HAS_LIVENESS) != 0) { LONG.set(dst, p, rowTs); p += Long.BYTES; }
         if ((flags & LIVENESS_EXPIRING) != 0) {
@@ -247,7 +276,8 @@ public final class RowRecord {
         }
         final boolean expiring = b.ttl != Cell.NO_TTL;
         final int[] length = b.length;
-        long size = FIXED_HEADER_BYTES + Long.BYTES;
+        long size = FIXED_HEADER_BYTES + Short.BYTES + Long.BYTES;
+        for (int i = 0; i < b.clusteringCount; i++) size += Short.BYTES + checkedClusteringLength(b.clusteringLength(i));
         if (expiring) size += Integer.BYTES + Long.BYTES;
         if (insertSharesLiveness(b)) size += 2 * Integer.BYTES;
         for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
@@ -311,7 +341,13 @@ public final class RowRecord {
         SHORT.set(dst, offset + COMPLEX_SLOTS_OFFSET, (short) b.regularComplexCount);
         SHORT.set(dst, offset + SIMPLE_PRESENT_OFFSET, (short) b.regularPresent);
         SHORT.set(dst, offset + COMPLEX_PRESENT_OFFSET, (short) 0);
-        int p = offset + FIXED_HEADER_BYTES;
+        int p = offset + CLUSTERING_OFFSET;
+        SHORT.set(dst, p, (short) b.clusteringCount); p += Short.BYTES;
+        for (int i = 0, s = b.partitionKeyCount; i < b.clusteringCount; i++, s++) {
+            int n = length[s];
+            SHORT.set(dst, p, (short) n); p += Short.BYTES;
+            System.arraycopy(src, valueOffset[s], dst, p, n); p += n;
+        }
         LONG.set(dst, p, b.timestamp); p += Long.BYTES;
         if (expiring) {
             INT.set(dst, p, b.ttl); p += Integer.BYTES;
@@ -364,11 +400,46 @@ public final class RowRecord {
         return NATIVE_LITTLE_ENDIAN ? v : Integer.reverseBytes(v);
     }
 
+    /**
+     * Points {@code into} at the clustering of the record at {@code src[offset..]} (kind
+     * CLUSTERING, each value a range of {@code src}); returns the offset just past the clustering
+     * block. Allocates nothing once {@code into} holds as many values.
+     */
+    public static int clusteringView(byte[] src, int offset, ClusteringBuffer into) {
+        int p = offset + CLUSTERING_OFFSET;
+        int n = (short) SHORT.get(src, p) & 0xFFFF;
+        p += Short.BYTES;
+        into.reset(ClusteringBound.CLUSTERING, n);
+        for (int i = 0; i < n; i++) {
+            int length = (short) SHORT.get(src, p) & 0xFFFF;
+            p += Short.BYTES;
+            into.set(i, src, p, length);
+            p += length;
+        }
+        return p;
+    }
+
+    /**
+     * Bytes from the start of a record in native memory through its clustering block: what a
+     * lookup copies to a heap array to compare the clustering there.
+     */
+    public static int nativeClusteringEnd(long address) {
+        int p = CLUSTERING_OFFSET;
+        int n = nativeU16(address + p);
+        p += Short.BYTES;
+        for (int i = 0; i < n; i++) p += Short.BYTES + nativeU16(address + p);
+        return p;
+    }
+
+    private static int nativeU16(long address) {
+        return (NativeMemory.getByte(address) & 0xFF) | (NativeMemory.getByte(address + 1) & 0xFF) << 8;
+    }
+
     // ---- flyweight -------------------------------------------------------------------------------
 
     private byte[] src;
     private int offset;
-    private byte[][] clustering;
+    private final ClusteringBuffer clustering = new ClusteringBuffer(1);
     private long generation;
 
     private int flags;
@@ -388,11 +459,10 @@ public final class RowRecord {
     private long cellTimestamp, cellLdt;
     private int cellTtl, cellPathOffset, cellPathLength, cellValueOffset, cellValueLength;
 
-    /** Points this flyweight at the record at {@code src[offset..]}, with its node's clustering; rewinds the cursor. */
-    public RowRecord wrap(byte[] src, int offset, byte[][] clustering) {
+    /** Points this flyweight at the record at {@code src[offset..]}; rewinds the cursor. */
+    public RowRecord wrap(byte[] src, int offset) {
         this.src = src;
         this.offset = offset;
-        this.clustering = clustering;
         generation++;
         int f = src[offset + FLAGS_OFFSET];
         flags = f;
@@ -400,7 +470,7 @@ public final class RowRecord {
         complexSlots = (short) SHORT.get(src, offset + COMPLEX_SLOTS_OFFSET) & 0xFFFF;
         simplePresent = (short) SHORT.get(src, offset + SIMPLE_PRESENT_OFFSET) & 0xFFFF;
         complexPresent = (short) SHORT.get(src, offset + COMPLEX_PRESENT_OFFSET) & 0xFFFF;
-        int p = offset + FIXED_HEADER_BYTES;
+        int p = clusteringView(src, offset, clustering);
         livenessTimestamp = Cell.NO_TIMESTAMP;
         livenessTtl = Cell.NO_TTL;
         livenessExpiration = Cell.NO_DELETION_TIME;
@@ -436,7 +506,8 @@ public final class RowRecord {
     /** The array the record, its values and paths are in. */
     public byte[] source() { return src; }
 
-    public byte[][] clustering() { return clustering; }
+    /** The row's clustering: ranges of {@link #source()}, valid until the next {@link #wrap}. */
+    public ClusteringBuffer clustering() { return clustering; }
 
     public boolean isStatic() { return (flags & IS_STATIC) != 0; }
 
@@ -600,8 +671,9 @@ public final class RowRecord {
      * The record at {@code src[offset..]} as a Row of ArrayCells (copies): the write path's merges
      * and tests use this, never the flush. Allocates.
      */
-    public static Row materialize(byte[] src, int offset, byte[][] clustering) {
-        RowRecord r = new RowRecord().wrap(src, offset, clustering);
+    public static Row materialize(byte[] src, int offset) {
+        RowRecord r = new RowRecord().wrap(src, offset);
+        byte[][] clustering = r.clustering.toArrays();
         int simple = r.simpleSlots;
         Cell[] cells = new Cell[simple];
         ComplexColumn[] complex = r.complexSlots == 0 ? Row.NO_COMPLEX : new ComplexColumn[r.complexSlots];

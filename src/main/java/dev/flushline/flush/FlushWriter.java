@@ -1,7 +1,11 @@
 package dev.flushline.flush;
 
 import dev.flushline.data.Cell;
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.DeletionTime;
+import dev.flushline.data.RowRecord;
 import dev.flushline.data.RangeTombstoneList;
 import dev.flushline.memtable.Memtable;
 import dev.flushline.memtable.MemtablePartition;
@@ -34,7 +38,8 @@ import java.util.Iterator;
  * memtable holds for the flushed partitions are counted independently of what the serializer
  * writes; any difference aborts the sstable with {@link FlushConservationException}.
  *
- * <p>Thread safety: one instance per flushing thread. The memtable must be sealed.
+ * <p>Thread safety: {@link #write} may run on several threads at once (one per token range): its
+ * scratch (the record reader, the marker flyweight) is local to each call. The memtable must be sealed.
  */
 public final class FlushWriter {
     private final Memtable memtable;
@@ -93,6 +98,47 @@ public final class FlushWriter {
         return header;
     }
 
+    /** A partition's record rows and its markers, merged in clustering order. */
+    private void writeRecordRows(SSTableOutput out, RowList.Node node, RangeTombstoneList rts, int markerCount,
+                                 MemtableRowReader records, ClusteringBuffer markerBuffer) throws IOException {
+        final ClusteringComparator comparator = this.comparator;
+        RowRecord row = node == null ? null : records.read(node);
+        int mi = 0;
+        while (row != null || mi < markerCount) {
+            ClusteringBound bound;
+            if (row == null || (mi < markerCount
+                    && comparator.compare(row.clustering(), (bound = rts.markerBound(mi)).values(), bound.kind()) > 0)) {
+                bound = rts.markerBound(mi);
+                ClusteringBuffer b = markerBuffer;
+                byte[][] values = bound.values();
+                b.reset(bound.kind(), values.length);
+                for (int i = 0; i < values.length; i++) b.set(i, values[i], 0, values[i].length);
+                DeletionTime end = rts.markerEndDeletion(mi), start = rts.markerStartDeletion(mi);
+                out.marker(b, end.markedForDeleteAt(), end.localDeletionTime(), start.markedForDeleteAt(), start.localDeletionTime());
+                mi++;
+            } else {
+                out.row(row);
+                node = node.next();
+                row = node == null ? null : records.read(node);
+            }
+        }
+    }
+
+    /** A partition's Row objects and its markers, merged in clustering order. */
+    private void writeObjectRows(SSTableOutput out, RowList.Node node, RangeTombstoneList rts, int markerCount) throws IOException {
+        final ClusteringComparator comparator = this.comparator;
+        int mi = 0;
+        while (node != null || mi < markerCount) {
+            if (node == null || (mi < markerCount && comparator.compare(node.row().clustering(), rts.markerBound(mi)) > 0)) {
+                out.marker(rts.markerBound(mi), rts.markerEndDeletion(mi), rts.markerStartDeletion(mi));
+                mi++;
+            } else {
+                out.row(node.row());
+                node = node.next();
+            }
+        }
+    }
+
     /**
      * Writes the partitions of {@code partitions} (in token order) to a new sstable in
      * {@code tableDir}; returns null, and publishes nothing, if they are all empty.
@@ -122,6 +168,8 @@ public final class FlushWriter {
                               long maxDataBytes) throws IOException {
         final ClusteringComparator comparator = this.comparator;
         final MemtableRowReader records = new MemtableRowReader();
+        // A record partition's current marker bound, as the flyweight its rows' family takes.
+        final ClusteringBuffer markerBuffer = new ClusteringBuffer(comparator.size());
 
         long expectPartitions = 0, expectRows = 0, expectCells = 0, expectMarkers = 0;
         long reportedBytes = 0, visited = 0;
@@ -145,21 +193,13 @@ public final class FlushWriter {
             final byte[] key = p.key().key();
             out.beginPartition(key, p.partitionDeletion(), p.staticRow());
             RowList.Node node = p.rows().first();
-            int mi = 0;
-            while (node != null || mi < markerCount) {
-                if (node == null || (mi < markerCount && comparator.compare(node.clustering(), rts.markerBound(mi)) > 0)) {
-                    out.marker(rts.markerBound(mi), rts.markerEndDeletion(mi), rts.markerStartDeletion(mi));
-                    mi++;
-                } else {
-                    // One branch per row, the same way for every row of a memtable: a record
-                    // (the slab modes) or a Row object (unslabbed_heap).
-                    if (node.isRecord()) {
-                        out.row(records.read(node));
-                    } else {
-                        out.row(node.row());
-                    }
-                    node = node.next();
-                }
+            // One family per partition, the same for every partition of a memtable: records (the
+            // slab modes), whose clustering lies in the record, with markers as flyweights too; or
+            // Row objects (unslabbed_heap) with markers as bounds.
+            if (node != null && node.isRecord()) {
+                writeRecordRows(out, node, rts, markerCount, records, markerBuffer);
+            } else {
+                writeObjectRows(out, node, rts, markerCount);
             }
             out.endPartition(key);
             if (out.isFull(maxDataBytes)) break; // the rest goes to the next sstable

@@ -501,10 +501,12 @@ public abstract class Memtable {
      * cells are ArrayCells.
      */
     final void store(RowList.Node node, Row row, boolean newNode) {
-        long heap = newNode ? RowList.NODE_HEAP_BYTES + clusteringHeapBytes(row.clustering()) : 0;
+        long heap = newNode ? RowList.NODE_HEAP_BYTES : 0;
         switch (allocationMode) {
             case UNSLABBED_HEAP:
                 node.row = row;
+                // The node's clustering is the row's: charged once, with the node.
+                if (newNode) heap += clusteringHeapBytes(row.clustering());
                 heap += rowObjectHeapBytes(row);
                 break;
             case HEAP_BUFFERS: {
@@ -534,7 +536,7 @@ public abstract class Memtable {
      * allocation mode; the caller holds the partition's monitor.
      */
     final void store(RowList.Node node, InsertBuffer insert) {
-        long heap = RowList.NODE_HEAP_BYTES + clusteringHeapBytes(node.clustering());
+        long heap = RowList.NODE_HEAP_BYTES; // the clustering is in the record
         int size = RowRecord.size(insert);
         switch (allocationMode) {
             case HEAP_BUFFERS:

@@ -102,7 +102,9 @@ public final class MemtablePartition {
             if (rangeTombstones != null) {
                 active = DeletionTime.max(active, rangeTombstones.deletionAt(u.clustering()));
             }
-            RowList.Node node = rows.getOrAdd(u.clustering(), comparator);
+            RowList.Lookup lk = RowList.lookup();
+            lk.probe(u.clustering());
+            RowList.Node node = rows.getOrAdd(lk, comparator);
             mergeRow(node, u, active, memtable);
         }
         return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
@@ -119,10 +121,11 @@ public final class MemtablePartition {
             if (merged != null) memtable.store(node, merged, fresh);
         } catch (RuntimeException | Error e) {
             // A node that never got its row must not stay linked: a flush would read nothing there.
-            if (fresh) rows.remove(node, memtable.comparator);
+            if (fresh) unlink(node, u.clustering(), memtable);
             throw e;
         }
-        if (merged == null) rows.remove(node, memtable.comparator);
+        // A fresh node holds no row to take its clustering from: unlink it by the update's.
+        if (merged == null) unlink(node, u.clustering(), memtable);
         cellCount += cells(merged) - cells(old);
     }
 
@@ -136,17 +139,20 @@ public final class MemtablePartition {
     long apply(InsertBuffer insert, Memtable memtable) {
         int rowsBefore = rows.size();
         int cellsBefore = cellCount;
-        byte[][] clustering = insert.clustering(); // kept by the row's node
         DeletionTime active = partitionDeletion;
-        if (rangeTombstones != null) active = DeletionTime.max(active, rangeTombstones.deletionAt(clustering));
-        RowList.Node node = rows.getOrAdd(clustering, memtable.comparator);
+        if (rangeTombstones != null) active = DeletionTime.max(active, rangeTombstones.deletionAt(insert.clustering()));
+        // The probe points into the insert's buffer: a row new to the partition copies its
+        // clustering only into its record, and nothing per row is allocated on the way.
+        RowList.Lookup lk = RowList.lookup();
+        insert.clusteringInto(lk.probe);
+        RowList.Node node = rows.getOrAdd(lk, memtable.comparator);
         if (!node.isUnset() || !active.isLive()) {
-            mergeRow(node, insert.row(clustering), active, memtable);
+            mergeRow(node, insert.row(insert.clustering()), active, memtable);
         } else {
             try {
                 memtable.store(node, insert);
             } catch (RuntimeException | Error e) {
-                rows.remove(node, memtable.comparator);
+                rows.remove(node, insert.clusteringInto(lk.probe), lk, memtable.comparator);
                 throw e;
             }
             cellCount += insert.regularCellCount();
@@ -169,10 +175,11 @@ public final class MemtablePartition {
             if (staticRow != null && staticRow != old) memtable.storedStatic(staticRow);
             cellCount += cells(staticRow) - cells(old);
         }
+        RowList.Lookup lk = RowList.lookup();
         for (RowList.Node n = rows.first(); n != null; ) {
             RowList.Node next = n.next();
-            if (range == null || (comparator.compare(n.clustering(), range.start()) > 0
-                    && comparator.compare(n.clustering(), range.end()) < 0)) {
+            if (range == null || (comparator.compare(lk.view(n), range.start().values(), range.start().kind()) > 0
+                    && comparator.compare(lk.view(n), range.end().values(), range.end().kind()) < 0)) {
                 Row old = n.row();
                 DeletionTime active = range == null ? deletion
                         : DeletionTime.max(partitionDeletion, rangeTombstones.deletionAt(old.clustering()));
@@ -187,6 +194,12 @@ public final class MemtablePartition {
             }
             n = next;
         }
+    }
+
+    /** Unlinks {@code node}, whose clustering is {@code clustering} (it may hold no row yet). */
+    private void unlink(RowList.Node node, byte[][] clustering, Memtable memtable) {
+        RowList.Lookup lk = RowList.lookup();
+        rows.remove(node, lk.probe(clustering), lk, memtable.comparator);
     }
 
     private static int cells(Row r) {

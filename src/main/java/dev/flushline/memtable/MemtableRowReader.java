@@ -18,10 +18,10 @@ public final class MemtableRowReader {
 
     /** The row of a record node. REQUIRES: {@code node.isRecord()}. */
     public RowRecord read(RowList.Node node) {
-        if (node.slab != null) return row.wrap(node.slab, (int) node.record, node.clustering());
+        if (node.slab != null) return row.wrap(node.slab, (int) node.record);
         int length = RowRecord.nativeLength(node.record);
         if (length > scratch.length) scratch = new byte[Math.max(length, scratch.length * 2)];
         NativeMemory.copyToArray(node.record, scratch, 0, length);
-        return row.wrap(scratch, 0, node.clustering());
+        return row.wrap(scratch, 0);
     }
 }

@@ -1,7 +1,9 @@
 package dev.flushline.memtable;
 
-import dev.flushline.data.RowRecord;
+import dev.flushline.data.ClusteringBound;
+import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
+import dev.flushline.data.RowRecord;
 import dev.flushline.data.Row;
 import dev.flushline.io.NativeMemory;
 
@@ -13,10 +15,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * with {@link Node#next()}, so iteration allocates nothing (unlike a TreeMap or
  * ConcurrentSkipListMap iterator per partition).
  *
- * <p>Each node holds its clustering and its row in the memtable's allocation mode: a {@link Row}
- * object ({@code unslabbed_heap}), or a {@link RowRecord} in a heap slab ({@code heap_buffers}) or
- * in native memory ({@code offheap_objects}). A node's first forward link is a field and only the
- * higher levels (a quarter of the nodes) have an array, so a one-level node is a single object.
+ * <p>Each node holds its row in the memtable's allocation mode: a {@link Row} object
+ * ({@code unslabbed_heap}), or a {@link RowRecord} in a heap slab ({@code heap_buffers}) or in
+ * native memory ({@code offheap_objects}). A record holds its row's clustering, so in the slab
+ * modes a row is one node and nothing else on the heap: lookups compare a probe with the values in
+ * the record ({@link Lookup#view}). A node's first forward link is a field and only the higher
+ * levels (a quarter of the nodes) have an array, so a one-level node is a single object.
  *
  * <p>Thread safety: single writer. REQUIRES: callers of the mutators hold the partition's lock;
  * readers hold the same lock, or read after the memtable is sealed (sealing waits for every
@@ -31,7 +35,6 @@ public final class RowList {
 
     /** A row slot. Its row is replaced in place when a later write to the same clustering merges. */
     public static final class Node {
-        private final byte[][] clustering;
         /** unslabbed_heap: the row. Null when the row is a record. */
         Row row;
         /** heap_buffers: the slab holding the record, at {@link #record}. */
@@ -42,28 +45,24 @@ public final class RowList {
         /** Forward links of levels 1.. (length = levels - 1). */
         private Node[] tower;
 
-        Node(byte[][] clustering, int levels) {
-            this.clustering = clustering;
+        Node(int levels) {
             this.tower = levels == 1 ? NO_TOWER : new Node[levels - 1];
         }
-
-        /** The clustering values. Do not modify. */
-        public byte[][] clustering() { return clustering; }
 
         /** Whether the row is a record (the slab modes) rather than a Row object. */
         public boolean isRecord() { return row == null; }
 
         /**
-         * The row. For a record this builds a Row of fresh ArrayCells (allocates): the write path's
-         * merges and tests use it; the flush reads records through {@link MemtableRowReader}.
-         * REQUIRES: the memtable is not discarded.
+         * The row. For a record this builds a Row of fresh ArrayCells and clustering arrays
+         * (allocates): the write path's merges and tests use it; the flush reads records through
+         * {@link MemtableRowReader}. REQUIRES: the memtable is not discarded.
          */
         public Row row() {
             if (row != null) return row;
-            if (slab != null) return RowRecord.materialize(slab, (int) record, clustering);
+            if (slab != null) return RowRecord.materialize(slab, (int) record);
             byte[] copy = new byte[RowRecord.nativeLength(record)];
             NativeMemory.copyToArray(record, copy, 0, copy.length);
-            return RowRecord.materialize(copy, 0, clustering);
+            return RowRecord.materialize(copy, 0);
         }
 
         /** The next row in clustering order, or null. */
@@ -81,13 +80,73 @@ public final class RowList {
         boolean isUnset() { return row == null && slab == null && record == 0; }
     }
 
-    /** The head's tower grows with {@link #level}: an empty partition does not pay for 16 links. */
-    private final Node head = new Node(null, 1);
     /**
-     * Per-thread scratch for the search path of {@link #getOrAdd}: a mutator runs under the
-     * partition's monitor and never re-enters, so one array per writer thread serves every partition.
+     * One writer thread's scratch for a lookup: the search path, the caller's key ({@link #probe})
+     * and views of nodes' clusterings. A mutator runs under one partition's monitor and never
+     * re-enters, so one per writer thread serves every partition. A view is valid until the next
+     * view of the same kind.
      */
-    private static final ThreadLocal<Node[]> UPDATE_SCRATCH = ThreadLocal.withInitial(() -> new Node[MAX_LEVEL]);
+    static final class Lookup {
+        final Node[] update = new Node[MAX_LEVEL];
+        /** The key being looked up, set by the caller ({@link #probe(byte[][])} or an insert's ranges). */
+        final ClusteringBuffer probe = new ClusteringBuffer(1);
+        private final ClusteringBuffer view = new ClusteringBuffer(1);
+        private final ClusteringBuffer target = new ClusteringBuffer(1);
+        // Where a native record's head is copied to compare its clustering, one per view kind.
+        private byte[] viewBytes = new byte[64], targetBytes = new byte[64];
+
+        /** Sets {@link #probe} to these values and returns it. */
+        ClusteringBuffer probe(byte[][] values) {
+            return arrays(values, probe);
+        }
+
+        /** {@code n}'s clustering. REQUIRES: {@code n} holds a row. */
+        ClusteringBuffer view(Node n) {
+            if (n.row != null) return arrays(n.row.clustering(), view);
+            if (n.slab != null) {
+                RowRecord.clusteringView(n.slab, (int) n.record, view);
+                return view;
+            }
+            viewBytes = copyHead(n.record, viewBytes);
+            RowRecord.clusteringView(viewBytes, 0, view);
+            return view;
+        }
+
+        /** As {@link #view}, into a second buffer that the next {@link #view} leaves alone. */
+        private ClusteringBuffer target(Node n) {
+            if (n.row != null) return arrays(n.row.clustering(), target);
+            if (n.slab != null) {
+                RowRecord.clusteringView(n.slab, (int) n.record, target);
+                return target;
+            }
+            targetBytes = copyHead(n.record, targetBytes);
+            RowRecord.clusteringView(targetBytes, 0, target);
+            return target;
+        }
+
+        private static byte[] copyHead(long address, byte[] into) {
+            int length = RowRecord.nativeClusteringEnd(address);
+            if (length > into.length) into = new byte[Math.max(length, 2 * into.length)];
+            NativeMemory.copyToArray(address, into, 0, length);
+            return into;
+        }
+
+        private static ClusteringBuffer arrays(byte[][] values, ClusteringBuffer into) {
+            into.reset(ClusteringBound.CLUSTERING, values.length);
+            for (int i = 0; i < values.length; i++) into.set(i, values[i], 0, values[i].length);
+            return into;
+        }
+    }
+
+    private static final ThreadLocal<Lookup> LOOKUP = ThreadLocal.withInitial(Lookup::new);
+
+    /** This thread's lookup scratch. */
+    static Lookup lookup() {
+        return LOOKUP.get();
+    }
+
+    /** The head's tower grows with {@link #level}: an empty partition does not pay for 16 links. */
+    private final Node head = new Node(1);
     private int level = 1;
     private int size;
 
@@ -96,13 +155,15 @@ public final class RowList {
     /** The first row in clustering order, or null. */
     public Node first() { return head.next0; }
 
-    /** The node for this clustering, or null. */
+    /** The node for this clustering, or null. Allocates nothing; for tests and checks. */
     public Node find(byte[][] clustering, ClusteringComparator comparator) {
+        Lookup lk = lookup();
+        ClusteringBuffer key = lk.probe(clustering);
         Node x = head;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
             while ((n = x.next(i)) != null) {
-                int c = comparator.compare(n.clustering, clustering);
+                int c = comparator.compare(lk.view(n), key);
                 if (c < 0) x = n;
                 else if (c == 0) return n;
                 else break;
@@ -112,17 +173,18 @@ public final class RowList {
     }
 
     /**
-     * The node for this clustering, found or inserted in one descent. An inserted node holds no
+     * The node for {@code lk.probe}, found or inserted in one descent. An inserted node holds no
      * row yet ({@link Node#isUnset}): the caller must store one in it, or {@link #remove} it, before
      * it releases the partition's monitor.
      */
-    Node getOrAdd(byte[][] clustering, ClusteringComparator comparator) {
-        Node[] update = UPDATE_SCRATCH.get();
+    Node getOrAdd(Lookup lk, ClusteringComparator comparator) {
+        final ClusteringBuffer key = lk.probe;
+        final Node[] update = lk.update;
         Node x = head;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
             while ((n = x.next(i)) != null) {
-                int c = comparator.compare(n.clustering, clustering);
+                int c = comparator.compare(lk.view(n), key);
                 if (c < 0) {
                     x = n;
                 } else if (c == 0) {
@@ -139,7 +201,7 @@ public final class RowList {
             for (int i = level; i < levels; i++) update[i] = head;
             level = levels;
         }
-        Node node = new Node(clustering, levels);
+        Node node = new Node(levels);
         for (int i = 0; i < levels; i++) {
             node.setNext(i, update[i].next(i));
             update[i].setNext(i, node);
@@ -148,12 +210,21 @@ public final class RowList {
         return node;
     }
 
-    /** Unlinks {@code node}. REQUIRES: it is in this list. */
+    /** Unlinks {@code node}, which holds a row. REQUIRES: it is in this list. */
     void remove(Node node, ClusteringComparator comparator) {
+        Lookup lk = lookup();
+        remove(node, lk.target(node), lk, comparator);
+    }
+
+    /**
+     * Unlinks {@code node}, whose clustering is {@code key}: for a node that may hold no row yet
+     * (a store that failed). REQUIRES: it is in this list.
+     */
+    void remove(Node node, ClusteringBuffer key, Lookup lk, ClusteringComparator comparator) {
         Node x = head;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
-            while ((n = x.next(i)) != null && n != node && comparator.compare(n.clustering, node.clustering) < 0) {
+            while ((n = x.next(i)) != null && n != node && comparator.compare(lk.view(n), key) < 0) {
                 x = n;
             }
             if (i < node.levels() && x.next(i) == node) x.setNext(i, node.next(i));
@@ -162,10 +233,11 @@ public final class RowList {
     }
 
     /**
-     * Heap bytes charged for a node, clustering not included: the 40-byte node plus its tower's
-     * expected share (a quarter of the nodes have one, mostly of one or two links). A constant and
-     * not the node's own random height, so that the same writes always fill a memtable to the same
-     * size and a flush at a size limit cuts at the same row every time.
+     * Heap bytes charged for a node, clustering not included (a record holds it; a Row object's is
+     * charged with the row): the 40-byte node plus its tower's expected share (a quarter of the
+     * nodes have one, mostly of one or two links). A constant and not the node's own random
+     * height, so that the same writes always fill a memtable to the same size and a flush at a size
+     * limit cuts at the same row every time.
      */
     static final long NODE_HEAP_BYTES = 48;
 

@@ -33,9 +33,10 @@ import java.nio.file.Path;
  *
  * <p>REQUIRES: partitions in token order, and within one the rows and markers in clustering
  * order; the caller checks it (this class trusts its input, as the serializer does). A
- * partition's rows and markers come from one family: objects (begun with a {@code Row} static
- * row) or flyweights (begun with a {@code RowBuffer} one); the row index keeps references to an
- * object's clustering and copies a flyweight's.
+ * partition's rows and markers come from one family: objects ({@code Row} rows and
+ * {@code ClusteringBound} markers) or flyweights ({@code RowRecord} or {@code RowBuffer} rows and
+ * {@code ClusteringBuffer} markers); the row index keeps references to an object's clustering and
+ * copies a flyweight's. The partition's begin and end may be either kind's: they carry no clustering.
  *
  * <p>Life cycle: {@code beginPartition}, {@code row} / {@code marker}, {@code endPartition},
  * repeated; then {@link #seal} (ends Data.db and the partition index's per-partition file) and
@@ -280,7 +281,9 @@ public final class SSTableOutput implements AutoCloseable {
         long prevSize = start - previousStart;
         int size = rs.rowSize(row, prevSize);
         rs.writeRow(sst.reserve(size), row, prevSize, size);
-        objectRowWritten(row.clustering(), start, size);
+        // The clustering lies in the record, which the next row's wrap replaces: the bookkeeping
+        // copies it, as for any flyweight row, and the partition's markers come as flyweights too.
+        flyweightRowWritten(row.clustering(), start, size);
     }
 
     /** A memtable Row object (unslabbed_heap). */
@@ -321,6 +324,8 @@ public final class SSTableOutput implements AutoCloseable {
         if (firstRowClustering != null) {
             collector.rowClustering(firstRowClustering);
             if (lastRowClustering != firstRowClustering) collector.rowClustering(lastRowClustering);
+        } else if (hasRow) {
+            collector.rowClustering(lastRow); // record rows: the first was recorded as it was written
         }
         long partitionBytes = writeEndOfPartition();
         collector.partitionEnd(key, partitionBytes);

@@ -63,7 +63,7 @@ class MemtableLastPartitionTest {
                         MemtablePartition p = m.get(PartitionKey.of(ValueCodec.int32(e.getKey())));
                         TreeSet<Integer> clusterings = new TreeSet<>();
                         for (RowList.Node n = p.rows().first(); n != null; n = n.next()) {
-                            byte[] c = n.clustering()[0];
+                            byte[] c = n.row().clustering()[0];
                             clusterings.add(((c[0] & 0xFF) << 24) | ((c[1] & 0xFF) << 16) | ((c[2] & 0xFF) << 8) | (c[3] & 0xFF));
                         }
                         assertEquals(e.getValue(), clusterings, "partition " + e.getKey() + ", sharded=" + kind + " " + mode);
