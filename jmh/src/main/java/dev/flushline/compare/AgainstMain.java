@@ -137,6 +137,7 @@ public final class AgainstMain {
                     + w.valueColumns + " values of " + w.valueBytes + " bytes; systems: flushline," + String.join(",", systems)
                     + "; allocation " + String.join(",", allocations) + "; compression " + String.join(",", compressions)
                     + (showVersion ? "; sstable versions " + BenchCommand.versionList(versions, ",") : ""));
+            out.println(jvmLine());
             for (SSTableVersion v : versions) {
                 if (systems.contains("cassandra") && !CassandraPeer.writes(v)) {
                     out.println("Cassandra 5.0.5 peer: does not flush " + v + " (it writes BIG as oa); Flushline's " + v + " flush runs alone");
@@ -337,6 +338,20 @@ public final class AgainstMain {
             f.jsonVersion = fl.jsonVersion;
             return f;
         }
+    }
+
+    /**
+     * The JVM every in-process system ran in, and its options: the fill and GC figures depend on them
+     * (scripts/flushline gives the benchmarks a Cassandra node's heap and GC settings).
+     */
+    static String jvmLine() {
+        java.lang.management.RuntimeMXBean rt = java.lang.management.ManagementFactory.getRuntimeMXBean();
+        StringBuilder sb = new StringBuilder("JVM: ").append(rt.getVmName()).append(' ').append(rt.getVmVersion())
+                .append(", max heap ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MiB; options:");
+        for (String a : rt.getInputArguments()) {
+            if (a.startsWith("-X") || a.startsWith("-agentpath")) sb.append(' ').append(a);
+        }
+        return sb.toString();
     }
 
     /** Flushline's own --json object plus the comparison's fill and process keys. */

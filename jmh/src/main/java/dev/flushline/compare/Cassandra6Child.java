@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * classes) and {@value #CLASSPATH_PROPERTY} (a file holding its dependency class path), which scripts/flushline
  * sets after building the module when an against list names cassandra6. The child gets this JVM's
  * {@code --add-opens}/{@code --add-exports} flags (the set Cassandra needs on JDK 17) and the options in the
- * environment variable {@value #JAVA_OPTS_ENV} (none by default: the JVM's default heap, a quarter of the RAM).
+ * environment variable {@value #JAVA_OPTS_ENV} (scripts/flushline sets it to the options the bench itself runs
+ * with, a Cassandra node's, unless it is set; without it, the JVM's defaults).
  *
  * <p>Its stderr (its logging, stack traces) is copied to ours, each line prefixed with {@code cassandra6: }.
  * While it works we wait, and while we work it waits on its stdin, so the two never compete for the cores.

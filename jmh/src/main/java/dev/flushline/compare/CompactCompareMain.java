@@ -190,6 +190,7 @@ public final class CompactCompareMain {
                             + "%d text values of %d bytes); shapes %s; compression %s; systems flushline%s%s,codec floor; %d warm-up + %d measured rounds",
                     INPUTS, rows, ROWS_PER_PARTITION, VALUE_COLUMNS, VALUE_BYTES, String.join(",", shapes), String.join(",", compressions),
                     cassandra ? ",cassandra" : "", cassandra6 ? ",cassandra6-cursor,cassandra6-iterator" : "", warmup, rounds));
+            out.println(AgainstMain.jvmLine());
             if (cassandra6) {
                 child = Cassandra6Child.start(root.resolve(AgainstMain.CASSANDRA6), cassandra6Mode, err);
                 out.println("Cassandra 6.0 peer: " + child.describe());
