@@ -17,8 +17,9 @@ public final class EngineOptions {
 
     public static final String HELP =
             "  --memtable skiplist|sharded|hash\n"
-          + "                                memtable implementation (default skiplist); hash finds partitions\n"
-          + "                                through a hash table and sorts them by token once, at the flush\n"
+          + "                                memtable implementation (default hash: finds partitions through a\n"
+          + "                                hash table and sorts them by token once, at the flush; skiplist\n"
+          + "                                keeps them in a skip list, as Cassandra's SkipListMemtable)\n"
           + "  --shards N                    shards of the sharded memtable, 1..1024 (default 4; needs\n"
           + "                                --memtable sharded)\n"
           + "  --allocation MODE             unslabbed_heap | heap_buffers | offheap_objects (default heap_buffers,\n"
@@ -53,7 +54,7 @@ public final class EngineOptions {
     public final int flushThreads;
 
     public EngineOptions(Args a) throws UsageException {
-        memtable = a.choice("memtable", "skiplist", "skiplist", "sharded", "hash");
+        memtable = a.choice("memtable", "hash", "skiplist", "sharded", "hash");
         shards = a.intValue("shards", 4, 1, 1024);
         if (a.has("shards") && !memtable.equals("sharded")) {
             throw new UsageException("--shards needs --memtable sharded");

@@ -163,7 +163,7 @@ public final class TableOptions {
         private TableSchema schema;
         private Path dataDir;
         private Path directory;
-        private MemtableKind memtableKind = MemtableKind.SKIPLIST;
+        private MemtableKind memtableKind = MemtableKind.HASH;
         private int shards = 4;
         private AllocationMode allocationMode = AllocationMode.HEAP_BUFFERS;
         private long memtableSizeBytes = 128L << 20;

@@ -50,7 +50,7 @@ class BenchCommandTest {
         assertEquals(0, r.status, r.err);
         List<String> lines = r.out.lines().toList();
         assertTrue(lines.get(0).startsWith("Warm-up: 9 flushes of 500 rows"), lines.get(0));
-        assertTrue(lines.get(1).startsWith("Filled skiplist memtable (heap_buffers) with 2000 rows (200 partitions, 10000 cells)"), lines.get(1));
+        assertTrue(lines.get(1).startsWith("Filled hash memtable (heap_buffers) with 2000 rows (200 partitions, 10000 cells)"), lines.get(1));
         Matcher m = LOG_LINE.matcher(lines.get(2));
         assertTrue(m.matches(), lines.get(2));
         assertEquals("200", m.group(3));
@@ -61,7 +61,7 @@ class BenchCommandTest {
         assertTrue(json.contains("\"sstable\":\"" + m.group(1) + "\""), json);
         assertTrue(json.contains("\"bytes\":" + m.group(2) + ","), json);
         assertTrue(json.contains("\"partitions\":200,\"rows\":2000,\"cells\":10000,"), json);
-        assertTrue(json.contains("\"memtable\":\"skiplist\",\"allocation\":\"heap_buffers\",\"compression\":\"lz4\",\"system\":\"flushline\""), json);
+        assertTrue(json.contains("\"memtable\":\"hash\",\"allocation\":\"heap_buffers\",\"compression\":\"lz4\",\"system\":\"flushline\""), json);
         assertTrue(Pattern.compile("\"wall_ms\":\\d+\\.\\d{3},\"cpu_ms\":\\d+\\.\\d{3},\"allocated_bytes\":\\d+,").matcher(json).find(), json);
         // without --sstable-version the object is what it was before the option existed (the docs' example parses it)
         assertTrue(json.endsWith(",\"system\":\"flushline\"}"), json);
@@ -180,7 +180,7 @@ class BenchCommandTest {
         List<Path> data = new java.util.ArrayList<>();
         long rows = (long) partitions * rowsPerPartition;
         for (String v : versions) {
-            assertTrue(lines.get(at).startsWith("Filled skiplist memtable (heap_buffers) with " + rows + " rows (" + partitions + " partitions"),
+            assertTrue(lines.get(at).startsWith("Filled hash memtable (heap_buffers) with " + rows + " rows (" + partitions + " partitions"),
                     lines.get(at));
             Matcher m = ANY_VERSION_LOG_LINE.matcher(lines.get(at + 1));
             assertTrue(m.matches(), lines.get(at + 1));

@@ -388,7 +388,7 @@ public final class LoadAgainstMain {
                     + " rows, " + r.partitions + " partitions; fed " + fed + " rows, " + w.partitions + " partitions");
         }
         String variant = memtableSize.equals("default") ? "default memtable" : memtableSize + " MiB memtable";
-        FlushRun f = new FlushRun(LOAD, "skiplist " + variant, allocation, "lz4",
+        FlushRun f = new FlushRun(LOAD, "hash " + variant, allocation, "lz4",
                 r.firstDataFile == null ? runDir.toString() : r.firstDataFile.toString(), r.bytes, r.partitions, r.rows,
                 r.rows * w.valueColumns, wall, wall, sampler.cpu, sampler.alloc, proc,
                 "all Java threads; " + r.sstables + " sstables");
