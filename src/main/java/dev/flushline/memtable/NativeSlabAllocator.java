@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Bump-pointer allocation from 1 MiB native slabs (the {@code offheap_objects} mode). Records are
  * 8-byte aligned. Records larger than {@link #MAX_SLAB_ALLOCATION_BYTES} get their own region.
  * Nothing is freed individually: {@link #freeAll()} returns every region when the memtable is
- * discarded.
+ * discarded, the slabs to a {@link NativeSlabPool} (which the next memtable takes them from,
+ * already touched) and the big regions to the system.
  *
  * <p>Thread safety: {@link #allocate} from any number of writers (CAS on the slab offset, as in
  * {@link HeapSlabAllocator}). {@link #freeAll()} REQUIRES that no thread allocates or reads any
@@ -26,10 +27,20 @@ final class NativeSlabAllocator {
         /** Regions form a stack so freeAll() finds them all; written before publication. */
         Region previous;
 
-        Region(long sizeBytes) {
+        Region(long address, long sizeBytes) {
+            this.address = address;
             this.sizeBytes = sizeBytes;
-            this.address = NativeMemory.allocate(sizeBytes);
         }
+    }
+
+    private final NativeSlabPool pool;
+
+    NativeSlabAllocator() {
+        this(NativeSlabPool.shared());
+    }
+
+    NativeSlabAllocator(NativeSlabPool pool) {
+        this.pool = pool;
     }
 
     private final AtomicReference<Region> current = new AtomicReference<>();
@@ -45,7 +56,7 @@ final class NativeSlabAllocator {
         }
         long aligned = (length + 7) & ~7L;
         if (aligned > MAX_SLAB_ALLOCATION_BYTES) {
-            Region r = new Region(aligned);
+            Region r = new Region(NativeMemory.allocate(aligned), aligned);
             r.next.set(aligned);
             push(r);
             return r.address;
@@ -58,11 +69,11 @@ final class NativeSlabAllocator {
                     return region.address + offset;
                 }
             }
-            Region fresh = new Region(SLAB_BYTES);
+            Region fresh = new Region(pool.take(), SLAB_BYTES);
             if (current.compareAndSet(region, fresh)) {
                 push(fresh);
             } else {
-                NativeMemory.free(fresh.address, fresh.sizeBytes); // lost the race; never published
+                pool.give(fresh.address); // lost the race; never published
             }
         }
     }
@@ -97,7 +108,8 @@ final class NativeSlabAllocator {
         Region r = all.getAndSet(null);
         current.set(null);
         while (r != null) {
-            NativeMemory.free(r.address, r.sizeBytes);
+            if (r.sizeBytes == SLAB_BYTES) pool.give(r.address);
+            else NativeMemory.free(r.address, r.sizeBytes);
             ownedBytes.addAndGet(-r.sizeBytes);
             r = r.previous;
         }
