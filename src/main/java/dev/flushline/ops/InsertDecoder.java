@@ -148,14 +148,32 @@ final class InsertDecoder {
     /** The members of "values", into their slots; false to decline. REQUIRES: p is on its START_OBJECT. */
     private boolean values(LineJsonParser p) throws IOException {
         JsonToken t;
+        int ordinal = 0;
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            ColumnMetadata c = schema.column(p.currentName());
+            ColumnMetadata c = column(p.currentName(), ordinal++);
             if (c == null) return false;
             final int slot = buffer.slotOf(c);
             if (buffer.length(slot) != InsertBuffer.ABSENT) return false; // a duplicate name: the value model refuses it
             if (!value(p, p.nextToken(), slot)) return false;
         }
         return t == JsonToken.END_OBJECT;
+    }
+
+    // The column of the member at each position of "values", by the name's identity: jackson hands out one
+    // canonical String per distinct field name, and the lines of a file name their columns in the same order,
+    // so a hit costs a reference compare where a schema lookup hashes and compares the name. A miss (another
+    // order, or a name jackson made anew) looks the name up and remembers it; the answer is the schema's either way.
+    private final String[] nameAt = new String[NAME_CACHE];
+    private final ColumnMetadata[] columnAt = new ColumnMetadata[NAME_CACHE];
+    private static final int NAME_CACHE = 64;
+
+    private ColumnMetadata column(String name, int ordinal) {
+        if (ordinal >= NAME_CACHE) return schema.column(name);
+        if (nameAt[ordinal] == name) return columnAt[ordinal];
+        ColumnMetadata c = schema.column(name);
+        nameAt[ordinal] = name;
+        columnAt[ordinal] = c;
+        return c;
     }
 
     private boolean value(LineJsonParser p, JsonToken t, int slot) throws IOException {

@@ -426,10 +426,9 @@ public final class OperationReader implements MutationSource {
                 if (endOfInput || !fill()) break;
             }
             any = true;
-            int end = bufferPosition;
             final byte[] buf = buffer;
             final int limit = bufferLimit;
-            while (end < limit && buf[end] != '\n') end++;
+            int end = lineEnd(buf, bufferPosition, limit);
             int len = end - bufferPosition;
             // One byte of slack for the CR of a CRLF line end, which is not part of the line.
             if ((long) n + len > (long) maxLineBytes + 1) {
@@ -474,10 +473,8 @@ public final class OperationReader implements MutationSource {
             if (bufferPosition == bufferLimit) {
                 if (endOfInput || !fill()) return false;
             }
-            final byte[] buf = buffer;
             final int limit = bufferLimit;
-            int end = bufferPosition;
-            while (end < limit && buf[end] != '\n') end++;
+            int end = lineEnd(buffer, bufferPosition, limit);
             if (end < limit) {
                 bufferPosition = end + 1;
                 return true;
@@ -495,6 +492,15 @@ public final class OperationReader implements MutationSource {
         boolean escapes = false;
         int i = 0;
         while (i < n) {
+            // Eight ASCII bytes without a backslash at a time: nothing in them can be invalid or start an
+            // escape, and the byte-wise steps below always stop on a character boundary.
+            if (i + Long.BYTES <= n) {
+                long w = (long) LONG_LE.get(b, i);
+                if ((w & HIGH_BITS) == 0 && bytesEqualTo(w, BACKSLASHES) == 0) {
+                    i += Long.BYTES;
+                    continue;
+                }
+            }
             int x = b[i];
             if (x >= 0) {
                 if (x == '\\' && i + 1 < n && b[i + 1] >= 0) {
@@ -533,6 +539,33 @@ public final class OperationReader implements MutationSource {
         }
         surrogateEscapes = escapes;
         return -1;
+    }
+
+    private static final java.lang.invoke.VarHandle LONG_LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long LOW_BITS = 0x0101010101010101L, HIGH_BITS = 0x8080808080808080L;
+    private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL, BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+
+    /**
+     * A mask with the high bit set in the bytes of {@code w} that equal the byte repeated in
+     * {@code pattern}, or 0 if none does. Exact for the lowest such byte (a borrow can only mark bytes
+     * above a match), which is all the callers use.
+     */
+    private static long bytesEqualTo(long w, long pattern) {
+        long x = w ^ pattern;
+        return (x - LOW_BITS) & ~x & HIGH_BITS;
+    }
+
+    /** The index of the first LF in {@code buf[from, limit)}, or {@code limit}; eight bytes at a time. */
+    private static int lineEnd(byte[] buf, int from, int limit) {
+        int i = from;
+        while (i + Long.BYTES <= limit) {
+            long m = bytesEqualTo((long) LONG_LE.get(buf, i), NEWLINES);
+            if (m != 0) return i + (Long.numberOfTrailingZeros(m) >>> 3);
+            i += Long.BYTES;
+        }
+        while (i < limit && buf[i] != '\n') i++;
+        return i;
     }
 
     private boolean fill() throws IOException {

@@ -618,6 +618,52 @@ class OperationReaderTest {
         }
     }
 
+    /**
+     * The reader scans lines and checks UTF-8 eight bytes at a time: a bad byte, a line end and a
+     * surrogate escape are found wherever they fall against those words.
+     */
+    @Test
+    void badBytesLineEndsAndEscapesAreFoundAtEveryOffsetOfAWord() throws Exception {
+        byte[][] bad = {{(byte) 0xFF}, {(byte) 0xC0, (byte) 0x80}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, {(byte) 0x80}};
+        for (int k = 0; k < 20; k++) {
+            for (byte[] b : bad) {
+                java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+                line.writeBytes(("{\"op\":\"" + "\u00e9".repeat(k % 3) + "a".repeat(k)).getBytes(StandardCharsets.UTF_8));
+                int at = line.size() + 1;
+                line.writeBytes(b);
+                line.writeBytes("\"}\n{\"op\":\"delete\",\"timestamp\":1,\"key\":{\"pk\":1}}\n".getBytes(StandardCharsets.UTF_8));
+                try (OperationReader r = OperationReader.open(T, "-", new java.io.ByteArrayInputStream(line.toByteArray()), NOW)) {
+                    BadInputException e = assertThrows(BadInputException.class, r::next);
+                    assertEquals("<stdin>:1: not valid UTF-8 at byte " + at + " of the line", e.getMessage(), "k=" + k);
+                    assertEquals(DeletionTime.of(1, NOW), r.next().update().partitionDeletion());
+                    assertNull(r.next());
+                }
+            }
+            // A lone surrogate escape after k ASCII bytes: the value model refuses it (the fast path must see it).
+            String text = "a".repeat(k) + "\\ud800";
+            String op = "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"" + text + "\",\"ck2\":1}}\n";
+            try (OperationReader r = OperationReader.open(T, "-", new java.io.ByteArrayInputStream(op.getBytes(StandardCharsets.UTF_8)), NOW)) {
+                BadInputException e = assertThrows(BadInputException.class, r::next, "k=" + k);
+                assertTrue(e.getMessage().endsWith("lone surrogate \\uD800"), e.getMessage());
+            }
+        }
+        // Lines of every length from 0 to 40 bytes (blank lines are skipped), each found whole.
+        StringBuilder many = new StringBuilder();
+        String del = "{\"op\":\"delete\",\"timestamp\":1,\"key\":{\"pk\":1}}";
+        int ops = 0;
+        for (int len = 0; len <= 40; len++) {
+            many.append(" ".repeat(len)).append('\n');
+            many.append(del).append(" ".repeat(len % 9)).append('\n');
+            ops++;
+        }
+        try (OperationReader r = OperationReader.open(T, "-", new java.io.ByteArrayInputStream(many.toString().getBytes(StandardCharsets.UTF_8)), NOW)) {
+            int read = 0;
+            while (r.next() != null) read++;
+            assertEquals(ops, read);
+            assertEquals(2 * ops, r.lineNumber());
+        }
+    }
+
     @Test
     void aLineOverTheLimitIsRefusedByNumberAndTheNextLineStillReads() throws Exception {
         String ok = "{\"op\":\"insert\",\"timestamp\":1,\"values\":{\"pk\":1,\"ck\":\"a\",\"ck2\":1,\"v1\":7}}";
