@@ -23,11 +23,10 @@ import java.util.List;
  * partition is applied whole: a reader that takes the same monitor never sees half of it. The flush
  * reads without the monitor, after {@link Memtable#seal()} has waited for every writer to leave.
  */
-public final class MemtablePartition {
+public final class MemtablePartition extends RowList {
     private final PartitionKey key;
     private DeletionTime partitionDeletion = DeletionTime.LIVE;
     private Row staticRow;
-    private final RowList rows = new RowList();
     private RangeTombstoneList rangeTombstones;
     private int cellCount;
 
@@ -42,12 +41,13 @@ public final class MemtablePartition {
     /** null when the partition has no static data. */
     public Row staticRow() { return staticRow; }
 
-    public RowList rows() { return rows; }
+    /** This partition's rows: a partition is its own row list (one object fewer per partition). */
+    public RowList rows() { return this; }
 
     /** null when the partition has no range tombstones. */
     public RangeTombstoneList rangeTombstones() { return rangeTombstones; }
 
-    public int rowCount() { return rows.size(); }
+    public int rowCount() { return size(); }
 
     /** Cells in the static row and all rows, collection elements counted one by one. */
     public int cellCount() { return cellCount; }
@@ -58,7 +58,7 @@ public final class MemtablePartition {
 
     /** No deletion and no data: Cassandra writes nothing for such a partition. */
     public boolean isEmpty() {
-        return partitionDeletion.isLive() && staticRow == null && rows.size() == 0 && !hasRangeTombstones();
+        return partitionDeletion.isLive() && staticRow == null && size() == 0 && !hasRangeTombstones();
     }
 
     /**
@@ -70,7 +70,7 @@ public final class MemtablePartition {
                Memtable memtable) {
         final TableSchema schema = memtable.schema;
         final ClusteringComparator comparator = memtable.comparator;
-        int rowsBefore = rows.size();
+        int rowsBefore = size();
         int cellsBefore = cellCount;
 
         if (updateDeletion.supersedes(partitionDeletion)) {
@@ -104,10 +104,10 @@ public final class MemtablePartition {
             }
             RowList.Lookup lk = RowList.lookup();
             lk.probe(u.clustering());
-            RowList.Node node = rows.getOrAdd(lk, comparator);
+            RowList.Node node = getOrAdd(lk, comparator);
             mergeRow(node, u, active, memtable);
         }
-        return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
+        return ((long) (size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
     }
 
     /** Merges row {@code u} into {@code node} (just added, or holding a row) under {@code active}. */
@@ -137,7 +137,7 @@ public final class MemtablePartition {
      * partition's monitor; a slab allocation mode.
      */
     long apply(InsertBuffer insert, Memtable memtable) {
-        int rowsBefore = rows.size();
+        int rowsBefore = size();
         int cellsBefore = cellCount;
         DeletionTime active = partitionDeletion;
         if (rangeTombstones != null) active = DeletionTime.max(active, rangeTombstones.deletionAt(insert.clustering()));
@@ -145,19 +145,19 @@ public final class MemtablePartition {
         // clustering only into its record, and nothing per row is allocated on the way.
         RowList.Lookup lk = RowList.lookup();
         insert.clusteringInto(lk.probe);
-        RowList.Node node = rows.getOrAdd(lk, memtable.comparator);
+        RowList.Node node = getOrAdd(lk, memtable.comparator);
         if (!node.isUnset() || !active.isLive()) {
             mergeRow(node, insert.row(insert.clustering()), active, memtable);
         } else {
             try {
                 memtable.store(node, insert);
             } catch (RuntimeException | Error e) {
-                rows.remove(node, insert.clusteringInto(lk.probe), lk, memtable.comparator);
+                remove(node, insert.clusteringInto(lk.probe), lk, memtable.comparator);
                 throw e;
             }
             cellCount += insert.regularCellCount();
         }
-        return ((long) (rows.size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
+        return ((long) (size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
     }
 
     /**
@@ -176,7 +176,7 @@ public final class MemtablePartition {
             cellCount += cells(staticRow) - cells(old);
         }
         RowList.Lookup lk = RowList.lookup();
-        for (RowList.Node n = rows.first(); n != null; ) {
+        for (RowList.Node n = first(); n != null; ) {
             RowList.Node next = n.next();
             if (range == null || (comparator.compare(lk.view(n), range.start().values(), range.start().kind()) > 0
                     && comparator.compare(lk.view(n), range.end().values(), range.end().kind()) < 0)) {
@@ -186,7 +186,7 @@ public final class MemtablePartition {
                 // A new row without what the deletion shadows, or null (removed) if nothing is left.
                 Row kept = Rows.merge(old, null, schema.regularColumns(), schema.regularComplexStart(), active);
                 if (kept == null) {
-                    rows.remove(n, comparator);
+                    remove(n, comparator);
                 } else if (kept != old) {
                     memtable.store(n, kept, false);
                 }
@@ -199,7 +199,7 @@ public final class MemtablePartition {
     /** Unlinks {@code node}, whose clustering is {@code clustering} (it may hold no row yet). */
     private void unlink(RowList.Node node, byte[][] clustering, Memtable memtable) {
         RowList.Lookup lk = RowList.lookup();
-        rows.remove(node, lk.probe(clustering), lk, memtable.comparator);
+        remove(node, lk.probe(clustering), lk, memtable.comparator);
     }
 
     private static int cells(Row r) {

@@ -22,6 +22,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * the record ({@link Lookup#view}). A node's first forward link is a field and only the higher
  * levels (a quarter of the nodes) have an array, so a one-level node is a single object.
  *
+ * <p>The list's head is not a node: its links are fields here ({@link #first} and the tower above
+ * it), and a search path holds null for it. A partition is its own row list
+ * ({@link MemtablePartition} extends this class), so a partition with its rows is one object and its
+ * nodes: the flush's walk touches one object per partition before the rows, not three.
+ *
  * <p>Thread safety: single writer. REQUIRES: callers of the mutators hold the partition's lock;
  * readers hold the same lock, or read after the memtable is sealed (sealing waits for every
  * writer to leave, which orders all writes before the flush's reads).
@@ -29,7 +34,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Invariants: level-0 order is strictly increasing by clustering; {@code size} is the number
  * of nodes; outside a mutator every node holds a row.
  */
-public final class RowList {
+public class RowList {
     private static final int MAX_LEVEL = 16;
     private static final Node[] NO_TOWER = new Node[0];
 
@@ -145,24 +150,40 @@ public final class RowList {
         return LOOKUP.get();
     }
 
-    /** The head's tower grows with {@link #level}: an empty partition does not pay for 16 links. */
-    private final Node head = new Node(1);
+    /** The head's level-0 link: the first row in clustering order, or null. */
+    private Node first;
+    /** The head's links of levels 1..level-1; grows with {@link #level}, so an empty partition pays for none. */
+    private Node[] headTower = NO_TOWER;
     private int level = 1;
     private int size;
 
-    public int size() { return size; }
+    RowList() {}
+
+    public final int size() { return size; }
 
     /** The first row in clustering order, or null. */
-    public Node first() { return head.next0; }
+    public final Node first() { return first; }
+
+    /** The link of level {@code i} out of {@code x}, where a null {@code x} is the head. */
+    private Node next(Node x, int i) {
+        if (x != null) return x.next(i);
+        return i == 0 ? first : headTower[i - 1];
+    }
+
+    private void setNext(Node x, int i, Node n) {
+        if (x != null) x.setNext(i, n);
+        else if (i == 0) first = n;
+        else headTower[i - 1] = n;
+    }
 
     /** The node for this clustering, or null. Allocates nothing; for tests and checks. */
-    public Node find(byte[][] clustering, ClusteringComparator comparator) {
+    public final Node find(byte[][] clustering, ClusteringComparator comparator) {
         Lookup lk = lookup();
         ClusteringBuffer key = lk.probe(clustering);
-        Node x = head;
+        Node x = null;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
-            while ((n = x.next(i)) != null) {
+            while ((n = next(x, i)) != null) {
                 int c = comparator.compare(lk.view(n), key);
                 if (c < 0) x = n;
                 else if (c == 0) return n;
@@ -177,13 +198,13 @@ public final class RowList {
      * row yet ({@link Node#isUnset}): the caller must store one in it, or {@link #remove} it, before
      * it releases the partition's monitor.
      */
-    Node getOrAdd(Lookup lk, ClusteringComparator comparator) {
+    final Node getOrAdd(Lookup lk, ClusteringComparator comparator) {
         final ClusteringBuffer key = lk.probe;
         final Node[] update = lk.update;
-        Node x = head;
+        Node x = null;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
-            while ((n = x.next(i)) != null) {
+            while ((n = next(x, i)) != null) {
                 int c = comparator.compare(lk.view(n), key);
                 if (c < 0) {
                     x = n;
@@ -197,21 +218,21 @@ public final class RowList {
         }
         int levels = randomLevel();
         if (levels > level) {
-            head.tower = Arrays.copyOf(head.tower, levels - 1);
-            for (int i = level; i < levels; i++) update[i] = head;
+            headTower = Arrays.copyOf(headTower, levels - 1);
+            for (int i = level; i < levels; i++) update[i] = null;
             level = levels;
         }
         Node node = new Node(levels);
         for (int i = 0; i < levels; i++) {
-            node.setNext(i, update[i].next(i));
-            update[i].setNext(i, node);
+            node.setNext(i, next(update[i], i));
+            setNext(update[i], i, node);
         }
         size++;
         return node;
     }
 
     /** Unlinks {@code node}, which holds a row. REQUIRES: it is in this list. */
-    void remove(Node node, ClusteringComparator comparator) {
+    final void remove(Node node, ClusteringComparator comparator) {
         Lookup lk = lookup();
         remove(node, lk.target(node), lk, comparator);
     }
@@ -220,14 +241,14 @@ public final class RowList {
      * Unlinks {@code node}, whose clustering is {@code key}: for a node that may hold no row yet
      * (a store that failed). REQUIRES: it is in this list.
      */
-    void remove(Node node, ClusteringBuffer key, Lookup lk, ClusteringComparator comparator) {
-        Node x = head;
+    final void remove(Node node, ClusteringBuffer key, Lookup lk, ClusteringComparator comparator) {
+        Node x = null;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
-            while ((n = x.next(i)) != null && n != node && comparator.compare(lk.view(n), key) < 0) {
+            while ((n = next(x, i)) != null && n != node && comparator.compare(lk.view(n), key) < 0) {
                 x = n;
             }
-            if (i < node.levels() && x.next(i) == node) x.setNext(i, node.next(i));
+            if (i < node.levels() && next(x, i) == node) setNext(x, i, node.next(i));
         }
         size--;
     }
