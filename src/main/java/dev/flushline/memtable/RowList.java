@@ -37,6 +37,8 @@ import java.util.concurrent.ThreadLocalRandom;
 public class RowList {
     private static final int MAX_LEVEL = 16;
     private static final Node[] NO_TOWER = new Node[0];
+    // A node's height when it has no tower array: two distinct empty arrays, told apart by identity.
+    private static final Node[] ONE_LEVEL = new Node[0], TWO_LEVELS = new Node[0];
 
     /** A row slot. Its row is replaced in place when a later write to the same clustering merges. */
     public static final class Node {
@@ -47,11 +49,20 @@ public class RowList {
         /** heap_buffers: the record's offset in {@link #slab}; offheap_objects: its address. 0 while unset. */
         long record;
         private Node next0;
-        /** Forward links of levels 1.. (length = levels - 1). */
+        /**
+         * The level-1 link, a field rather than a tower slot: the node's fields take 36 bytes, so
+         * this one fills the padding to 40 and costs nothing, while three in four nodes that have a
+         * second level need no tower array for it.
+         */
+        private Node next1;
+        /**
+         * Forward links of levels 2.. (length = levels - 2); for a node of one or two levels, the
+         * shared empty array that says which.
+         */
         private Node[] tower;
 
         Node(int levels) {
-            this.tower = levels == 1 ? NO_TOWER : new Node[levels - 1];
+            this.tower = levels == 1 ? ONE_LEVEL : levels == 2 ? TWO_LEVELS : new Node[levels - 2];
         }
 
         /** Whether the row is a record (the slab modes) rather than a Row object. */
@@ -73,13 +84,17 @@ public class RowList {
         /** The next row in clustering order, or null. */
         public Node next() { return next0; }
 
-        int levels() { return tower.length + 1; }
+        int levels() {
+            Node[] t = tower;
+            return t == ONE_LEVEL ? 1 : t == TWO_LEVELS ? 2 : t.length + 2;
+        }
 
-        Node next(int level) { return level == 0 ? next0 : tower[level - 1]; }
+        Node next(int level) { return level == 0 ? next0 : level == 1 ? next1 : tower[level - 2]; }
 
         void setNext(int level, Node n) {
             if (level == 0) next0 = n;
-            else tower[level - 1] = n;
+            else if (level == 1) next1 = n;
+            else tower[level - 2] = n;
         }
 
         boolean isUnset() { return row == null && slab == null && record == 0; }
@@ -255,12 +270,12 @@ public class RowList {
 
     /**
      * Heap bytes charged for a node, clustering not included (a record holds it; a Row object's is
-     * charged with the row): the 40-byte node plus its tower's expected share (a quarter of the
-     * nodes have one, mostly of one or two links). A constant and not the node's own random
+     * charged with the row): the 40-byte node plus its tower's expected share (one node in
+     * sixteen has one, mostly of one link). A constant and not the node's own random
      * height, so that the same writes always fill a memtable to the same size and a flush at a size
      * limit cuts at the same row every time.
      */
-    static final long NODE_HEAP_BYTES = 48;
+    static final long NODE_HEAP_BYTES = 42;
 
     private static int randomLevel() {
         // p = 1/4 per level: two random bits per level.
