@@ -202,6 +202,25 @@ public final class MemtablePartition extends RowList {
         remove(node, lk.probe(clustering), lk, memtable.comparator);
     }
 
+    // Touch-ahead for a walk in token order (see HashMemtable's iterator): each reads one more link
+    // of the chain the flush follows (partition, key and first node, first record) and returns a value
+    // that depends on the load, so that it is not optimised away. REQUIRES: sealed, or the monitor held.
+
+    int touchObject() {
+        return cellCount;
+    }
+
+    int touchKeyAndFirstRow() {
+        RowList.Node f = first();
+        return key.key().length + (f == null ? 0 : (int) f.record);
+    }
+
+    int touchFirstRecord() {
+        RowList.Node f = first();
+        if (f == null || f.row != null) return 0;
+        return f.slab != null ? f.slab[(int) f.record] : dev.flushline.io.NativeMemory.getByte(f.record);
+    }
+
     private static int cells(Row r) {
         return r == null ? 0 : r.cellCount();
     }
