@@ -100,24 +100,37 @@ public final class HashMemtable extends Memtable {
      *
      * <p>Touch-ahead: the flush walks partitions in token order, which is random order in memory,
      * and a profile put a quarter of its serializer's samples on the first touch of a partition, its
-     * key, its first row node and that row's record. Java has no prefetch instruction, but a load
-     * whose value is kept is one: while the caller serializes partition i, the loads issued here for
-     * partitions i+1..i+4 are in flight, each at the depth of the chain it has reached (the
-     * partition object four ahead, its key and first node two ahead, the first record one ahead).
-     * The values go into {@link #sink} so that the compiler keeps the loads.
+     * key, its first row node and that row's record: a chain of dependent cache misses per partition.
+     * Java has no prefetch instruction, but a load whose value is kept is one, and loads that do not
+     * depend on each other are in flight together. So every {@link #BATCH} partitions the iterator
+     * touches three batches at once, each one link further down the chain than the batch after it:
+     * the first records of the batch about to be walked, the keys and first nodes of the next one,
+     * the partition objects of the one after that. Each stage waits for about one miss for a whole
+     * batch, instead of the walk waiting for three per partition. The values go into {@link #sink}
+     * so that the compiler keeps the loads.
      */
     private static final class LogIterator implements Iterator<MemtablePartition> {
-        private static final int TOUCH_OBJECT = 4, TOUCH_ROWS = 2, TOUCH_RECORD = 1;
+        private static final int BATCH = 8;
 
         private final TokenLog log;
+        private final int from;
         private int next;
         private final int end;
         private long sink;
 
         LogIterator(TokenLog log, int from, int to) {
             this.log = log;
+            this.from = from;
             this.next = from;
             this.end = to;
+        }
+
+        private void touchAhead(int i) {
+            long s = 0;
+            for (int k = i, n = Math.min(end, i + BATCH); k < n; k++) s += log.partition(k).touchFirstRecord();
+            for (int k = i + BATCH, n = Math.min(end, i + 2 * BATCH); k < n; k++) s += log.partition(k).touchKeyAndFirstRow();
+            for (int k = i + 2 * BATCH, n = Math.min(end, i + 3 * BATCH); k < n; k++) s += log.partition(k).touchObject();
+            sink += s;
         }
 
         @Override
@@ -129,11 +142,7 @@ public final class HashMemtable extends Memtable {
         public MemtablePartition next() {
             if (next >= end) throw new NoSuchElementException();
             int i = next++;
-            if (i + TOUCH_OBJECT < end) {
-                sink += log.partition(i + TOUCH_OBJECT).touchObject();
-                sink += log.partition(i + TOUCH_ROWS).touchKeyAndFirstRow();
-                sink += log.partition(i + TOUCH_RECORD).touchFirstRecord();
-            }
+            if ((i - from) % BATCH == 0) touchAhead(i);
             return log.partition(i);
         }
     }
