@@ -134,6 +134,29 @@ class MemtableLifecycleTest {
         next.discard();
     }
 
+    @Test
+    void heapSlabsGrowToHalfAG1RegionOnceTheMemtableOwnsThatMuch() {
+        HeapSlabAllocator a = new HeapSlabAllocator();
+        RowList.Node n = new RowList.Node(1);
+        int big = HeapSlabAllocator.bigSlabBytes();
+        assertTrue(big >= HeapSlabAllocator.SLAB_BYTES, "big slabs " + big);
+        java.util.Set<byte[]> slabs = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        long owned = 0;
+        int bigOnes = 0;
+        for (long written = 0; written < 3L * big + 4L * HeapSlabAllocator.SLAB_BYTES; written += 1000) {
+            a.allocate(1000, n);
+            assertTrue(n.record + 1000 <= n.slab.length, "the record fits its slab");
+            if (slabs.add(n.slab)) {
+                int expected = owned >= big ? big : HeapSlabAllocator.SLAB_BYTES;
+                assertEquals(expected, n.slab.length, "slab " + slabs.size() + " after " + owned + " bytes");
+                if (n.slab.length == big && big > HeapSlabAllocator.SLAB_BYTES) bigOnes++;
+                owned += n.slab.length;
+            }
+        }
+        assertEquals(owned, a.ownedBytes());
+        assertTrue(big == HeapSlabAllocator.SLAB_BYTES || bigOnes >= 2, "big slabs used: " + bigOnes);
+    }
+
     private static long heldOutsidePool() {
         return NativeMemory.allocatedBytes() - NativeSlabPool.shared().pooledBytes();
     }
