@@ -17,9 +17,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code MemtablePartition[CHUNK]}. The chunk directory grows by doubling.
  *
  * <p>Order: by token as a signed long, then by key bytes unsigned ({@code PartitionKey}'s order,
- * which the skip-list memtables keep and a flush must write). The sort is in place (introsort:
- * quicksort, heapsort past a depth limit, insertion sort for short runs), so sorting allocates
- * nothing.
+ * which the skip-list memtables keep and a flush must write). The sort is in place: a log of
+ * {@link #RADIX_MIN} entries or more is first split by the top byte of the token (one counting
+ * pass, then each entry swapped once into its bucket: an American flag sort), which Murmur3's
+ * uniform tokens cut into 256 buckets of about n/256; each bucket, and a short log, is then sorted
+ * by introsort (quicksort, heapsort past a depth limit, insertion sort for short runs). The
+ * split takes about eight of the eighteen rounds of comparisons an introsort of 260,000 entries
+ * makes. Sorting allocates three int[256].
  *
  * <p>Thread safety: {@link #append} may run on any number of threads: each claims its index with
  * one atomic increment and writes its slot with plain stores; a new chunk is installed under the
@@ -33,6 +37,8 @@ final class TokenLog {
     static final int CHUNK_MASK = CHUNK - 1;
     /** Below this many entries a range is insertion-sorted. */
     private static final int INSERTION_SORT_MAX = 16;
+    /** Logs at least this long are split by the token's top byte before they are sorted. */
+    static final int RADIX_MIN = 4096;
 
     private static final class Chunk {
         final long[] tokens = new long[CHUNK];
@@ -101,8 +107,40 @@ final class TokenLog {
 
     /** Sorts entries [0, n) into token order, then key order. */
     void sort(int n) {
-        int depthLimit = 2 * (32 - Integer.numberOfLeadingZeros(Math.max(n, 1)));
-        introsort(0, n - 1, depthLimit);
+        if (n < RADIX_MIN) {
+            introsort(0, n - 1, depthLimit(n));
+            return;
+        }
+        int[] count = new int[256], next = new int[256], end = new int[256];
+        for (int i = 0; i < n; i++) count[bucket(token(i))]++;
+        for (int b = 0, at = 0; b < 256; b++) {
+            next[b] = at;
+            at += count[b];
+            end[b] = at;
+        }
+        // Each swap puts the entry at next[d] into bucket d for good, so there are at most n swaps.
+        for (int b = 0; b < 256; b++) {
+            while (next[b] < end[b]) {
+                int i = next[b];
+                int d = bucket(token(i));
+                if (d == b) next[b]++;
+                else swap(i, next[d]++);
+            }
+        }
+        for (int b = 0, lo = 0; b < 256; b++) {
+            int hi = end[b];
+            if (hi - lo > 1) introsort(lo, hi - 1, depthLimit(hi - lo));
+            lo = hi;
+        }
+    }
+
+    /** The top byte of a token, in the order of the signed token: bucket 0 holds the most negative. */
+    private static int bucket(long token) {
+        return (int) (token >>> 56) ^ 0x80;
+    }
+
+    private static int depthLimit(int n) {
+        return 2 * (32 - Integer.numberOfLeadingZeros(Math.max(n, 1)));
     }
 
     private int compare(int i, int j) {
