@@ -115,6 +115,14 @@ public final class RowIndexBlocks {
         }
     }
 
+    /**
+     * The copy of the prefix last given to {@link #added(ClusteringBuffer, long, long, long, long)}:
+     * valid until the next such call or {@link #finish}.
+     */
+    public ClusteringBuffer lastAdded() {
+        return lastBuf;
+    }
+
     private ClusteringBuffer pooled(ClusteringBuffer[] pool, int i) {
         if (pool[i] == null) pool[i] = new ClusteringBuffer(4);
         return pool[i];

@@ -65,9 +65,12 @@ public final class SSTableOutput implements AutoCloseable {
     private long previousStart;
     /** The current partition's deletion, as two longs (LIVE: Long.MIN_VALUE, Long.MAX_VALUE). */
     private long partitionDeletionTimestamp, partitionDeletionLocalTime;
-    // Flyweight sources: whether the partition has a row yet (the first is recorded at once, the
-    // last is copied into lastRow), and the open range deletion as primitives.
+    // Flyweight sources: whether the partition has a row yet (the first is recorded at once), whether
+    // the last item written is a row (then the row index's copy of it is the last row's clustering,
+    // and nothing else is copied per row), the last row's clustering once a marker follows it, and
+    // the open range deletion as primitives.
     private boolean hasRow;
+    private boolean lastItemIsRow;
     private long openTs = LIVE_TS, openLdt = LIVE_LDT;
     // Object sources: the first and last row clusterings (references, valid until the partition
     // ends) and the open range deletion.
@@ -164,7 +167,7 @@ public final class SSTableOutput implements AutoCloseable {
             collector.rowClustering(clustering); // rows come in clustering order: first and last bound the slice
             hasRow = true;
         }
-        lastRow.copyFrom(clustering);
+        lastItemIsRow = true;
         rowIndex.added(clustering, start, start + size, openTs, openLdt);
         previousStart = start;
         rows++;
@@ -231,6 +234,10 @@ public final class SSTableOutput implements AutoCloseable {
         long prevSize = start - previousStart;
         int size = rs.markerSize(bound, endTs, endLdt, startTs, startLdt, prevSize);
         rs.writeMarker(sst.reserve(size), bound, endTs, endLdt, startTs, startLdt, prevSize, size);
+        if (lastItemIsRow) {
+            lastRow.copyFrom(rowIndex.lastAdded()); // the row before this marker: its only copy from now on
+            lastItemIsRow = false;
+        }
         byte kind = bound.kind();
         if (kind == ClusteringBound.EXCL_END_BOUND || kind == ClusteringBound.INCL_END_BOUND) {
             openTs = LIVE_TS;
@@ -246,7 +253,7 @@ public final class SSTableOutput implements AutoCloseable {
 
     /** Ends a partition begun with a key in a reusable buffer: the key is copied where it is kept. */
     public void endPartition(byte[] key, int keyLength) throws IOException {
-        if (hasRow) collector.rowClustering(lastRow);
+        if (hasRow) collector.rowClustering(lastRowClustering());
         long partitionBytes = writeEndOfPartition();
         collector.partitionEnd(key, 0, keyLength, partitionBytes);
         sst.partitionWritten(key, keyLength, partitionStart, headerLength, partitionDeletionTimestamp, partitionDeletionLocalTime,
@@ -325,7 +332,7 @@ public final class SSTableOutput implements AutoCloseable {
             collector.rowClustering(firstRowClustering);
             if (lastRowClustering != firstRowClustering) collector.rowClustering(lastRowClustering);
         } else if (hasRow) {
-            collector.rowClustering(lastRow); // record rows: the first was recorded as it was written
+            collector.rowClustering(lastRowClustering()); // record rows: the first was recorded as it was written
         }
         long partitionBytes = writeEndOfPartition();
         collector.partitionEnd(key, partitionBytes);
@@ -349,11 +356,17 @@ public final class SSTableOutput implements AutoCloseable {
         rowIndex.reset();
         previousStart = 0;
         hasRow = false;
+        lastItemIsRow = false;
         openTs = LIVE_TS;
         openLdt = LIVE_LDT;
         firstRowClustering = null;
         lastRowClustering = null;
         open = DeletionTime.LIVE;
+    }
+
+    /** A flyweight partition's last row clustering. REQUIRES: it has a row; before the row index is finished. */
+    private ClusteringBuffer lastRowClustering() {
+        return lastItemIsRow ? rowIndex.lastAdded() : lastRow;
     }
 
     /** Writes the end-of-partition byte and closes the row index; returns the partition's bytes. */
