@@ -24,7 +24,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>The list's head is not a node: its links are fields here ({@link #first} and the tower above
  * it), and a search path holds null for it. A partition is its own row list
- * ({@link MemtablePartition} extends this class), so a partition with its rows is one object and its
+ * ({@link MemtablePartition} is this class's one subclass), so a partition with its rows is one object and its
  * nodes: the flush's walk touches one object per partition before the rows, not three.
  *
  * <p>Thread safety: single writer. REQUIRES: callers of the mutators hold the partition's lock;
@@ -34,7 +34,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Invariants: level-0 order is strictly increasing by clustering; {@code size} is the number
  * of nodes; outside a mutator every node holds a row.
  */
-public class RowList {
+public abstract sealed class RowList permits MemtablePartition {
     private static final int MAX_LEVEL = 16;
     private static final Node[] NO_TOWER = new Node[0];
     // A node's height when it has no tower array: two distinct empty arrays, told apart by identity.
@@ -122,26 +122,23 @@ public class RowList {
 
         /** {@code n}'s clustering. REQUIRES: {@code n} holds a row. */
         ClusteringBuffer view(Node n) {
-            if (n.row != null) return arrays(n.row.clustering(), view);
-            if (n.slab != null) {
-                RowRecord.clusteringView(n.slab, (int) n.record, view);
-                return view;
-            }
-            viewBytes = copyHead(n.record, viewBytes);
-            RowRecord.clusteringView(viewBytes, 0, view);
-            return view;
+            return clusteringOf(n, view, false);
         }
 
         /** As {@link #view}, into a second buffer that the next {@link #view} leaves alone. */
         private ClusteringBuffer target(Node n) {
-            if (n.row != null) return arrays(n.row.clustering(), target);
+            return clusteringOf(n, target, true);
+        }
+
+        private ClusteringBuffer clusteringOf(Node n, ClusteringBuffer into, boolean second) {
+            if (n.row != null) return arrays(n.row.clustering(), into);
             if (n.slab != null) {
-                RowRecord.clusteringView(n.slab, (int) n.record, target);
-                return target;
+                RowRecord.clusteringView(n.slab, (int) n.record, into);
+                return into;
             }
-            targetBytes = copyHead(n.record, targetBytes);
-            RowRecord.clusteringView(targetBytes, 0, target);
-            return target;
+            byte[] head = second ? (targetBytes = copyHead(n.record, targetBytes)) : (viewBytes = copyHead(n.record, viewBytes));
+            RowRecord.clusteringView(head, 0, into);
+            return into;
         }
 
         private static byte[] copyHead(long address, byte[] into) {
