@@ -47,6 +47,13 @@ public final class ClusteringBuffer {
         length[i] = len;
     }
 
+    /** Points this buffer at {@code values} (no copy), with {@code kind}; returns it. */
+    public ClusteringBuffer wrap(byte kind, byte[][] values) {
+        reset(kind, values.length);
+        for (int i = 0; i < values.length; i++) set(i, values[i], 0, values[i].length);
+        return this;
+    }
+
     public void setKind(byte kind) {
         this.kind = kind;
     }

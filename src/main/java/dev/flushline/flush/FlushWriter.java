@@ -105,16 +105,11 @@ public final class FlushWriter {
         RowRecord row = node == null ? null : records.read(node);
         int mi = 0;
         while (row != null || mi < markerCount) {
-            ClusteringBound bound;
-            if (row == null || (mi < markerCount
-                    && comparator.compare(row.clustering(), (bound = rts.markerBound(mi)).values(), bound.kind()) > 0)) {
-                bound = rts.markerBound(mi);
-                ClusteringBuffer b = markerBuffer;
-                byte[][] values = bound.values();
-                b.reset(bound.kind(), values.length);
-                for (int i = 0; i < values.length; i++) b.set(i, values[i], 0, values[i].length);
+            ClusteringBound bound = mi < markerCount ? rts.markerBound(mi) : null;
+            if (row == null || (bound != null && comparator.compare(row.clustering(), bound.values(), bound.kind()) > 0)) {
                 DeletionTime end = rts.markerEndDeletion(mi), start = rts.markerStartDeletion(mi);
-                out.marker(b, end.markedForDeleteAt(), end.localDeletionTime(), start.markedForDeleteAt(), start.localDeletionTime());
+                out.marker(markerBuffer.wrap(bound.kind(), bound.values()),
+                        end.markedForDeleteAt(), end.localDeletionTime(), start.markedForDeleteAt(), start.localDeletionTime());
                 mi++;
             } else {
                 out.row(row);

@@ -117,7 +117,7 @@ public abstract sealed class RowList permits MemtablePartition {
 
         /** Sets {@link #probe} to these values and returns it. */
         ClusteringBuffer probe(byte[][] values) {
-            return arrays(values, probe);
+            return probe.wrap(ClusteringBound.CLUSTERING, values);
         }
 
         /** {@code n}'s clustering. REQUIRES: {@code n} holds a row. */
@@ -131,7 +131,7 @@ public abstract sealed class RowList permits MemtablePartition {
         }
 
         private ClusteringBuffer clusteringOf(Node n, ClusteringBuffer into, boolean second) {
-            if (n.row != null) return arrays(n.row.clustering(), into);
+            if (n.row != null) return into.wrap(ClusteringBound.CLUSTERING, n.row.clustering());
             if (n.slab != null) {
                 RowRecord.clusteringView(n.slab, (int) n.record, into);
                 return into;
@@ -145,12 +145,6 @@ public abstract sealed class RowList permits MemtablePartition {
             int length = RowRecord.nativeClusteringEnd(address);
             if (length > into.length) into = new byte[Math.max(length, 2 * into.length)];
             NativeMemory.copyToArray(address, into, 0, length);
-            return into;
-        }
-
-        private static ClusteringBuffer arrays(byte[][] values, ClusteringBuffer into) {
-            into.reset(ClusteringBound.CLUSTERING, values.length);
-            for (int i = 0; i < values.length; i++) into.set(i, values[i], 0, values[i].length);
             return into;
         }
     }
