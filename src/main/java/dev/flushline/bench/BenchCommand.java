@@ -363,10 +363,13 @@ public final class BenchCommand {
         /** Collections, and milliseconds collecting, during the fill (GarbageCollectorMXBeans before and after). */
         public final long fillGcCount;
         public final long fillGcMillis;
+        /** The process's minor page faults during the fill ({@link #minorFaults()}), -1 where the system cannot tell. */
+        public final long fillMinorFaults;
 
         Measured(SSTableVersion version, long fillNanos, long onHeapBytes, long offHeapBytes, List<FlushOutcome> outcomes,
-                 long flushWallNanos, long flushProcessCpuNanos, long fillGcCount, long fillGcMillis) {
+                 long flushWallNanos, long flushProcessCpuNanos, long fillGcCount, long fillGcMillis, long fillMinorFaults) {
             this.version = version;
+            this.fillMinorFaults = fillMinorFaults;
             this.fillGcCount = fillGcCount;
             this.fillGcMillis = fillGcMillis;
             this.fillNanos = fillNanos;
@@ -537,20 +540,25 @@ public final class BenchCommand {
         long flushProcessCpu;
         long fillGcCount;
         long fillGcMillis;
+        long fillFaults;
         try {
             long gcCount0 = gcCount(), gcMillis0 = gcMillis();
+            long faults0 = minorFaults();
             long fill0 = System.nanoTime();
             fill(m, w);
             fillNanos = System.nanoTime() - fill0;
+            long faults1 = minorFaults();
+            fillFaults = faults0 < 0 || faults1 < 0 ? -1 : faults1 - faults0;
             fillGcCount = gcCount() - gcCount0;
             fillGcMillis = gcMillis() - gcMillis0;
             long rows = (long) w.partitions * w.rowsPerPartition;
             out.println(String.format(Locale.ROOT,
                     "Filled %s memtable (%s) with %d rows (%d partitions, %d cells) in %d ms: %d rows/s; on-heap %s, off-heap %s; "
-                            + "gc during the fill: %d collections, %d ms",
+                            + "gc during the fill: %d collections, %d ms%s",
                     engine.memtable, engine.allocation, rows, w.partitions, rows * w.valueColumns,
                     fillNanos / 1_000_000, fillNanos <= 0 ? rows : (long) (rows * 1e9 / fillNanos),
-                    ValueText.mib(m.onHeapBytes()), ValueText.mib(m.offHeapBytes()), fillGcCount, fillGcMillis));
+                    ValueText.mib(m.onHeapBytes()), ValueText.mib(m.offHeapBytes()), fillGcCount, fillGcMillis,
+                    faultText(fillFaults)));
             onHeap = m.onHeapBytes();
             offHeap = m.offHeapBytes();
             m.seal();
@@ -564,7 +572,29 @@ public final class BenchCommand {
         } finally {
             m.discard();
         }
-        return new Measured(version, fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu, fillGcCount, fillGcMillis);
+        return new Measured(version, fillNanos, onHeap, offHeap, outcomes, flushWall, flushProcessCpu, fillGcCount, fillGcMillis,
+                fillFaults);
+    }
+
+    /**
+     * The process's minor page faults so far (field 10 of {@code /proc/self/stat}), or -1 where there is no such
+     * file. A fault here is the kernel handing the process a page it has not touched before (and zeroing it), the
+     * cost a fill pays for memory that no earlier memtable used: the peers' fill lines carry the same count.
+     */
+    public static long minorFaults() {
+        try {
+            String stat = new String(Files.readAllBytes(Path.of("/proc/self/stat")), java.nio.charset.StandardCharsets.US_ASCII);
+            // pid (comm) state ppid ...: comm may hold spaces, so count fields from its closing parenthesis.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            return Long.parseLong(f[7]); // state=0 ppid pgrp session tty_nr tpgid flags minflt=7
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** "; N page faults" for a fill line, or nothing where the count is unknown. */
+    public static String faultText(long faults) {
+        return faults < 0 ? "" : String.format(Locale.ROOT, "; %d page faults", faults);
     }
 
     /** Collections so far, summed over the JVM's collectors (GarbageCollectorMXBean; a collector that cannot tell adds 0). */

@@ -311,6 +311,7 @@ public final class AgainstMain {
                 rows, cells, m.fillNanos, m.flushWallNanos, cpu, alloc, m.flushProcessCpuNanos, "FlushJob threads");
         run.fillGcCount = m.fillGcCount;
         run.fillGcMillis = m.fillGcMillis;
+        run.fillMinorFaults = m.fillMinorFaults;
         run.version = m.version;
         return run;
     }
@@ -360,12 +361,14 @@ public final class AgainstMain {
                 + ",\"fill_ms\":" + FlushRun.ms(m.fillNanos)
                 + ",\"fill_rows_per_s\":" + Math.round(fl.fillRowsPerSecond())
                 + ",\"fill_gc_ms\":" + m.fillGcMillis + ",\"fill_gc_count\":" + m.fillGcCount
+                + ",\"fill_minor_faults\":" + (m.fillMinorFaults < 0 ? "null" : Long.toString(m.fillMinorFaults))
                 + ",\"process_cpu_ms\":" + FlushRun.ms(m.flushProcessCpuNanos) + "}";
     }
 
     private static String fillLine(FlushRun r) {
-        return String.format(Locale.ROOT, "Filled %s memtable (%s) with %d rows in %d ms: %d rows/s%s", r.system,
-                r.allocation, r.rows, r.fillNanos / 1_000_000, Math.round(r.fillRowsPerSecond()), gcText(r, "fill"));
+        return String.format(Locale.ROOT, "Filled %s memtable (%s) with %d rows in %d ms: %d rows/s%s%s", r.system,
+                r.allocation, r.rows, r.fillNanos / 1_000_000, Math.round(r.fillRowsPerSecond()), gcText(r, "fill"),
+                BenchCommand.faultText(r.fillMinorFaults));
     }
 
     private static String gcText(FlushRun r, String what) {

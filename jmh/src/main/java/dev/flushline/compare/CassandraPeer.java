@@ -321,7 +321,9 @@ final class CassandraPeer implements AutoCloseable {
         System.gc();
         long[] fillNanos = new long[1];
         long gcCount0 = BenchCommand.gcCount(), gcMillis0 = BenchCommand.gcMillis();
+        long faults0 = BenchCommand.minorFaults();
         Memtable m = fill(cfs, w, fillNanos);
+        long faults1 = BenchCommand.minorFaults();
         long fillGcCount = BenchCommand.gcCount() - gcCount0, fillGcMillis = BenchCommand.gcMillis() - gcMillis0;
         // what ColumnFamilyStore.Flush does before it flushes: seal the commit-log upper bound, wait for writers
         OpOrder.Barrier barrier = Keyspace.writeOrder.newBarrier();
@@ -377,6 +379,7 @@ final class CassandraPeer implements AutoCloseable {
                     partitions, rows, rows * w.valueColumns, fillNanos[0], wall, cpu, alloc, proc, names.toString());
             run.fillGcCount = fillGcCount;
             run.fillGcMillis = fillGcMillis;
+            run.fillMinorFaults = faults0 < 0 || faults1 < 0 ? -1 : faults1 - faults0;
             run.version = version;
             return run;
         } finally {

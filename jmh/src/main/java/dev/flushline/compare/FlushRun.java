@@ -36,6 +36,8 @@ final class FlushRun {
     /** Collections, and milliseconds collecting, during the fill (GarbageCollectorMXBeans); -1 when not measured. */
     long fillGcCount = -1;
     long fillGcMillis = -1;
+    /** The process's minor page faults during the fill (BenchCommand.minorFaults); -1 when not measured. */
+    long fillMinorFaults = -1;
     /** Where a bulk writer's run left its files (to delete them), or null. */
     java.nio.file.Path dir;
     /**
@@ -91,6 +93,7 @@ final class FlushRun {
         sb.append(",\"fill_rows_per_s\":").append(Math.round(fillRowsPerSecond()));
         sb.append(",\"fill_gc_ms\":").append(fillGcMillis < 0 ? "null" : Long.toString(fillGcMillis));
         sb.append(",\"fill_gc_count\":").append(fillGcCount < 0 ? "null" : Long.toString(fillGcCount));
+        sb.append(",\"fill_minor_faults\":").append(fillMinorFaults < 0 ? "null" : Long.toString(fillMinorFaults));
         sb.append(",\"process_cpu_ms\":").append(ms(processCpuNanos));
         sb.append(",\"flush_threads\":").append(quote(threads));
         if (jsonVersion && version != null) sb.append(",\"sstable_version\":").append(quote(version.id()));

@@ -50,7 +50,9 @@ final class RocksPeer {
              WriteOptions wo = new WriteOptions().setDisableWAL(true);
              FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
             long gcCount0 = BenchCommand.gcCount(), gcMillis0 = BenchCommand.gcMillis();
+            long faults0 = BenchCommand.minorFaults();
             long fillNanos = fill(db, wo, w);
+            long faults1 = BenchCommand.minorFaults();
             long fillGcCount = BenchCommand.gcCount() - gcCount0, fillGcMillis = BenchCommand.gcMillis() - gcMillis0;
             long caller = Thread.currentThread().getId();
             Map<String, Long> native0 = Costs.nativeThreadCpu("rocksdb");
@@ -87,6 +89,7 @@ final class RocksPeer {
                     callerAlloc > 4096 ? callerAlloc : -1, proc, names.toString());
             run.fillGcCount = fillGcCount;
             run.fillGcMillis = fillGcMillis;
+            run.fillMinorFaults = faults0 < 0 || faults1 < 0 ? -1 : faults1 - faults0;
             return run;
         }
     }
