@@ -104,7 +104,7 @@ public abstract class Memtable {
      * Heap bytes charged for a partition, its key bytes and its index entry aside: the key object
      * and its array header, and the partition, which is its own row list and holds the list's head.
      */
-    static final long PARTITION_HEAP_BYTES = 32 + 16 + 48;
+    static final long PARTITION_HEAP_BYTES = 32 + 16 + 56;
 
     /** A skip-list map's node and its share of index nodes. */
     static final long SKIP_LIST_ENTRY_BYTES = 24 + 16;

@@ -158,6 +158,12 @@ public abstract sealed class RowList permits MemtablePartition {
 
     /** The head's level-0 link: the first row in clustering order, or null. */
     private Node first;
+    /**
+     * The last row in clustering order, or null: writes often arrive in clustering order (a time
+     * series, a bulk file, one update's sorted rows), and such a row is appended after one comparison
+     * with this node instead of a descent that compares at every level.
+     */
+    private Node last;
     /** The head's links of levels 1..level-1; grows with {@link #level}, so an empty partition pays for none. */
     private Node[] headTower = NO_TOWER;
     private int level = 1;
@@ -207,6 +213,12 @@ public abstract sealed class RowList permits MemtablePartition {
     final Node getOrAdd(Lookup lk, ClusteringComparator comparator) {
         final ClusteringBuffer key = lk.probe;
         final Node[] update = lk.update;
+        final Node tail = last;
+        if (tail != null) {
+            int c = comparator.compare(lk.view(tail), key);
+            if (c == 0) return tail;
+            if (c < 0) return append(tail, update);
+        }
         Node x = null;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
@@ -222,7 +234,34 @@ public abstract sealed class RowList permits MemtablePartition {
             }
             update[i] = x;
         }
+        return link(randomLevel(), update);
+    }
+
+    /**
+     * Adds a node after {@code tail}, the last node, whose clustering is below the probe's. A
+     * one-level node (three in four) links to the tail alone; a taller one needs the last node of
+     * each of its levels, which the walk along each level's links finds without comparing keys.
+     */
+    private Node append(Node tail, Node[] update) {
         int levels = randomLevel();
+        if (levels == 1) {
+            Node node = new Node(1);
+            tail.next0 = node;
+            last = node;
+            size++;
+            return node;
+        }
+        Node x = null;
+        for (int i = level - 1; i >= 0; i--) {
+            Node n;
+            while ((n = next(x, i)) != null) x = n;
+            update[i] = x;
+        }
+        return link(levels, update);
+    }
+
+    /** Links a new node of {@code levels} after {@code update[i]} on each level i below its height. */
+    private Node link(int levels, Node[] update) {
         if (levels > level) {
             headTower = Arrays.copyOf(headTower, levels - 1);
             for (int i = level; i < levels; i++) update[i] = null;
@@ -233,6 +272,7 @@ public abstract sealed class RowList permits MemtablePartition {
             node.setNext(i, next(update[i], i));
             setNext(update[i], i, node);
         }
+        if (node.next0 == null) last = node;
         size++;
         return node;
     }
@@ -255,6 +295,7 @@ public abstract sealed class RowList permits MemtablePartition {
                 x = n;
             }
             if (i < node.levels() && next(x, i) == node) setNext(x, i, node.next(i));
+            if (i == 0 && last == node) last = x; // x: the node before it, or null (the head) when it was the only one
         }
         size--;
     }
