@@ -28,7 +28,7 @@ import java.nio.ByteOrder;
  *            [deletionTs:i64 deletionLdt:i64]                  if HAS_DELETION
  *            [simpleValueBytes:i32 simpleValueLengthBytes:i32] if SIMPLE_SHARE_LIVENESS
  *            simple{simplePresent} complex{complexPresent}
- * simple  := position:u16 cell
+ * simple  := [position:u16 unless ALL_SIMPLE_PRESENT] cell
  * complex := index:u16 xflags:u8 [deletionTs:i64 deletionLdt:i64 if COMPLEX_DELETED] cellCount:i32
  *            cell{cellCount}   (each with a path)
  * cell    := cflags:u8 [ts:i64 unless ROW_TIMESTAMP] [ttl:i32 if HAS_TTL] [ldt:i64 if HAS_LDT]
@@ -39,7 +39,10 @@ import java.nio.ByteOrder;
  * The slot counts are the lengths of the Row's {@code cells()} and {@code complex()} arrays, so a
  * record turns back into an equal Row with nothing else to hand. A simple cell's position is its
  * index in {@code cells()}, a complex column's index its index in {@code complex()}. Positions are
- * u16: a record holds rows of tables with at most 65535 simple and 65535 complex columns.
+ * u16: a record holds rows of tables with at most 65535 simple and 65535 complex columns. When every
+ * simple slot holds a cell (ALL_SIMPLE_PRESENT: every column of a full INSERT), the simple cells'
+ * positions are left out, since the n-th is at position n: the bench table's row is 128 bytes, not
+ * 144, with the 8-byte alignment of slab records.
  *
  * <p>A cell's timestamp is left out when it equals the row's liveness timestamp (every cell of a
  * plain INSERT); ttl and local deletion time are written only when they are set. Paths and values
@@ -80,6 +83,7 @@ public final class RowRecord {
     static final int HAS_DELETION = 0x08;
     static final int HAS_COMPLEX_DELETION = 0x10;
     static final int SIMPLE_SHARE_LIVENESS = 0x20;
+    static final int ALL_SIMPLE_PRESENT = 0x40;
 
     // Complex column flags.
     static final int COMPLEX_DELETED = 0x01;
@@ -113,10 +117,13 @@ public final class RowRecord {
         if (row.isLivenessExpiring()) size += Integer.BYTES + Long.BYTES;
         if (!row.deletion().isLive()) size += 2 * Long.BYTES;
         if (row.simpleCellsShareLiveness()) size += 2 * Integer.BYTES;
+        int simplePresent = 0;
         for (int i = 0; i < cells.length; i++) {
             if (cells[i] == null) continue;
-            size += Short.BYTES + cellSize(cells[i], rowTs, false);
+            simplePresent++;
+            size += cellSize(cells[i], rowTs, false);
         }
+        if (simplePresent != cells.length) size += (long) Short.BYTES * simplePresent; // positions
         for (int i = 0; i < complex.length; i++) {
             ComplexColumn cx = complex[i];
             if (cx == null) continue;
@@ -179,6 +186,8 @@ public final class RowRecord {
         if (!d.isLive()) flags |= HAS_DELETION;
         if (row.hasComplexDeletion()) flags |= HAS_COMPLEX_DELETION;
         if (row.simpleCellsShareLiveness()) flags |= SIMPLE_SHARE_LIVENESS;
+        final boolean allSimple = simplePresent == cells.length;
+        if (allSimple) flags |= ALL_SIMPLE_PRESENT;
 
         INT.set(dst, offset + LENGTH_OFFSET, size);
         dst[offset + FLAGS_OFFSET] = (byte) flags;
@@ -210,7 +219,7 @@ public final class RowRecord {
         }
         for (int i = 0; i < cells.length; i++) {
             if (cells[i] == null) continue;
-            SHORT.set(dst, p, (short) i); p += Short.BYTES;
+            if (!allSimple) { SHORT.set(dst, p, (short) i); p += Short.BYTES; }
             p = writeCell(dst, p, cells[i], rowTs, false);
         }
         for (int i = 0; i < complex.length; i++) {
@@ -280,10 +289,11 @@ public final class RowRecord {
         for (int i = 0; i < b.clusteringCount; i++) size += Short.BYTES + checkedClusteringLength(b.clusteringLength(i));
         if (expiring) size += Integer.BYTES + Long.BYTES;
         if (insertSharesLiveness(b)) size += 2 * Integer.BYTES;
+        if (b.regularPresent != b.regularSimpleCount) size += (long) Short.BYTES * b.regularPresent; // positions
         for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
             int n = length[s];
             if (n == InsertBuffer.ABSENT) continue;
-            size += Short.BYTES + 1;
+            size += 1;
             if (n == InsertBuffer.NULL) {
                 size += Long.BYTES + 1; // ldt, and the empty value's length
             } else {
@@ -335,6 +345,8 @@ public final class RowRecord {
         int flags = HAS_LIVENESS;
         if (expiring) flags |= LIVENESS_EXPIRING;
         if (share) flags |= SIMPLE_SHARE_LIVENESS;
+        final boolean allSimple = b.regularPresent == b.regularSimpleCount;
+        if (allSimple) flags |= ALL_SIMPLE_PRESENT;
         INT.set(dst, offset + LENGTH_OFFSET, size);
         dst[offset + FLAGS_OFFSET] = (byte) flags;
         SHORT.set(dst, offset + SIMPLE_SLOTS_OFFSET, (short) b.regularSimpleCount);
@@ -360,7 +372,7 @@ public final class RowRecord {
         for (int i = 0, s = b.regularBase; i < b.regularSimpleCount; i++, s++) {
             int n = length[s];
             if (n == InsertBuffer.ABSENT) continue;
-            SHORT.set(dst, p, (short) i); p += Short.BYTES;
+            if (!allSimple) { SHORT.set(dst, p, (short) i); p += Short.BYTES; }
             if (n == InsertBuffer.NULL) {
                 dst[p++] = (byte) (ROW_TIMESTAMP | HAS_LDT | SHORT_VALUE);
                 LONG.set(dst, p, b.nowSeconds); p += Long.BYTES;
@@ -568,15 +580,20 @@ public final class RowRecord {
         if (columnsRead == simplePresent + complexPresent) return false;
         int p = position;
         final byte[] s = src;
-        int index = (short) SHORT.get(s, p) & 0xFFFF;
-        p += Short.BYTES;
         if (columnsRead < simplePresent) {
+            int index = columnsRead;
+            if ((flags & ALL_SIMPLE_PRESENT) == 0) {
+                index = (short) SHORT.get(s, p) & 0xFFFF;
+                p += Short.BYTES;
+            }
             columnComplex = false;
             columnPosition = index;
             columnCellCount = 1;
             complexDeletionTimestamp = Long.MIN_VALUE;
             complexDeletionLdt = Long.MAX_VALUE;
         } else {
+            int index = (short) SHORT.get(s, p) & 0xFFFF;
+            p += Short.BYTES;
             columnComplex = true;
             columnPosition = simpleSlots + index; // table position: after the simple columns
             int xflags = s[p++];
