@@ -245,6 +245,14 @@ final class InsertDecoder {
 
     /** The string token as UTF-8 into the slot (or ASCII, declining a char past 0x7F); declines a lone surrogate. */
     private boolean text(LineJsonParser p, int slot, boolean ascii) throws IOException {
+        final int n = p.rawString(ascii);
+        if (n >= 0) {
+            final InsertBuffer into = buffer;
+            final int at = into.reserve(n);
+            System.arraycopy(p.input(), p.rawStart(), into.bytes(), at, n);
+            into.set(slot, at, n);
+            return true;
+        }
         return putText(buffer, slot, p.getTextCharacters(), p.getTextOffset(), p.getTextOffset() + p.getTextLength(), ascii);
     }
 

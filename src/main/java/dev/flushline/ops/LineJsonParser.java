@@ -80,4 +80,46 @@ final class LineJsonParser extends UTF8StreamJsonParser {
     int nameCount() {
         return _symbols.size();
     }
+
+    private int rawStart;
+
+    /**
+     * Takes the current string token as the bytes it is in the line, when they are its value as they
+     * are: no escape and no control character before the closing quote, and only ASCII when
+     * {@code asciiOnly}. Returns the value's length, at {@link #rawStart()} in {@link #input()}, and the
+     * token is consumed (the next {@link #nextToken} starts after its quote, as after jackson's own
+     * skip of an unread string). The owner checks every line as strict UTF-8 before it parses it, so
+     * these bytes are the UTF-8 of what jackson would decode: taking them saves decoding the value
+     * to chars and encoding it back. Returns -1, leaving the token unread for jackson, otherwise.
+     * REQUIRES: the current token is VALUE_STRING and its text has not been asked for.
+     */
+    int rawString(boolean asciiOnly) {
+        if (!_tokenIncomplete) return -1;
+        final byte[] b = _inputBuffer;
+        final int start = _inputPtr, end = _inputEnd;
+        int any = 0; // a byte past 0x7F makes it negative
+        for (int i = start; i < end; i++) {
+            final int c = b[i];
+            if (c == '"') {
+                if (asciiOnly && any < 0) return -1;
+                rawStart = start;
+                _inputPtr = i + 1;
+                _tokenIncomplete = false;
+                return i - start;
+            }
+            if (c == '\\' || (c >= 0 && c < 0x20)) return -1;
+            any |= c;
+        }
+        return -1; // no closing quote on the line: jackson says what is wrong
+    }
+
+    /** Where the value {@link #rawString} took starts in {@link #input()}. */
+    int rawStart() {
+        return rawStart;
+    }
+
+    /** The bytes the parser is reading: the line it was {@link #reset} to. */
+    byte[] input() {
+        return _inputBuffer;
+    }
 }

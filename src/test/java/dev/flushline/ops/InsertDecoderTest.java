@@ -50,6 +50,9 @@ class InsertDecoderTest {
             "\"\"", "\"x\"", "\"abc\"", "\"\\u00e9t\\u00e9\"", "\"\u00e9t\u00e9\"", "\"\\ud834\\udd1e\"", "\"\ud834\udd1e\"",
             "\"\\ud800\"", "\"\\udc00x\"", "\"a\\\"b\\\\c\\/d\\n\\t\"", "\"\u4e2d\u6587\"", "\"1\"", "\"-5\"", "\"true\"",
             "\"0x00\"", "\"2020-01-01\"", "\"\u0080\"",
+            // Taken as the line's bytes, or left to jackson: a raw control character (an error), DEL (allowed),
+            // an escape after plain text, a quote that never closes.
+            "\"a\u0001b\"", "\"a\u001fb\"", "\"a\u007fb\"", "\"plain then \\u0041\"", "\"unterminated",
     };
 
     static final String[] OTHERS = {"null", "true", "false", "[]", "{}", "[1]", "{\"a\":1}", "[1,2]", "{\"x\":\"y\"}"};
