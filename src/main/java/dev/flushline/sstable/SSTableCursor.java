@@ -77,6 +77,8 @@ public final class SSTableCursor implements AutoCloseable {
     private final int[] clusteringFixed;
     private final int[] staticFixed, regularFixed;
     private final boolean[] staticComplex, regularComplex;
+    /** Whether the header has no complex static (regular) column: then each column of a row is one cell. */
+    private final boolean staticAllSimple, regularAllSimple;
     private final String where;
 
     // Window over the uncompressed stream: buf[0] is stream offset bufStart; [mark, limit) is kept.
@@ -124,11 +126,18 @@ public final class SSTableCursor implements AutoCloseable {
         this.regularFixed = fixed(rg);
         this.staticComplex = complex(st);
         this.regularComplex = complex(rg);
+        this.staticAllSimple = allSimple(staticComplex);
+        this.regularAllSimple = allSimple(regularComplex);
         this.where = chunks.isCompressed() ? " (uncompressed stream)" : "";
         row.growColumns(Math.max(st.length, rg.length));
         row.growClustering(Math.max(1, ck.length));
         marker.clusteringOffset = new int[Math.max(1, ck.length)];
         marker.clusteringLength = new int[Math.max(1, ck.length)];
+    }
+
+    private static boolean allSimple(boolean[] complex) {
+        for (int i = 0; i < complex.length; i++) if (complex[i]) return false;
+        return true;
     }
 
     private static int[] fixed(ColumnMetadata[] cols) {
@@ -591,6 +600,23 @@ public final class SSTableCursor implements AutoCloseable {
         final long rowTs = r.livenessTimestamp;
         final int rowTtl = r.livenessTtl;
         final long rowExp = r.livenessExpiration;
+        if (r.isStatic ? staticAllSimple : regularAllSimple) {
+            // No complex column: the j-th column is the j-th cell, with no deletion of its own.
+            final int n = r.columnCount;
+            if (n > r.cellFlags.length) r.growCells(n);
+            final int[] columnIndex = r.columnIndex, firstCell = r.columnFirstCell, cellCount = r.columnCellCount;
+            final long[] deletionTs = r.columnDeletionTimestamp, deletionLdt = r.columnDeletionLdt;
+            for (int j = 0; j < n; j++) {
+                readCell(r, j, j, fixedLengths[columnIndex[j]], false, rowTs, rowTtl, rowExp);
+                firstCell[j] = j;
+                cellCount[j] = 1;
+                deletionTs[j] = NO_TIMESTAMP;
+                deletionLdt[j] = NO_DELETION_TIME;
+            }
+            r.cellCount = n;
+            endRowBody(r);
+            return;
+        }
         int cells = 0;
         for (int j = 0; j < r.columnCount; j++) {
             int column = r.columnIndex[j];
@@ -628,6 +654,11 @@ public final class SSTableCursor implements AutoCloseable {
             r.columnCellCount[j] = count;
         }
         r.cellCount = cells;
+        endRowBody(r);
+    }
+
+    /** The body must end where the row size said it does. */
+    private void endRowBody(Row r) {
         if (pos != bodyEnd) {
             throw corrupt(position(), "row ends " + (bodyEnd - pos) + " bytes before its row size says");
         }
@@ -688,6 +719,7 @@ public final class SSTableCursor implements AutoCloseable {
     }
 
     private void readCell(Row r, int k, int column, int fixedLength, boolean complex, long rowTs, int rowTtl, long rowExp) {
+        if (!complex && readPlainCell(r, k, column, fixedLength, rowTs)) return;
         long at = position();
         int f = bodyU8("cell flags");
         boolean deleted = (f & DataLayout.CELL_IS_DELETED) != 0;
@@ -728,6 +760,40 @@ public final class SSTableCursor implements AutoCloseable {
         r.cellTimestamp[k] = ts;
         r.cellTtl[k] = ttl;
         r.cellLdt[k] = ldt == 0xFFFFFFFFL ? NO_DELETION_TIME : ldt;
+    }
+
+    /**
+     * The cell of a plain INSERT, decoded without the general path's branches: flags exactly
+     * USE_ROW_TIMESTAMP (live, not expiring, a value, the row's timestamp), then the value, of the
+     * column's fixed length or after a one-byte length. Leaves everything else, and anything that
+     * does not fit in the row, to {@link #readCell}, which decodes or refuses it with its message:
+     * {@code pos} moves only when this cell is taken. The fields set are the general path's for
+     * such a cell. Returns whether it took the cell.
+     */
+    private boolean readPlainCell(Row r, int k, int column, int fixedLength, long rowTs) {
+        final byte[] b = buf;
+        final int p = pos, end = bodyEnd;
+        if (p >= end || b[p] != DataLayout.CELL_USE_ROW_TIMESTAMP) return false;
+        int v = p + 1, len;
+        if (fixedLength >= 0) {
+            len = fixedLength;
+        } else {
+            if (v >= end) return false;
+            len = b[v++];
+            if (len < 0) return false; // a length of 128 or more: a longer vint
+        }
+        if (len > end - v) return false;
+        r.cellPathOffset[k] = p + 1 - mark;
+        r.cellPathLength[k] = -1;
+        r.cellValueOffset[k] = v - mark;
+        r.cellValueLength[k] = len;
+        r.cellFlags[k] = DataLayout.CELL_USE_ROW_TIMESTAMP;
+        r.cellColumn[k] = column;
+        r.cellTimestamp[k] = rowTs;
+        r.cellTtl[k] = 0;
+        r.cellLdt[k] = NO_DELETION_TIME;
+        pos = v + len;
+        return true;
     }
 
     @Override
