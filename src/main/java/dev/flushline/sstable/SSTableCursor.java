@@ -606,17 +606,19 @@ public final class SSTableCursor implements AutoCloseable {
             if (n > r.cellFlags.length) r.growCells(n);
             final int[] columnIndex = r.columnIndex, firstCell = r.columnFirstCell, cellCount = r.columnCellCount;
             final long[] deletionTs = r.columnDeletionTimestamp, deletionLdt = r.columnDeletionLdt;
-            for (int j = 0; j < n; j++) {
-                readCell(r, j, j, fixedLengths[columnIndex[j]], false, rowTs, rowTtl, rowExp);
+            for (int j = 0; j < n; j++) readCell(r, j, j, fixedLengths[columnIndex[j]], false, rowTs, rowTtl, rowExp);
+            for (int j = r.simpleColumnsUpTo; j < n; j++) {
                 firstCell[j] = j;
                 cellCount[j] = 1;
                 deletionTs[j] = NO_TIMESTAMP;
                 deletionLdt[j] = NO_DELETION_TIME;
             }
+            if (n > r.simpleColumnsUpTo) r.simpleColumnsUpTo = n;
             r.cellCount = n;
             endRowBody(r);
             return;
         }
+        r.simpleColumnsUpTo = 0; // the loop below writes other values into the column arrays
         int cells = 0;
         for (int j = 0; j < r.columnCount; j++) {
             int column = r.columnIndex[j];
@@ -720,6 +722,7 @@ public final class SSTableCursor implements AutoCloseable {
 
     private void readCell(Row r, int k, int column, int fixedLength, boolean complex, long rowTs, int rowTtl, long rowExp) {
         if (!complex && readPlainCell(r, k, column, fixedLength, rowTs)) return;
+        if (k < r.plainCellsUpTo) r.plainCellsUpTo = k; // slot k gets this cell's own fields
         long at = position();
         int f = bodyU8("cell flags");
         boolean deleted = (f & DataLayout.CELL_IS_DELETED) != 0;
@@ -784,14 +787,17 @@ public final class SSTableCursor implements AutoCloseable {
         }
         if (len > end - v) return false;
         r.cellPathOffset[k] = p + 1 - mark;
-        r.cellPathLength[k] = -1;
         r.cellValueOffset[k] = v - mark;
         r.cellValueLength[k] = len;
-        r.cellFlags[k] = DataLayout.CELL_USE_ROW_TIMESTAMP;
         r.cellColumn[k] = column;
         r.cellTimestamp[k] = rowTs;
-        r.cellTtl[k] = 0;
-        r.cellLdt[k] = NO_DELETION_TIME;
+        if (k >= r.plainCellsUpTo) {
+            r.cellFlags[k] = DataLayout.CELL_USE_ROW_TIMESTAMP;
+            r.cellTtl[k] = 0;
+            r.cellLdt[k] = NO_DELETION_TIME;
+            r.cellPathLength[k] = -1;
+            if (k == r.plainCellsUpTo) r.plainCellsUpTo = k + 1;
+        }
         pos = v + len;
         return true;
     }
@@ -873,6 +879,13 @@ public final class SSTableCursor implements AutoCloseable {
         int[] columnIndex, columnFirstCell, columnCellCount;
         long[] columnDeletionTimestamp, columnDeletionLdt;
         int cellCount;
+        /**
+         * Cell slots [0, plainCellsUpTo) hold a plain cell's constant fields (flags, ttl, local
+         * deletion time, no path) from an earlier row, so the next plain cell there writes only what
+         * varies; column slots [0, simpleColumnsUpTo) hold a simple column's (its one cell, no
+         * deletion). A slot written with other values cuts its prefix back.
+         */
+        int plainCellsUpTo, simpleColumnsUpTo;
         int[] cellFlags = new int[INITIAL_CELLS], cellColumn = new int[INITIAL_CELLS], cellTtl = new int[INITIAL_CELLS];
         long[] cellTimestamp = new long[INITIAL_CELLS], cellLdt = new long[INITIAL_CELLS];
         int[] cellPathOffset = new int[INITIAL_CELLS], cellPathLength = new int[INITIAL_CELLS];
@@ -886,6 +899,7 @@ public final class SSTableCursor implements AutoCloseable {
             columnCellCount = new int[m];
             columnDeletionTimestamp = new long[m];
             columnDeletionLdt = new long[m];
+            simpleColumnsUpTo = 0;
         }
 
         void growClustering(int n) {
