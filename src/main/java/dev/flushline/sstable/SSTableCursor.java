@@ -330,6 +330,14 @@ public final class SSTableCursor implements AutoCloseable {
     }
 
     private long vint(String what) throws IOException {
+        final int p = pos;
+        if (p < limit) {
+            final byte first = buf[p];
+            if (first >= 0) { // one byte, 0..127: most sizes, lengths and headers
+                pos = p + 1;
+                return first;
+            }
+        }
         ensure(1, what);
         int size = VInt.sizeFromFirstByte(buf[pos]);
         ensure(size, what);
@@ -363,6 +371,14 @@ public final class SSTableCursor implements AutoCloseable {
     }
 
     private long bodyVInt(String what) {
+        final int p = pos;
+        if (p < bodyEnd) {
+            final byte first = buf[p];
+            if (first >= 0) { // one byte, 0..127
+                pos = p + 1;
+                return first;
+            }
+        }
         needInBody(1, what);
         int size = VInt.sizeFromFirstByte(buf[pos]);
         needInBody(size, what);
