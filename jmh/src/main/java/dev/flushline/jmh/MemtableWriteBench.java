@@ -63,8 +63,12 @@ import java.util.concurrent.TimeUnit;
  * combination; about 10 s per fill, so the whole grid takes several minutes). One combination:
  * {@code ... MemtableWriteBench -p memtable=SKIPLIST -p mode=HEAP_BUFFERS -prof gc}.
  *
- * <p><b>Last result.</b> To be re-measured: the previous figures (1.76M rows/s and up) came from the
- * earlier 100k-row, GC-free shape described above and do not apply to this benchmark.
+ * <p><b>Last result.</b> 2026-12-04 18:47-18:52 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, in a node's JVM
+ * ({@code -jvmArgs} with scripts/flushline's bench options), {@code -p memtable=HASH -p mode=HEAP_BUFFERS,OFFHEAP_OBJECTS
+ * -wi 2 -i 5}, main at 07bfc75: 1,267-1,277 ms per fill with heap_buffers, 1,272-1,291 ms with offheap_objects (two
+ * runs; about 2.05 M rows/s). The hypothesis does not hold in this JVM: once G1 has sized its young generation a fill
+ * takes one collection (93-146 ms); the first fill of a JVM takes five (241-277 ms), and with offheap_objects the
+ * page faults of fresh native slabs. Details in profiles/2026-12-04-cursor-records/README.md.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
