@@ -687,17 +687,16 @@ public final class SSTableCursor implements AutoCloseable {
     private void readColumnSet(int flags, int n) {
         Row r = row;
         if ((flags & DataLayout.HAS_ALL_COLUMNS) != 0) {
-            for (int i = 0; i < n; i++) r.columnIndex[i] = i;
-            r.columnCount = n;
+            allColumns(r, n);
             return;
         }
         long at = position();
         long encoded = bodyVInt("column subset");
         if (encoded == 0) { // Cassandra's "all present"
-            for (int i = 0; i < n; i++) r.columnIndex[i] = i;
-            r.columnCount = n;
+            allColumns(r, n);
             return;
         }
+        r.identityColumnsUpTo = 0; // a subset writes other indices into the slots
         if (n < DataLayout.LARGE_SUBSET_THRESHOLD) {
             if (n < 64 && (encoded >>> n) != 0) {
                 throw corrupt(at, "column bitmap 0x" + Long.toHexString(encoded) + " names columns beyond the header's " + n);
@@ -734,6 +733,16 @@ public final class SSTableCursor implements AutoCloseable {
             while (idx < n) r.columnIndex[c++] = idx++;
             r.columnCount = c;
         }
+    }
+
+    /** Every header column present: index j is column j, written only into slots that do not hold it yet. */
+    private static void allColumns(Row r, int n) {
+        if (n > r.identityColumnsUpTo) {
+            final int[] index = r.columnIndex;
+            for (int i = r.identityColumnsUpTo; i < n; i++) index[i] = i;
+            r.identityColumnsUpTo = n;
+        }
+        r.columnCount = n;
     }
 
     private void readCell(Row r, int k, int column, int fixedLength, boolean complex, long rowTs, int rowTtl, long rowExp) {
@@ -786,8 +795,9 @@ public final class SSTableCursor implements AutoCloseable {
      * USE_ROW_TIMESTAMP (live, not expiring, a value, the row's timestamp), then the value, of the
      * column's fixed length or after a one-byte length. Leaves everything else, and anything that
      * does not fit in the row, to {@link #readCell}, which decodes or refuses it with its message:
-     * {@code pos} moves only when this cell is taken. The fields set are the general path's for
-     * such a cell. Returns whether it took the cell.
+     * {@code pos} moves only when this cell is taken. The fields are the general path's for such a
+     * cell, but for the path offset, which a cell without a path leaves unset. Returns whether it
+     * took the cell.
      */
     private boolean readPlainCell(Row r, int k, int column, int fixedLength, long rowTs) {
         final byte[] b = buf;
@@ -802,7 +812,6 @@ public final class SSTableCursor implements AutoCloseable {
             if (len < 0) return false; // a length of 128 or more: a longer vint
         }
         if (len > end - v) return false;
-        r.cellPathOffset[k] = p + 1 - mark;
         r.cellValueOffset[k] = v - mark;
         r.cellValueLength[k] = len;
         r.cellColumn[k] = column;
@@ -902,6 +911,8 @@ public final class SSTableCursor implements AutoCloseable {
          * deletion). A slot written with other values cuts its prefix back.
          */
         int plainCellsUpTo, simpleColumnsUpTo;
+        /** Column slots [0, identityColumnsUpTo) hold their own index (every column present), as above. */
+        int identityColumnsUpTo;
         int[] cellFlags = new int[INITIAL_CELLS], cellColumn = new int[INITIAL_CELLS], cellTtl = new int[INITIAL_CELLS];
         long[] cellTimestamp = new long[INITIAL_CELLS], cellLdt = new long[INITIAL_CELLS];
         int[] cellPathOffset = new int[INITIAL_CELLS], cellPathLength = new int[INITIAL_CELLS];
@@ -916,6 +927,7 @@ public final class SSTableCursor implements AutoCloseable {
             columnDeletionTimestamp = new long[m];
             columnDeletionLdt = new long[m];
             simpleColumnsUpTo = 0;
+            identityColumnsUpTo = 0;
         }
 
         void growClustering(int n) {
@@ -1091,6 +1103,7 @@ public final class SSTableCursor implements AutoCloseable {
 
         public boolean hasPath() { return r.cellPathLength[index] >= 0; }
 
+        /** Where the path starts in {@link #buffer()}; meaningful only when {@link #hasPath()}. */
         public int pathOffset() { return mark + r.cellPathOffset[index]; }
 
         public int pathLength() { return r.cellPathLength[index]; }
