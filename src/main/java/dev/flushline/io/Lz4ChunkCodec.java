@@ -1,5 +1,7 @@
 package dev.flushline.io;
 
+import java.nio.ByteBuffer;
+
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
@@ -58,15 +60,8 @@ public final class Lz4ChunkCodec extends ChunkCodec {
     @Override
     public void decompress(byte[] src, int srcOffset, int length, byte[] dst, int dstOffset, int expectedLength)
             throws ChunkCodecException {
-        if (length < LENGTH_PREFIX_BYTES) {
-            throw new ChunkCodecException("LZ4 block of " + length + " bytes has no length prefix");
-        }
-        int declared = (src[srcOffset] & 0xFF) | ((src[srcOffset + 1] & 0xFF) << 8) | ((src[srcOffset + 2] & 0xFF) << 16)
-                | ((src[srcOffset + 3] & 0xFF) << 24);
-        if (declared != expectedLength) {
-            throw new ChunkCodecException("LZ4 block declares " + Integer.toUnsignedString(declared)
-                    + " uncompressed bytes, expected " + expectedLength);
-        }
+        checkPrefix(length, length < LENGTH_PREFIX_BYTES ? 0 : (src[srcOffset] & 0xFF) | ((src[srcOffset + 1] & 0xFF) << 8)
+                | ((src[srcOffset + 2] & 0xFF) << 16) | ((src[srcOffset + 3] & 0xFF) << 24), expectedLength);
         int n;
         try {
             n = DECOMPRESSOR.decompress(src, srcOffset + LENGTH_PREFIX_BYTES, length - LENGTH_PREFIX_BYTES, dst, dstOffset,
@@ -74,6 +69,40 @@ public final class Lz4ChunkCodec extends ChunkCodec {
         } catch (LZ4Exception e) {
             throw new ChunkCodecException("LZ4 block does not decompress: " + e.getMessage(), e);
         }
+        checkDecompressed(n, expectedLength);
+    }
+
+    /**
+     * As {@link #decompress(byte[], int, int, byte[], int, int)}, from {@code src[srcOffset, srcOffset + length)} by
+     * absolute index (a read-only mapping of Data.db: the block is read where the page cache holds it) into the
+     * array behind {@code dst}. Neither buffer's position or limit is used or changed.
+     */
+    public void decompress(ByteBuffer src, int srcOffset, int length, ByteBuffer dst, int dstOffset, int expectedLength)
+            throws ChunkCodecException {
+        checkPrefix(length, length < LENGTH_PREFIX_BYTES ? 0 : (src.get(srcOffset) & 0xFF) | ((src.get(srcOffset + 1) & 0xFF) << 8)
+                | ((src.get(srcOffset + 2) & 0xFF) << 16) | ((src.get(srcOffset + 3) & 0xFF) << 24), expectedLength);
+        int n;
+        try {
+            n = DECOMPRESSOR.decompress(src, srcOffset + LENGTH_PREFIX_BYTES, length - LENGTH_PREFIX_BYTES, dst, dstOffset,
+                    expectedLength);
+        } catch (LZ4Exception e) {
+            throw new ChunkCodecException("LZ4 block does not decompress: " + e.getMessage(), e);
+        }
+        checkDecompressed(n, expectedLength);
+    }
+
+    /** Cassandra's block: a little-endian i32 of the uncompressed length, then the LZ4 block. */
+    private static void checkPrefix(int length, int declared, int expectedLength) throws ChunkCodecException {
+        if (length < LENGTH_PREFIX_BYTES) {
+            throw new ChunkCodecException("LZ4 block of " + length + " bytes has no length prefix");
+        }
+        if (declared != expectedLength) {
+            throw new ChunkCodecException("LZ4 block declares " + Integer.toUnsignedString(declared)
+                    + " uncompressed bytes, expected " + expectedLength);
+        }
+    }
+
+    private static void checkDecompressed(int n, int expectedLength) throws ChunkCodecException {
         if (n != expectedLength) {
             throw new ChunkCodecException("LZ4 block decompresses to " + n + " bytes, expected " + expectedLength);
         }

@@ -81,6 +81,14 @@ public final class NativeMemory {
         UNSAFE.copyMemory(src, BYTE_ARRAY_BASE_OFFSET + srcOffset, null, dstAddress, length);
     }
 
+    /**
+     * Unmaps a mapping now. REQUIRES: nothing reads {@code mapped} or a view of it afterwards (a read
+     * would touch unmapped memory).
+     */
+    public static void unmap(java.nio.MappedByteBuffer mapped) {
+        UNSAFE.invokeCleaner(mapped);
+    }
+
     /** Copies between two native regions. */
     public static void copy(long srcAddress, long dstAddress, long length) {
         UNSAFE.copyMemory(srcAddress, dstAddress, length);

@@ -3,11 +3,14 @@ package dev.flushline.sstable;
 import dev.flushline.io.ChunkCodec;
 import dev.flushline.io.ChunkCodecException;
 import dev.flushline.io.DataFileLayout;
+import dev.flushline.io.Lz4ChunkCodec;
+import dev.flushline.io.NativeMemory;
 import dev.flushline.schema.CompressionParams;
 import dev.flushline.schema.TableSchema;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -35,11 +38,20 @@ import java.util.zip.CRC32;
  *       logical bytes, up to the chunk length: the zero padding of a short last chunk.
  * </ul>
  *
- * <p>Thread safety: none. One instance per cursor; it owns the codec and closes it.
+ * <p>An LZ4 Data.db of at most {@link #MAX_MAPPED_BYTES} is mapped read-only: each chunk's CRC is
+ * taken, and the chunk decompressed, where the page cache holds it, instead of after a read into a
+ * buffer of ours (that copy was a tenth of a full scan's CPU). Other codecs take a byte[] block, and
+ * a bigger file would need several mappings; those are read. The choice is made once, at open.
+ * Like Cassandra's mmap access, a mapped file cut short by another process while it is open makes a
+ * later read fail with the JVM's InternalError, not a CorruptSSTableException.
+ *
+ * <p>Thread safety: none. One instance per cursor; it owns the codec and the mapping and closes them.
  */
 public final class DataChunks implements AutoCloseable {
     /** The window CompressionInfo.db is read through. */
     private static final int COMPRESSION_INFO_WINDOW_BYTES = 8 * 1024;
+    /** The largest Data.db mapped in one piece: a MappedByteBuffer indexes with an int. */
+    static final long MAX_MAPPED_BYTES = Integer.MAX_VALUE;
     /** Bound on a chunk length we accept from CompressionInfo.db or CRC.db (Cassandra's largest is 2^30). */
     private static final int MAX_CHUNK_LENGTH = 1 << 30;
 
@@ -62,6 +74,10 @@ public final class DataChunks implements AutoCloseable {
     /** Uncompressed: CRC.db's value per chunk, or null when there is no CRC.db or checks are off. */
     private final int[] chunkCrcs;
     private final boolean checkCrc;
+    /** Data.db mapped read-only (see the class comment), or null when it is read instead. */
+    private final MappedByteBuffer mapped;
+    /** A heap buffer over the last destination array a mapped chunk was decompressed into (one per window array). */
+    private ByteBuffer mappedDestination;
     private final CRC32 crc = new CRC32();
     private byte[] raw = new byte[0];
     /** The staging buffer of {@link #readFully}; grown, never shrunk, freed with this reader by the GC. */
@@ -69,7 +85,8 @@ public final class DataChunks implements AutoCloseable {
 
     private DataChunks(Path dataPath, FileChannel channel, long fileLength, long uncompressedLength, int chunkLength,
                        int chunkCount, boolean compressed, long[] chunkOffsets, int maxCompressedLength, ChunkCodec codec,
-                       CompressionParams compression, int[] chunkCrcs, boolean checkCrc, SSTableVersion version) {
+                       CompressionParams compression, int[] chunkCrcs, boolean checkCrc, SSTableVersion version,
+                       MappedByteBuffer mapped) {
         this.version = version;
         this.dataPath = dataPath;
         this.channel = channel;
@@ -84,15 +101,21 @@ public final class DataChunks implements AutoCloseable {
         this.compression = compression;
         this.chunkCrcs = chunkCrcs;
         this.checkCrc = checkCrc;
+        this.mapped = mapped;
     }
 
     /** Opens Data.db with its CompressionInfo.db (compressed) or CRC.db (if present). */
     public static DataChunks open(SSTableFiles files, boolean checkCrc) throws IOException {
+        return open(files, checkCrc, true);
+    }
+
+    /** As {@link #open(SSTableFiles, boolean)}; {@code map} false reads an LZ4 Data.db instead of mapping it (tests compare the two). */
+    static DataChunks open(SSTableFiles files, boolean checkCrc, boolean map) throws IOException {
         Path dataPath = files.path(Component.DATA);
         FileChannel ch = FileChannel.open(dataPath, StandardOpenOption.READ);
         try {
             long fileLength = ch.size();
-            if (files.isCompressed()) return openCompressed(files, dataPath, ch, fileLength, checkCrc);
+            if (files.isCompressed()) return openCompressed(files, dataPath, ch, fileLength, checkCrc, map);
             int chunk = DataFileLayout.CRC_CHUNK_BYTES;
             int[] crcs = null;
             if (files.has(Component.CRC) && checkCrc) {
@@ -123,24 +146,24 @@ public final class DataChunks implements AutoCloseable {
             }
             int count = (int) Math.max(1, (fileLength + chunk - 1) / chunk);
             return new DataChunks(dataPath, ch, fileLength, fileLength, chunk, count, false, null, 0, null,
-                    CompressionParams.NONE, crcs, checkCrc, files.version());
+                    CompressionParams.NONE, crcs, checkCrc, files.version(), null);
         } catch (IOException | RuntimeException | Error e) {
             ch.close();
             throw e;
         }
     }
 
-    private static DataChunks openCompressed(SSTableFiles files, Path dataPath, FileChannel ch, long fileLength, boolean checkCrc)
-            throws IOException {
+    private static DataChunks openCompressed(SSTableFiles files, Path dataPath, FileChannel ch, long fileLength, boolean checkCrc,
+                                             boolean map) throws IOException {
         // Streamed: the chunk offsets, 8 bytes per chunk, are read into the array they are kept in,
         // not first into a copy of the whole file.
         try (StreamingReader in = StreamingReader.open(files, Component.COMPRESSION_INFO, COMPRESSION_INFO_WINDOW_BYTES)) {
-            return openCompressed(files, dataPath, ch, fileLength, checkCrc, in);
+            return openCompressed(files, dataPath, ch, fileLength, checkCrc, map, in);
         }
     }
 
     private static DataChunks openCompressed(SSTableFiles files, Path dataPath, FileChannel ch, long fileLength, boolean checkCrc,
-                                             StreamingReader in) throws IOException {
+                                             boolean map, StreamingReader in) throws IOException {
         long nameAt = in.fileOffset();
         String compressor = in.utf("compressor name");
         if (!isKnownCompressor(compressor)) {
@@ -197,8 +220,16 @@ public final class DataChunks implements AutoCloseable {
             previous = offsets[i];
         }
         // Bytes after the offsets are left unread, as Cassandra leaves them.
+        ChunkCodec codec = ChunkCodecs.open(params);
+        MappedByteBuffer mapped = null;
+        try {
+            if (map && codec instanceof Lz4ChunkCodec && fileLength <= MAX_MAPPED_BYTES) mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, fileLength);
+        } catch (IOException | RuntimeException | Error e) {
+            codec.close();
+            throw e;
+        }
         return new DataChunks(dataPath, ch, fileLength, dataLength, chunkLength, (int) expected, true, offsets, maxCompressed,
-                ChunkCodecs.open(params), params, null, checkCrc, files.version());
+                codec, params, null, checkCrc, files.version(), mapped);
     }
 
     private static boolean isKnownCompressor(String name) {
@@ -214,6 +245,9 @@ public final class DataChunks implements AutoCloseable {
     public SSTableVersion version() { return version; }
 
     public boolean isCompressed() { return compressed; }
+
+    /** Whether Data.db is mapped rather than read (see the class comment). */
+    boolean isMapped() { return mapped != null; }
 
     /** What CompressionInfo.db says (codec, chunk length, max compressed length, options); {@link CompressionParams#NONE} when uncompressed. */
     public CompressionParams compression() { return compression; }
@@ -263,21 +297,64 @@ public final class DataChunks implements AutoCloseable {
             }
             return size;
         }
+        if (mapped != null) return loadMapped(i, dst, offset, size);
         long start = chunkOffsets[i];
         int len = readStoredChunk(i);
-        if (len >= maxCompressedLength) { // stored raw (min_compress_ratio): maybe zero-padded, never compressed
-            if (len < size || len > chunkLength) {
-                throw new CorruptSSTableException(dataPath, start, "chunk " + i + " is stored raw in " + len + " bytes; it holds "
-                        + size + " bytes in chunks of " + chunkLength);
-            }
+        if (len >= maxCompressedLength) {
+            checkRawLength(i, start, len, size);
             System.arraycopy(raw, 0, dst, offset, size);
             return size;
         }
         try {
             ChunkCodec.decompress(codec, raw, 0, len, dst, offset, size);
         } catch (ChunkCodecException e) {
-            throw new CorruptSSTableException(dataPath, start, "compressed chunk " + i + " (" + len + " bytes from byte offset "
-                    + start + ", " + compression.codec().compressorName() + "): " + e.getMessage(), e);
+            throw decompressFailed(i, start, len, e);
+        }
+        return size;
+    }
+
+    /** A chunk stored raw (min_compress_ratio) may be zero-padded up to the chunk length, never shorter than its bytes. */
+    private void checkRawLength(int i, long start, int len, int size) {
+        if (len < size || len > chunkLength) {
+            throw new CorruptSSTableException(dataPath, start, "chunk " + i + " is stored raw in " + len + " bytes; it holds "
+                    + size + " bytes in chunks of " + chunkLength);
+        }
+    }
+
+    private CorruptSSTableException decompressFailed(int i, long start, int len, ChunkCodecException e) {
+        return new CorruptSSTableException(dataPath, start, "compressed chunk " + i + " (" + len + " bytes from byte offset "
+                + start + ", " + compression.codec().compressorName() + "): " + e.getMessage(), e);
+    }
+
+    private CorruptSSTableException crcMismatch(int i, long start, int len) {
+        return new CorruptSSTableException(dataPath, start + len, "CRC mismatch of compressed chunk " + i
+                + " (" + len + " bytes from byte offset " + start + ")");
+    }
+
+    /** {@link #load} of a compressed chunk from the mapping: the same checks, the same messages, no copy of the block. */
+    private int loadMapped(int i, byte[] dst, int offset, int size) throws IOException {
+        final MappedByteBuffer m = mapped;
+        final long start = chunkOffsets[i];
+        final int len = storedLength(i);
+        final int at = (int) start; // the whole file is mapped, so every offset in it fits an int
+        if (checkCrc) {
+            crc.reset();
+            m.limit(at + len).position(at);
+            crc.update(m);
+            m.clear();
+            if ((int) crc.getValue() != m.getInt(at + len)) throw crcMismatch(i, start, len);
+        }
+        if (len >= maxCompressedLength) {
+            checkRawLength(i, start, len, size);
+            m.get(at, dst, offset, size);
+            return size;
+        }
+        ByteBuffer d = mappedDestination;
+        if (d == null || d.array() != dst) d = mappedDestination = ByteBuffer.wrap(dst);
+        try {
+            ((Lz4ChunkCodec) codec).decompress(m, at, len, d, offset, size);
+        } catch (ChunkCodecException e) {
+            throw decompressFailed(i, start, len, e);
         }
         return size;
     }
@@ -305,23 +382,26 @@ public final class DataChunks implements AutoCloseable {
     /** Reads stored chunk {@code i} and its CRC into {@link #raw}, checks the CRC (if checking), and returns its length. */
     private int readStoredChunk(int i) throws IOException {
         long start = chunkOffsets[i];
-        long end = i + 1 < chunkOffsets.length ? chunkOffsets[i + 1] : fileLength;
-        long onDisk = end - start - DataFileLayout.CHUNK_CRC_BYTES;
-        if (onDisk < 0 || onDisk > Integer.MAX_VALUE - 16) {
-            throw new CorruptSSTableException(dataPath, start, "chunk " + i + " has an impossible on-disk length " + onDisk);
-        }
-        int len = (int) onDisk;
+        int len = storedLength(i);
         if (raw.length < len + DataFileLayout.CHUNK_CRC_BYTES) growRaw(len + DataFileLayout.CHUNK_CRC_BYTES);
         readFully(raw, 0, len + DataFileLayout.CHUNK_CRC_BYTES, start);
         if (checkCrc) {
             crc.reset();
             crc.update(raw, 0, len);
-            if ((int) crc.getValue() != BoundedReader.getInt(raw, len)) {
-                throw new CorruptSSTableException(dataPath, start + len, "CRC mismatch of compressed chunk " + i
-                        + " (" + len + " bytes from byte offset " + start + ")");
-            }
+            if ((int) crc.getValue() != BoundedReader.getInt(raw, len)) throw crcMismatch(i, start, len);
         }
         return len;
+    }
+
+    /** Bytes of stored chunk {@code i}'s block, its CRC not counted: up to the next chunk's offset, or the file's end. */
+    private int storedLength(int i) {
+        long start = chunkOffsets[i];
+        long end = i + 1 < chunkOffsets.length ? chunkOffsets[i + 1] : fileLength;
+        long onDisk = end - start - DataFileLayout.CHUNK_CRC_BYTES;
+        if (onDisk < 0 || onDisk > Integer.MAX_VALUE - 16) {
+            throw new CorruptSSTableException(dataPath, start, "chunk " + i + " has an impossible on-disk length " + onDisk);
+        }
+        return (int) onDisk;
     }
 
     /**
@@ -364,7 +444,13 @@ public final class DataChunks implements AutoCloseable {
         try {
             channel.close();
         } finally {
-            if (codec != null) codec.close();
+            try {
+                if (codec != null) codec.close();
+            } finally {
+                // Unmapped now, not when the collector gets to it: a compaction deletes its inputs, and
+                // their disk space comes back only once no mapping holds them.
+                if (mapped != null) NativeMemory.unmap(mapped);
+            }
         }
     }
 }

@@ -118,6 +118,80 @@ class DataChunksTest {
         }
     }
 
+    /**
+     * An LZ4 Data.db is mapped, and what the mapping gives is what reading gives: the same chunks (compressed
+     * ones, ones stored raw, the padded last one), and the same refusal, word for word, of a flipped byte in a
+     * compressed block, in a raw one, or in a CRC, with and without CRC checks.
+     */
+    @Test
+    void aMappedLz4FileLoadsAndFailsAsAReadOne() throws IOException {
+        CassandraOracle.init();
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("class", "LZ4Compressor");
+        m.put("chunk_length_in_kb", "4");
+        m.put("min_compress_ratio", "1.1");
+        CompressionParams params = CompressionParams.fromMap(m);
+        byte[] data = data(10 * 4096 + 3000, 11);
+        Path dir = Files.createDirectories(tmp.resolve("mapped"));
+        Path dataFile = dir.resolve("oa-1-big-Data.db");
+        try (CompressedSequentialWriter w = new CompressedSequentialWriter(new File(dataFile),
+                new File(dir.resolve("oa-1-big-CompressionInfo.db")), null, SequentialWriterOption.DEFAULT, params,
+                new MetadataCollector(new ClusteringComparator()))) {
+            w.write(data);
+            w.finish();
+        }
+        SSTableFiles f = files(dir, true);
+        try (DataChunks mapped = DataChunks.open(f, true, true); DataChunks read = DataChunks.open(f, true, false)) {
+            assertTrue(mapped.isMapped());
+            assertTrue(!read.isMapped());
+            byte[] a = new byte[data.length], b = new byte[data.length];
+            int at = 0;
+            for (int i = 0; i < mapped.chunkCount(); i++) {
+                int n = mapped.load(i, a, at);
+                assertEquals(n, read.load(i, b, at));
+                at += n;
+            }
+            assertArrayEquals(data, a);
+            assertArrayEquals(data, b);
+        }
+        long[] stored = storedLengths(dir);
+        int max = params.maxCompressedLength();
+        int compressedChunk = -1, rawChunk = -1;
+        for (int i = 0; i < stored.length; i++) {
+            if (stored[i] < max && compressedChunk < 0) compressedChunk = i;
+            if (stored[i] >= max && rawChunk < 0) rawChunk = i;
+        }
+        assertTrue(compressedChunk >= 0 && rawChunk >= 0, Arrays.toString(stored));
+        byte[] original = Files.readAllBytes(dataFile);
+        for (int[] target : new int[][] {{compressedChunk, 1}, {compressedChunk, 0}, {rawChunk, 0}}) {
+            int chunk = target[0];
+            long start = 0;
+            for (int i = 0; i < chunk; i++) start += stored[i] + 4;
+            // a byte in the middle of the block, or the CRC's last byte
+            long flip = target[1] == 1 ? start + stored[chunk] + 3 : start + stored[chunk] / 2;
+            byte[] corrupt = original.clone();
+            corrupt[(int) flip] ^= 0x40;
+            Files.write(dataFile, corrupt);
+            for (boolean checkCrc : new boolean[] {true, false}) {
+                String viaMap = failure(f, checkCrc, true, chunk), viaRead = failure(f, checkCrc, false, chunk);
+                assertEquals(viaRead, viaMap, "chunk " + chunk + ", byte " + flip + ", crc checks " + checkCrc);
+                if (checkCrc) assertTrue(viaMap.contains("CRC mismatch of compressed chunk " + chunk), viaMap);
+            }
+        }
+        Files.write(dataFile, original);
+    }
+
+    /** The message loading {@code chunk} fails with, or what it loaded when it does not fail. */
+    private static String failure(SSTableFiles f, boolean checkCrc, boolean map, int chunk) throws IOException {
+        try (DataChunks c = DataChunks.open(f, checkCrc, map)) {
+            byte[] into = new byte[c.chunkLength()];
+            int n = c.load(chunk, into, 0);
+            return "loaded " + java.util.HexFormat.of().formatHex(into, 0, n);
+        } catch (CorruptSSTableException e) {
+            return e.getMessage();
+        }
+    }
+
     /** Stored block lengths (CRC excluded) from CompressionInfo.db's offsets and Data.db's length. */
     static long[] storedLengths(Path dir) throws IOException {
         java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(
