@@ -78,6 +78,8 @@ public final class DataChunks implements AutoCloseable {
     private final MappedByteBuffer mapped;
     /** A heap buffer over the last destination array a mapped chunk was decompressed into (one per window array). */
     private ByteBuffer mappedDestination;
+    /** Set by {@link #close}: a read of an unmapped mapping would crash the JVM, so a load after close is refused. */
+    private boolean closed;
     private final CRC32 crc = new CRC32();
     private byte[] raw = new byte[0];
     /** The staging buffer of {@link #readFully}; grown, never shrunk, freed with this reader by the GC. */
@@ -333,6 +335,7 @@ public final class DataChunks implements AutoCloseable {
 
     /** {@link #load} of a compressed chunk from the mapping: the same checks, the same messages, no copy of the block. */
     private int loadMapped(int i, byte[] dst, int offset, int size) throws IOException {
+        if (closed) throw new IllegalStateException("chunk " + i + " of " + dataPath + " loaded after the reader was closed");
         final MappedByteBuffer m = mapped;
         final long start = chunkOffsets[i];
         final int len = storedLength(i);
@@ -441,6 +444,8 @@ public final class DataChunks implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (closed) return;
+        closed = true;
         try {
             channel.close();
         } finally {

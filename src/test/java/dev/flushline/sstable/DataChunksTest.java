@@ -154,6 +154,9 @@ class DataChunksTest {
             assertArrayEquals(data, a);
             assertArrayEquals(data, b);
         }
+        DataChunks closed = DataChunks.open(f, true, true);
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> closed.load(0, new byte[closed.chunkLength()], 0), "a load from an unmapped file");
         long[] stored = storedLengths(dir);
         int max = params.maxCompressedLength();
         int compressedChunk = -1, rawChunk = -1;
