@@ -62,14 +62,12 @@ public final class Lz4ChunkCodec extends ChunkCodec {
             throws ChunkCodecException {
         checkPrefix(length, length < LENGTH_PREFIX_BYTES ? 0 : (src[srcOffset] & 0xFF) | ((src[srcOffset + 1] & 0xFF) << 8)
                 | ((src[srcOffset + 2] & 0xFF) << 16) | ((src[srcOffset + 3] & 0xFF) << 24), expectedLength);
-        int n;
         try {
-            n = DECOMPRESSOR.decompress(src, srcOffset + LENGTH_PREFIX_BYTES, length - LENGTH_PREFIX_BYTES, dst, dstOffset,
-                    expectedLength);
+            checkDecompressed(DECOMPRESSOR.decompress(src, srcOffset + LENGTH_PREFIX_BYTES, length - LENGTH_PREFIX_BYTES, dst,
+                    dstOffset, expectedLength), expectedLength);
         } catch (LZ4Exception e) {
-            throw new ChunkCodecException("LZ4 block does not decompress: " + e.getMessage(), e);
+            throw notDecompressed(e);
         }
-        checkDecompressed(n, expectedLength);
     }
 
     /**
@@ -81,14 +79,12 @@ public final class Lz4ChunkCodec extends ChunkCodec {
             throws ChunkCodecException {
         checkPrefix(length, length < LENGTH_PREFIX_BYTES ? 0 : (src.get(srcOffset) & 0xFF) | ((src.get(srcOffset + 1) & 0xFF) << 8)
                 | ((src.get(srcOffset + 2) & 0xFF) << 16) | ((src.get(srcOffset + 3) & 0xFF) << 24), expectedLength);
-        int n;
         try {
-            n = DECOMPRESSOR.decompress(src, srcOffset + LENGTH_PREFIX_BYTES, length - LENGTH_PREFIX_BYTES, dst, dstOffset,
-                    expectedLength);
+            checkDecompressed(DECOMPRESSOR.decompress(src, srcOffset + LENGTH_PREFIX_BYTES, length - LENGTH_PREFIX_BYTES, dst,
+                    dstOffset, expectedLength), expectedLength);
         } catch (LZ4Exception e) {
-            throw new ChunkCodecException("LZ4 block does not decompress: " + e.getMessage(), e);
+            throw notDecompressed(e);
         }
-        checkDecompressed(n, expectedLength);
     }
 
     /** Cassandra's block: a little-endian i32 of the uncompressed length, then the LZ4 block. */
@@ -100,6 +96,10 @@ public final class Lz4ChunkCodec extends ChunkCodec {
             throw new ChunkCodecException("LZ4 block declares " + Integer.toUnsignedString(declared)
                     + " uncompressed bytes, expected " + expectedLength);
         }
+    }
+
+    private static ChunkCodecException notDecompressed(LZ4Exception e) {
+        return new ChunkCodecException("LZ4 block does not decompress: " + e.getMessage(), e);
     }
 
     private static void checkDecompressed(int n, int expectedLength) throws ChunkCodecException {
