@@ -329,15 +329,25 @@ public final class SSTableCursor implements AutoCloseable {
         return buf[pos++] & 0xFF;
     }
 
-    private long vint(String what) throws IOException {
+    /**
+     * The vint at {@code pos} when it is one byte (0..127: most sizes, lengths and headers) and lies
+     * below {@code bound}, consumed; -1, with nothing consumed, for the general decode to take.
+     */
+    private int oneByteVInt(int bound) {
         final int p = pos;
-        if (p < limit) {
+        if (p < bound) {
             final byte first = buf[p];
-            if (first >= 0) { // one byte, 0..127: most sizes, lengths and headers
+            if (first >= 0) {
                 pos = p + 1;
                 return first;
             }
         }
+        return -1;
+    }
+
+    private long vint(String what) throws IOException {
+        final int one = oneByteVInt(limit);
+        if (one >= 0) return one;
         ensure(1, what);
         int size = VInt.sizeFromFirstByte(buf[pos]);
         ensure(size, what);
@@ -371,14 +381,8 @@ public final class SSTableCursor implements AutoCloseable {
     }
 
     private long bodyVInt(String what) {
-        final int p = pos;
-        if (p < bodyEnd) {
-            final byte first = buf[p];
-            if (first >= 0) { // one byte, 0..127
-                pos = p + 1;
-                return first;
-            }
-        }
+        final int one = oneByteVInt(bodyEnd);
+        if (one >= 0) return one;
         needInBody(1, what);
         int size = VInt.sizeFromFirstByte(buf[pos]);
         needInBody(size, what);
