@@ -613,6 +613,43 @@ public final class RowRecord {
         return true;
     }
 
+    /**
+     * Moves to the next simple column and reads its cell, in a row whose simple cells are all plain:
+     * the row {@linkplain #simpleCellsShareLiveness shares its liveness} with them and that liveness
+     * does not expire, so each cell is a flags byte, a value length and the value, with no timestamp,
+     * TTL or deletion time of its own (every cell of a plain INSERT). Sets {@link #columnPosition} and
+     * {@link #cellValueOffset} and returns the value's length; the other cell fields keep whatever
+     * they held. The serializer's loop for such rows, without the general cursor's bookkeeping.
+     * REQUIRES: such a row, and a simple column left; a cell that is not plain (a broken record)
+     * throws IllegalStateException.
+     */
+    public int nextPlainSimpleCell() {
+        final byte[] s = src;
+        int p = position;
+        int index = columnsRead;
+        if ((flags & ALL_SIMPLE_PRESENT) == 0) {
+            index = (short) SHORT.get(s, p) & 0xFFFF;
+            p += Short.BYTES;
+        }
+        int f = s[p++];
+        int length;
+        if (f == (ROW_TIMESTAMP | SHORT_VALUE)) {
+            length = s[p++] & 0xFF;
+        } else if (f == ROW_TIMESTAMP) {
+            length = (int) INT.get(s, p);
+            p += Integer.BYTES;
+        } else {
+            throw new IllegalStateException("record cell at offset " + (p - 1 - offset) + " has flags 0x" + Integer.toHexString(f & 0xFF)
+                    + ", not a plain cell's, in a row whose cells share its liveness");
+        }
+        columnPosition = index;
+        cellValueOffset = p;
+        cellValueLength = length;
+        position = p + length;
+        columnsRead++;
+        return length;
+    }
+
     /** Table position (among the static or regular columns) of the current column. */
     public int columnPosition() { return columnPosition; }
 
