@@ -705,7 +705,18 @@ public final class RowSerializer {
         final long[] timestamps = r.cellTimestamp, ldts = r.cellLdt;
         long minTs = Long.MAX_VALUE, maxTs = Long.MIN_VALUE;
         int withCells = 0;
-        for (int j = 0; j < columns; j++) {
+        int columnsDone = 0;
+        int plainBytes = hasLiveness && r.cellsPlain ? plainCellsSize(present, valueLength, columns, fixed) : -1;
+        if (plainBytes >= 0) {
+            // Each cell is the row's timestamp and a value, with no TTL or deletion time: its flags
+            // are cellFlags' for it, and its bytes are its flags, its one-byte length unless fixed,
+            // and its value, which is also how the input held it.
+            size += plainBytes;
+            minTs = maxTs = lts;
+            withCells = columns;
+            columnsDone = columns;
+        }
+        for (int j = columnsDone; j < columns; j++) {
             final int h = present[j];
             final boolean isComplex = complex[h];
             int k = firstCell[j];
@@ -746,6 +757,21 @@ public final class RowSerializer {
         copyMaxTimestamp = maxTs;
         copyColumnsWithCells = withCells;
         return true;
+    }
+
+    /**
+     * Bytes of a row's cells that the cursor read as plain ({@code SSTableCursor.Row#cellsPlain}: the j-th
+     * column's one cell is slot j), or -1 if one of them has an empty value, which the general check
+     * refuses (this serializer flags it HAS_EMPTY_VALUE; the input did not).
+     */
+    private static int plainCellsSize(int[] present, int[] valueLength, int columns, int[] fixed) {
+        int size = 0;
+        for (int j = 0; j < columns; j++) {
+            int length = valueLength[j];
+            if (length == 0) return -1;
+            size += fixed[present[j]] < 0 ? 2 + length : 1 + length;
+        }
+        return size;
     }
 
     /** Whether the row {@link #prepareCopy} accepted is taken as the input's bytes, not transcoded. */

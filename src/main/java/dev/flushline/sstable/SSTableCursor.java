@@ -580,6 +580,7 @@ public final class SSTableCursor implements AutoCloseable {
         r.fieldsLength = bodyEnd - pos;
         r.complexDeletionTimeDropped = false;
         r.skipped = false;
+        r.cellsPlain = false;
 
         if ((flags & DataLayout.HAS_TIMESTAMP) != 0) {
             long ts = bodyTimestamp("liveness timestamp");
@@ -635,9 +636,12 @@ public final class SSTableCursor implements AutoCloseable {
             }
             if (n > r.simpleColumnsUpTo) r.simpleColumnsUpTo = n;
             r.cellCount = n;
+            // Any cell the general path read cut the prefix back below its own slot.
+            r.cellsPlain = r.plainCellsUpTo >= n;
             endRowBody(r);
             return;
         }
+        r.cellsPlain = false;
         r.simpleColumnsUpTo = 0; // the loop below writes other values into the column arrays
         int cells = 0;
         for (int j = 0; j < r.columnCount; j++) {
@@ -897,6 +901,12 @@ public final class SSTableCursor implements AutoCloseable {
         boolean complexDeletionTimeDropped;
         /** Whether the body was stepped over ({@link #skipBody}): its cells are unknown. */
         boolean skipped;
+        /**
+         * Whether every cell of the row was read by the plain path: simple columns only, one cell
+         * each, flags exactly USE_ROW_TIMESTAMP, the value after a one-byte length or of the column's
+         * fixed length. False until the body is read.
+         */
+        boolean cellsPlain;
         int flags, extFlags;
         boolean isStatic;
         int clusteringSize;

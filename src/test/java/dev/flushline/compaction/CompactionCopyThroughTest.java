@@ -408,6 +408,44 @@ class CompactionCopyThroughTest {
         assertEquals(1, onC.rowsCopiedVerbatim, "the row whose LIVE deletion held another time is transcoded");
     }
 
+    /**
+     * A cell that holds an empty text value after a zero length, with USE_ROW_TIMESTAMP as its only
+     * flag, where every writer flags HAS_EMPTY_VALUE and writes no length: the reader takes it as
+     * the same empty value, and the cursor's plain path reads it as a plain cell, but its bytes are
+     * not ours, so the row is merged, not copied, and the output is what the unpatched input gives.
+     */
+    @org.junit.jupiter.api.Test
+    void anEmptyValueWithALengthInsteadOfItsFlagIsRebuilt() throws Exception {
+        String cql = "CREATE TABLE ks.crafte (pk int, ck int, v text, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
+        TableSchema schema = CqlParser.parse(cql);
+        long ts = 1_700_000_000_000_000L;
+        dev.flushline.data.Row r1 = new dev.flushline.data.Row(false, new byte[][] {int32(1)}, ts, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
+                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts, new byte[] {'x'}, null)},
+                new dev.flushline.data.ComplexColumn[0]);
+        dev.flushline.data.Row r2 = new dev.flushline.data.Row(false, new byte[][] {int32(2)}, ts + 5, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
+                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts + 5, new byte[0], null)},
+                new dev.flushline.data.ComplexColumn[0]);
+        Path original = onePartition(tmp.resolve("crafte-orig"), schema, List.of(r1, r2));
+        Compactor.Result expected = compact(schema, original, tmp.resolve("crafte-orig-out"), BASE_NOW, BASE_NOW - 864_000, true);
+        assertEquals(2, expected.rowsCopiedVerbatim, "our flush's bytes, the output's bases: taken as they are");
+
+        // The last row: 24 00 <ck:4> <row_size> <prev_size> <ts delta 05> 0c (USE_ROW_TIMESTAMP | HAS_EMPTY_VALUE)
+        Path dir = copyOf(original, tmp.resolve("crafte-patched"));
+        SSTableFiles f = SSTableFiles.inDirectory(dir).get(0);
+        byte[] data = Files.readAllBytes(f.path(dev.flushline.sstable.Component.DATA));
+        int row = (int) lastRowOffset(f, schema);
+        assertEquals(0x24, data[row] & 0xFF);
+        assertEquals(5, data[row + 8], "the last row's timestamp delta");
+        assertEquals(0x0C, data[row + 9], "USE_ROW_TIMESTAMP | HAS_EMPTY_VALUE");
+        byte[] patched = splice(data, row + 9, 1, new byte[] {0x08, 0x00}); // USE_ROW_TIMESTAMP, then a zero length
+        patched[row + 6]++; // row_size: one byte more
+        rewriteData(f, patched);
+        assertEquals(2, cursorRows(f, schema), "the patched sstable reads");
+        Compactor.Result on = compact(schema, dir, tmp.resolve("crafte-on"), BASE_NOW, BASE_NOW - 864_000, true);
+        assertSameFiles(tmp.resolve("crafte-orig-out"), tmp.resolve("crafte-on"), "an empty value after a zero length");
+        assertEquals(1, on.rowsCopied, "the row whose flags are not ours is merged");
+    }
+
     /** One partition of {@code rows}, flushed uncompressed into {@code dir}. */
     static Path onePartition(Path dir, TableSchema schema, List<dev.flushline.data.Row> rows) throws IOException {
         Files.createDirectories(dir);
