@@ -180,6 +180,12 @@ final class CqlTypes {
 
     /** Int32Type/LongType/ShortType order: sign byte signed, the rest (and the length) unsigned. */
     private static int signedFirstByteThenUnsigned(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        // Two values of one width in that order are two's complement big-endian numbers: compared as
+        // such without the byte walk (a merge compares clusterings once per row version).
+        if (aLength == bLength) {
+            if (aLength == Integer.BYTES) return Integer.compare(readInt(a, aOffset), readInt(b, bOffset));
+            if (aLength == Long.BYTES) return Long.compare(readLong(a, aOffset), readLong(b, bOffset));
+        }
         int diff = a[aOffset] - b[bOffset];
         if (diff != 0) return diff;
         return Arrays.compareUnsigned(a, aOffset, aOffset + aLength, b, bOffset, bOffset + bLength);

@@ -73,6 +73,32 @@ class CqlTypeCompareTest {
         return ByteBuffer.allocate(4 + u.length).putInt(d.scale()).put(u).array();
     }
 
+    /**
+     * The integer types at the edges of each byte, where a compare that mixes up signed and
+     * unsigned bytes goes wrong: every pair of such values, of each width, against Cassandra.
+     */
+    @Test
+    void integersAtByteEdgesCompareAsCassandraCompares() {
+        long[] edges = {Long.MIN_VALUE, Integer.MIN_VALUE, Short.MIN_VALUE, -0x81, -0x80, -0x7F, -0x100, -0xFF, -2, -1, 0, 1,
+                0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFFFF, 0x800000, 0xFFFFFF, 0x1000000,
+                Short.MAX_VALUE, Integer.MAX_VALUE, 0x80000000L, 0xFFFFFFFFL, 0x100000000L, Long.MAX_VALUE};
+        CqlType.Kind[] kinds = {CqlType.Kind.SMALLINT, CqlType.Kind.INT, CqlType.Kind.BIGINT, CqlType.Kind.TIMESTAMP};
+        int[] widths = {Short.BYTES, Integer.BYTES, Long.BYTES, Long.BYTES};
+        for (int k = 0; k < kinds.length; k++) {
+            CqlType t = CqlType.of(kinds[k]);
+            AbstractType<?> c = CassandraOracle.typeOf(t);
+            for (long x : edges) {
+                for (long y : edges) check(t, c, bigEndian(x, widths[k]), bigEndian(y, widths[k]));
+            }
+        }
+    }
+
+    private static byte[] bigEndian(long v, int width) {
+        byte[] out = new byte[width];
+        for (int i = width - 1; i >= 0; i--, v >>= 8) out[i] = (byte) v;
+        return out;
+    }
+
     private static void check(CqlType t, AbstractType<?> c, byte[] a, byte[] b) {
         int expected = Integer.signum(c.compare(ByteBuffer.wrap(a), ByteBuffer.wrap(b)));
         // also at a non-zero offset, to catch offset bugs
