@@ -327,23 +327,17 @@ class CompactionCopyThroughTest {
         String simpleCql = "CREATE TABLE ks.craft (pk int, ck int, v int, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
         TableSchema simple = CqlParser.parse(simpleCql);
         long ts = 1_700_000_000_000_000L;
-        dev.flushline.data.Row r1 = new dev.flushline.data.Row(false, new byte[][] {int32(1)}, ts, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
-                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts, int32(11), null)},
-                new dev.flushline.data.ComplexColumn[0]);
-        dev.flushline.data.Row r2 = new dev.flushline.data.Row(false, new byte[][] {int32(2)}, ts + 5, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
-                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts + 5, int32(22), null)},
-                new dev.flushline.data.ComplexColumn[0]);
-        Path original = onePartition(tmp.resolve("craft-orig"), simple, List.of(r1, r2));
-        Compactor.Result expected = compact(simple, original, tmp.resolve("craft-orig-out"), BASE_NOW, BASE_NOW - 864_000, true);
-        assertEquals(2, expected.rowsCopied);
-        assertEquals(2, expected.rowsCopiedVerbatim, "our flush's bytes, the output's bases: taken as they are");
+        dev.flushline.data.Row r1 = oneCellRow(1, ts, int32(11));
+        dev.flushline.data.Row r2 = oneCellRow(2, ts + 5, int32(22));
+        Path original = flushedAndCopiedVerbatim("craft", simple, List.of(r1, r2));
 
         // The last row: 24 00 <ck:4> <row_size> <prev_size> <ts delta 05> 08 <v:4>
         for (String patch : new String[] {"own timestamp", "long vint"}) {
-            Path dir = copyOf(original, tmp.resolve("craft-" + patch.replace(' ', '-')));
-            SSTableFiles f = SSTableFiles.inDirectory(dir).get(0);
-            byte[] data = Files.readAllBytes(f.path(dev.flushline.sstable.Component.DATA));
-            int row = (int) lastRowOffset(f, simple);
+            Patchable p = patchable(original, tmp.resolve("craft-" + patch.replace(' ', '-')), simple);
+            Path dir = p.dir();
+            SSTableFiles f = p.files();
+            byte[] data = p.data();
+            int row = p.lastRow();
             assertEquals(0x24, data[row] & 0xFF, patch);
             int tsAt = row + 8;
             assertEquals(5, data[tsAt], patch + ": the last row's timestamp delta");
@@ -387,13 +381,12 @@ class CompactionCopyThroughTest {
                                 new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts + 5, new byte[0], int32(1))}),
                         new dev.flushline.data.ComplexColumn(dev.flushline.data.DeletionTime.LIVE,
                                 new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts + 5, new byte[0], int32(2))})});
-        Path originalC = onePartition(tmp.resolve("craftc-orig"), complex, List.of(c1, c2));
-        Compactor.Result expectedC = compact(complex, originalC, tmp.resolve("craftc-orig-out"), now, now - 864_000, true);
-        assertEquals(2, expectedC.rowsCopiedVerbatim, "our flush's bytes, the output's bases: taken as they are");
-        Path dirC = copyOf(originalC, tmp.resolve("craftc-live"));
-        SSTableFiles fc = SSTableFiles.inDirectory(dirC).get(0);
-        byte[] data = Files.readAllBytes(fc.path(dev.flushline.sstable.Component.DATA));
-        int row = (int) lastRowOffset(fc, complex);
+        Path originalC = flushedAndCopiedVerbatim("craftc", complex, List.of(c1, c2));
+        Patchable pc = patchable(originalC, tmp.resolve("craftc-live"), complex);
+        Path dirC = pc.dir();
+        SSTableFiles fc = pc.files();
+        byte[] data = pc.data();
+        int row = pc.lastRow();
         // u's LIVE deletion: its timestamp delta is the only nine-byte vint (first byte 0xFF) in the row,
         // its local deletion time delta follows; flip the last bit of the latter.
         int at = row;
@@ -419,31 +412,52 @@ class CompactionCopyThroughTest {
         String cql = "CREATE TABLE ks.crafte (pk int, ck int, v text, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
         TableSchema schema = CqlParser.parse(cql);
         long ts = 1_700_000_000_000_000L;
-        dev.flushline.data.Row r1 = new dev.flushline.data.Row(false, new byte[][] {int32(1)}, ts, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
-                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts, new byte[] {'x'}, null)},
-                new dev.flushline.data.ComplexColumn[0]);
-        dev.flushline.data.Row r2 = new dev.flushline.data.Row(false, new byte[][] {int32(2)}, ts + 5, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
-                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts + 5, new byte[0], null)},
-                new dev.flushline.data.ComplexColumn[0]);
-        Path original = onePartition(tmp.resolve("crafte-orig"), schema, List.of(r1, r2));
-        Compactor.Result expected = compact(schema, original, tmp.resolve("crafte-orig-out"), BASE_NOW, BASE_NOW - 864_000, true);
-        assertEquals(2, expected.rowsCopiedVerbatim, "our flush's bytes, the output's bases: taken as they are");
+        dev.flushline.data.Row r1 = oneCellRow(1, ts, new byte[] {'x'});
+        dev.flushline.data.Row r2 = oneCellRow(2, ts + 5, new byte[0]);
+        Path original = flushedAndCopiedVerbatim("crafte", schema, List.of(r1, r2));
 
         // The last row: 24 00 <ck:4> <row_size> <prev_size> <ts delta 05> 0c (USE_ROW_TIMESTAMP | HAS_EMPTY_VALUE)
-        Path dir = copyOf(original, tmp.resolve("crafte-patched"));
-        SSTableFiles f = SSTableFiles.inDirectory(dir).get(0);
-        byte[] data = Files.readAllBytes(f.path(dev.flushline.sstable.Component.DATA));
-        int row = (int) lastRowOffset(f, schema);
+        Patchable p = patchable(original, tmp.resolve("crafte-patched"), schema);
+        byte[] data = p.data();
+        int row = p.lastRow();
         assertEquals(0x24, data[row] & 0xFF);
         assertEquals(5, data[row + 8], "the last row's timestamp delta");
         assertEquals(0x0C, data[row + 9], "USE_ROW_TIMESTAMP | HAS_EMPTY_VALUE");
         byte[] patched = splice(data, row + 9, 1, new byte[] {0x08, 0x00}); // USE_ROW_TIMESTAMP, then a zero length
         patched[row + 6]++; // row_size: one byte more
-        rewriteData(f, patched);
-        assertEquals(2, cursorRows(f, schema), "the patched sstable reads");
-        Compactor.Result on = compact(schema, dir, tmp.resolve("crafte-on"), BASE_NOW, BASE_NOW - 864_000, true);
+        rewriteData(p.files(), patched);
+        assertEquals(2, cursorRows(p.files(), schema), "the patched sstable reads");
+        Compactor.Result on = compact(schema, p.dir(), tmp.resolve("crafte-on"), BASE_NOW, BASE_NOW - 864_000, true);
         assertSameFiles(tmp.resolve("crafte-orig-out"), tmp.resolve("crafte-on"), "an empty value after a zero length");
         assertEquals(1, on.rowsCopied, "the row whose flags are not ours is merged");
+    }
+
+    /** A live row of clustering {@code ck} whose one simple cell holds {@code value}, both at {@code ts}. */
+    private static dev.flushline.data.Row oneCellRow(int ck, long ts, byte[] value) {
+        return new dev.flushline.data.Row(false, new byte[][] {int32(ck)}, ts, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
+                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts, value, null)},
+                new dev.flushline.data.ComplexColumn[0]);
+    }
+
+    /**
+     * Two rows flushed as one partition into {@code name}-orig and compacted into {@code name}-orig-out (at
+     * BASE_NOW), where both are copied as their bytes: the output every patched copy must compact into.
+     */
+    private Path flushedAndCopiedVerbatim(String name, TableSchema schema, List<dev.flushline.data.Row> rows) throws Exception {
+        Path original = onePartition(tmp.resolve(name + "-orig"), schema, rows);
+        Compactor.Result expected = compact(schema, original, tmp.resolve(name + "-orig-out"), BASE_NOW, BASE_NOW - 864_000, true);
+        assertEquals(2, expected.rowsCopied);
+        assertEquals(2, expected.rowsCopiedVerbatim, "our flush's bytes, the output's bases: taken as they are");
+        return original;
+    }
+
+    /** A copy of a one-partition sstable to patch: its directory, files, Data.db bytes and the stream offset of its last row. */
+    record Patchable(Path dir, SSTableFiles files, byte[] data, int lastRow) {}
+
+    static Patchable patchable(Path original, Path copy, TableSchema schema) throws IOException {
+        Path dir = copyOf(original, copy);
+        SSTableFiles f = SSTableFiles.inDirectory(dir).get(0);
+        return new Patchable(dir, f, Files.readAllBytes(f.path(dev.flushline.sstable.Component.DATA)), (int) lastRowOffset(f, schema));
     }
 
     /** One partition of {@code rows}, flushed uncompressed into {@code dir}. */
