@@ -801,26 +801,42 @@ public final class RowSerializer {
         final int start = out.position();
         final boolean isStatic = r.isStatic;
         final int flags = copyFlags;
-        putRowStart(out, flags, isStatic);
-        if (!isStatic) clusteringLayout.putValues(out, clustering);
-        final int body = VInt.sizeOfUnsigned(prevSize) + copyFieldsBytes;
-        if (copyVerbatim) {
-            out.putUnsignedVInt(body);
-            out.putUnsignedVInt(prevSize);
-            out.putBytes(buf, r.fieldsOffset(), r.fieldsLength);
-            if (copyPlain) {
-                // No TTL and no local deletion time: every cell adds its timestamp, TTL 0 and no
-                // deletion time, whose effect on the stats does not depend on their order.
-                if (r.livenessTimestamp != Cell.NO_TIMESTAMP) collector.liveness(r.livenessTimestamp, r.livenessTtl, r.livenessExpiration);
-                collector.plainCells(r.cellCount, copyMinTimestamp, copyMaxTimestamp);
-            } else {
-                collectCopied(r);
-            }
+        if (copyVerbatim && prevSize == r.prevSize && expectedSize == r.length() && r.extFlags == (isStatic ? DataLayout.IS_STATIC : 0)) {
+            // The fields are the input's bytes, and so is everything before them: the flags were
+            // checked equal (the extended flags just now), the clustering holds the same values, and
+            // row_size and prev_size the same numbers (prev_size checked, row_size counting the same
+            // fields). No field is shorter than its minimal encoding and this serializer writes only
+            // minimal ones, so a row of this serializer's size holds each of them minimally, as this
+            // serializer would write it: the whole row is taken as it is.
+            out.putBytes(buf, r.start(), expectedSize);
+            collectVerbatim(r);
         } else {
-            writeTranscoded(out, r, buf, flags, body, prevSize);
+            putRowStart(out, flags, isStatic);
+            if (!isStatic) clusteringLayout.putValues(out, clustering);
+            final int body = VInt.sizeOfUnsigned(prevSize) + copyFieldsBytes;
+            if (copyVerbatim) {
+                out.putUnsignedVInt(body);
+                out.putUnsignedVInt(prevSize);
+                out.putBytes(buf, r.fieldsOffset(), r.fieldsLength);
+                collectVerbatim(r);
+            } else {
+                writeTranscoded(out, r, buf, flags, body, prevSize);
+            }
         }
         rowWritten(r.livenessTimestamp == Cell.NO_TIMESTAMP && !r.isDeleted() && r.columnCount == 0, copyColumnsWithCells);
         FixedBuffer.checkWritten(isStatic ? "copied static row" : "copied row", expectedSize, out.position() - start);
+    }
+
+    /** The stats of a row whose fields were copied as the input's bytes. */
+    private void collectVerbatim(SSTableCursor.Row r) {
+        if (copyPlain) {
+            // No TTL and no local deletion time: every cell adds its timestamp, TTL 0 and no
+            // deletion time, whose effect on the stats does not depend on their order.
+            if (r.livenessTimestamp != Cell.NO_TIMESTAMP) collector.liveness(r.livenessTimestamp, r.livenessTtl, r.livenessExpiration);
+            collector.plainCells(r.cellCount, copyMinTimestamp, copyMaxTimestamp);
+        } else {
+            collectCopied(r);
+        }
     }
 
     /**

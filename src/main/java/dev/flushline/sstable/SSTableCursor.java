@@ -575,7 +575,7 @@ public final class SSTableCursor implements AutoCloseable {
         }
         ensure((int) rowSize, "row");
         bodyEnd = pos + (int) rowSize;
-        bodyVInt("previous unfiltered size");
+        r.prevSize = bodyVInt("previous unfiltered size");
         r.fieldsOffset = pos - mark;
         r.fieldsLength = bodyEnd - pos;
         r.complexDeletionTimeDropped = false;
@@ -894,6 +894,8 @@ public final class SSTableCursor implements AutoCloseable {
         long offset, endOffset;
         /** Window offset (from the item's start) of the first byte after prev_size, and the bytes from there to the row's end. */
         int fieldsOffset, fieldsLength;
+        /** The row's prev_size: the size of the item before it in its partition. */
+        long prevSize;
         /**
          * Whether a complex deletion was read as LIVE by its timestamp although its bytes held
          * another local deletion time: then the decoded fields do not encode back to these bytes.
@@ -1006,6 +1008,15 @@ public final class SSTableCursor implements AutoCloseable {
 
         /** Bytes from {@link #fieldsOffset()} to the row's end. */
         public int fieldsLength() { return fieldsLength; }
+
+        /** Offset in {@link #buffer()} of the row's flags byte: the row is {@link #length()} bytes from there. */
+        public int start() { return mark; }
+
+        /** The row's bytes, flags byte to last byte. */
+        public int length() { return fieldsOffset + fieldsLength; }
+
+        /** The row's prev_size: the size of the item before it in its partition. */
+        public long prevSize() { return prevSize; }
 
         /** The window offset every relative offset of the current item is taken from. */
         int base() { return mark; }

@@ -319,6 +319,7 @@ class CompactionCopyThroughTest {
      * Cassandra's reader reads the same: a cell storing its own timestamp, equal to the row's,
      * instead of flagging USE_ROW_TIMESTAMP (its flags are not ours: the row is merged); a
      * timestamp delta as a two-byte vint (the sizes show it: transcoded, not taken as it is); a
+     * prev_size as a two-byte vint (the fields taken as they are, but not the whole row); a
      * complex column's LIVE deletion with another local deletion time, which the reader drops
      * (transcoded). Each patched sstable compacts into exactly the files the unpatched one does.
      */
@@ -332,7 +333,7 @@ class CompactionCopyThroughTest {
         Path original = flushedAndCopiedVerbatim("craft", simple, List.of(r1, r2));
 
         // The last row: 24 00 <ck:4> <row_size> <prev_size> <ts delta 05> 08 <v:4>
-        for (String patch : new String[] {"own timestamp", "long vint"}) {
+        for (String patch : new String[] {"own timestamp", "long vint", "long prev_size"}) {
             Patchable p = patchable(original, tmp.resolve("craft-" + patch.replace(' ', '-')), simple);
             Path dir = p.dir();
             SSTableFiles f = p.files();
@@ -345,8 +346,11 @@ class CompactionCopyThroughTest {
             byte[] patched;
             if (patch.equals("own timestamp")) {
                 patched = splice(data, tsAt + 1, 1, new byte[] {0x00, 0x05}); // no USE_ROW_TIMESTAMP, then the cell's own delta
-            } else {
+            } else if (patch.equals("long vint")) {
                 patched = splice(data, tsAt, 1, new byte[] {(byte) 0x80, 0x05}); // 5 in two bytes
+            } else {
+                assertTrue(data[row + 7] > 0 && data[row + 7] < 64, patch + ": the first row's size fits a two-byte vint's low byte");
+                patched = splice(data, row + 7, 1, new byte[] {(byte) 0x80, data[row + 7]}); // the same size in two bytes
             }
             patched[row + 6]++; // row_size: one byte more
             rewriteData(f, patched);
@@ -359,9 +363,12 @@ class CompactionCopyThroughTest {
             if (patch.equals("own timestamp")) {
                 assertEquals(1, on.rowsCopied, what + ": the row whose flags are not ours is merged");
                 assertEquals(0, on.partitionsCopied, what);
-            } else {
+            } else if (patch.equals("long vint")) {
                 assertEquals(2, on.rowsCopied, what);
                 assertEquals(1, on.rowsCopiedVerbatim, what + ": the row with a long vint is transcoded");
+            } else {
+                assertEquals(2, on.rowsCopied, what);
+                assertEquals(2, on.rowsCopiedVerbatim, what + ": the fields taken as they are, the row's head written anew");
             }
         }
 
@@ -432,6 +439,42 @@ class CompactionCopyThroughTest {
         assertEquals(1, on.rowsCopied, "the row whose flags are not ours is merged");
     }
 
+    /**
+     * A static row whose extended flags carry a bit besides IS_STATIC that no writer sets (the
+     * reader, like Cassandra's, ignores it): the row's fields are this serializer's, so they are
+     * taken as they are, but its first two bytes are not, so the row is not copied whole, and the
+     * output is what the unpatched input gives.
+     */
+    @org.junit.jupiter.api.Test
+    void aStaticRowWithAnExtendedFlagWeDoNotWriteIsNotCopiedWhole() throws Exception {
+        String cql = "CREATE TABLE ks.crafts (pk int, ck int, s int static, v int, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
+        TableSchema schema = CqlParser.parse(cql);
+        long ts = 1_700_000_000_000_000L;
+        dev.flushline.data.Row st = new dev.flushline.data.Row(true, null, ts, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
+                dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts, int32(7), null)},
+                new dev.flushline.data.ComplexColumn[0]);
+        Path original = onePartition(tmp.resolve("crafts-orig"), schema, st, List.of(oneCellRow(1, ts, int32(11))));
+        Compactor.Result expected = compact(schema, original, tmp.resolve("crafts-orig-out"), BASE_NOW, BASE_NOW - 864_000, true);
+        assertEquals(2, expected.rowsCopiedVerbatim, "the static row and the row, taken as they are");
+
+        Path dir = copyOf(original, tmp.resolve("crafts-patched"));
+        SSTableFiles f = SSTableFiles.inDirectory(dir).get(0);
+        byte[] data = Files.readAllBytes(f.path(dev.flushline.sstable.Component.DATA));
+        int at;
+        try (dev.flushline.sstable.SSTableCursor c = dev.flushline.sstable.SSTableCursor.open(f, schema)) {
+            c.advance(); // the partition
+            assertEquals(dev.flushline.sstable.SSTableCursor.ROW, c.advance());
+            assertTrue(c.row().isStatic());
+            at = (int) c.row().offset();
+        }
+        assertEquals(dev.flushline.sstable.DataLayout.IS_STATIC, data[at + 1], "the static row's extended flags");
+        data[at + 1] |= 0x40;
+        rewriteData(f, data);
+        Compactor.Result on = compact(schema, dir, tmp.resolve("crafts-on"), BASE_NOW, BASE_NOW - 864_000, true);
+        assertSameFiles(tmp.resolve("crafts-orig-out"), tmp.resolve("crafts-on"), "a static row with an unknown extended flag");
+        assertEquals(2, on.rowsCopiedVerbatim, "its fields are still taken as they are");
+    }
+
     /** A live row of clustering {@code ck} whose one simple cell holds {@code value}, both at {@code ts}. */
     private static dev.flushline.data.Row oneCellRow(int ck, long ts, byte[] value) {
         return new dev.flushline.data.Row(false, new byte[][] {int32(ck)}, ts, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
@@ -462,9 +505,14 @@ class CompactionCopyThroughTest {
 
     /** One partition of {@code rows}, flushed uncompressed into {@code dir}. */
     static Path onePartition(Path dir, TableSchema schema, List<dev.flushline.data.Row> rows) throws IOException {
+        return onePartition(dir, schema, null, rows);
+    }
+
+    /** As {@link #onePartition(Path, TableSchema, List)}, with a static row (or null). */
+    static Path onePartition(Path dir, TableSchema schema, dev.flushline.data.Row staticRow, List<dev.flushline.data.Row> rows) throws IOException {
         Files.createDirectories(dir);
         Memtable m = new SkipListMemtable(schema, AllocationMode.UNSLABBED_HEAP);
-        m.apply(new PartitionUpdate(dev.flushline.data.PartitionKey.of(int32(1)), dev.flushline.data.DeletionTime.LIVE, List.of(), null, rows));
+        m.apply(new PartitionUpdate(dev.flushline.data.PartitionKey.of(int32(1)), dev.flushline.data.DeletionTime.LIVE, List.of(), staticRow, rows));
         m.seal();
         try {
             new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), TableDirectory.open(dir), true, null, 0);
