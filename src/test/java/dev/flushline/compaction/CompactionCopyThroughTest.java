@@ -432,10 +432,7 @@ class CompactionCopyThroughTest {
         assertEquals(0x0C, data[row + 9], "USE_ROW_TIMESTAMP | HAS_EMPTY_VALUE");
         byte[] patched = splice(data, row + 9, 1, new byte[] {0x08, 0x00}); // USE_ROW_TIMESTAMP, then a zero length
         patched[row + 6]++; // row_size: one byte more
-        rewriteData(p.files(), patched);
-        assertEquals(2, cursorRows(p.files(), schema), "the patched sstable reads");
-        Compactor.Result on = compact(schema, p.dir(), tmp.resolve("crafte-on"), BASE_NOW, BASE_NOW - 864_000, true);
-        assertSameFiles(tmp.resolve("crafte-orig-out"), tmp.resolve("crafte-on"), "an empty value after a zero length");
+        Compactor.Result on = compactsAsTheOriginal("crafte", schema, p, patched, "an empty value after a zero length");
         assertEquals(1, on.rowsCopied, "the row whose flags are not ours is merged");
     }
 
@@ -453,15 +450,12 @@ class CompactionCopyThroughTest {
         dev.flushline.data.Row st = new dev.flushline.data.Row(true, null, ts, 0, dev.flushline.data.Cell.NO_DELETION_TIME,
                 dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {dev.flushline.data.Cell.live(ts, int32(7), null)},
                 new dev.flushline.data.ComplexColumn[0]);
-        Path original = onePartition(tmp.resolve("crafts-orig"), schema, st, List.of(oneCellRow(1, ts, int32(11))));
-        Compactor.Result expected = compact(schema, original, tmp.resolve("crafts-orig-out"), BASE_NOW, BASE_NOW - 864_000, true);
-        assertEquals(2, expected.rowsCopiedVerbatim, "the static row and the row, taken as they are");
+        Path original = flushedAndCopiedVerbatim("crafts", schema, st, List.of(oneCellRow(1, ts, int32(11))));
 
-        Path dir = copyOf(original, tmp.resolve("crafts-patched"));
-        SSTableFiles f = SSTableFiles.inDirectory(dir).get(0);
-        byte[] data = Files.readAllBytes(f.path(dev.flushline.sstable.Component.DATA));
+        Patchable p = patchable(original, tmp.resolve("crafts-patched"), schema);
+        byte[] data = p.data();
         int at;
-        try (dev.flushline.sstable.SSTableCursor c = dev.flushline.sstable.SSTableCursor.open(f, schema)) {
+        try (dev.flushline.sstable.SSTableCursor c = dev.flushline.sstable.SSTableCursor.open(p.files(), schema)) {
             c.advance(); // the partition
             assertEquals(dev.flushline.sstable.SSTableCursor.ROW, c.advance());
             assertTrue(c.row().isStatic());
@@ -469,9 +463,7 @@ class CompactionCopyThroughTest {
         }
         assertEquals(dev.flushline.sstable.DataLayout.IS_STATIC, data[at + 1], "the static row's extended flags");
         data[at + 1] |= 0x40;
-        rewriteData(f, data);
-        Compactor.Result on = compact(schema, dir, tmp.resolve("crafts-on"), BASE_NOW, BASE_NOW - 864_000, true);
-        assertSameFiles(tmp.resolve("crafts-orig-out"), tmp.resolve("crafts-on"), "a static row with an unknown extended flag");
+        Compactor.Result on = compactsAsTheOriginal("crafts", schema, p, data, "a static row with an unknown extended flag");
         assertEquals(2, on.rowsCopiedVerbatim, "its fields are still taken as they are");
     }
 
@@ -487,11 +479,29 @@ class CompactionCopyThroughTest {
      * BASE_NOW), where both are copied as their bytes: the output every patched copy must compact into.
      */
     private Path flushedAndCopiedVerbatim(String name, TableSchema schema, List<dev.flushline.data.Row> rows) throws Exception {
-        Path original = onePartition(tmp.resolve(name + "-orig"), schema, rows);
+        return flushedAndCopiedVerbatim(name, schema, null, rows);
+    }
+
+    /** As above, the partition with a static row (or null): with it, one row and the static row. */
+    private Path flushedAndCopiedVerbatim(String name, TableSchema schema, dev.flushline.data.Row staticRow,
+                                          List<dev.flushline.data.Row> rows) throws Exception {
+        Path original = onePartition(tmp.resolve(name + "-orig"), schema, staticRow, rows);
         Compactor.Result expected = compact(schema, original, tmp.resolve(name + "-orig-out"), BASE_NOW, BASE_NOW - 864_000, true);
         assertEquals(2, expected.rowsCopied);
         assertEquals(2, expected.rowsCopiedVerbatim, "our flush's bytes, the output's bases: taken as they are");
         return original;
+    }
+
+    /**
+     * Writes {@code patched} as the copy's Data.db, checks that it reads, and compacts it into
+     * {@code name}-on, which must hold exactly the files of {@code name}-orig-out.
+     */
+    private Compactor.Result compactsAsTheOriginal(String name, TableSchema schema, Patchable p, byte[] patched, String what) throws Exception {
+        rewriteData(p.files(), patched);
+        assertEquals(2, cursorRows(p.files(), schema), what + ": the patched sstable reads");
+        Compactor.Result on = compact(schema, p.dir(), tmp.resolve(name + "-on"), BASE_NOW, BASE_NOW - 864_000, true);
+        assertSameFiles(tmp.resolve(name + "-orig-out"), tmp.resolve(name + "-on"), what);
+        return on;
     }
 
     /** A copy of a one-partition sstable to patch: its directory, files, Data.db bytes and the stream offset of its last row. */
