@@ -54,6 +54,8 @@ import java.util.Set;
  * compiled before it is measured. The run ends with each version's flush CPU over oa's (the BTI goal is da at
  * most 1.1 times oa). Without the option the output is what it was before the option existed, line for line
  * (the docs and scripts parse it); with it, each JSON object also names its {@code sstable_version}.
+ * {@code --version-rounds N} repeats the versions N times, reversing their order every other round, and ends with
+ * the medians over the rounds: one pair moves with the machine and with its place in the run.
  *
  * <p>The workload is deterministic (fixed seed, fixed timestamps), so two runs flush the same
  * bytes. Thread safety: one thread fills; FlushJob may use {@code --flush-threads}.
@@ -85,6 +87,10 @@ public final class BenchCommand {
           + "                                version's flush cpu over oa's (goal for da: at most x1.10); with --against\n"
           + "                                cassandra, Cassandra 5.0.5 flushes oa and da too and every component file of\n"
           + "                                its sstable is compared with ours\n"
+          + "  --version-rounds N            with two versions or more: fill and flush them N times, the order\n"
+          + "                                reversed every other round (oa,da then da,oa), and end with each\n"
+          + "                                version's median flush cpu over oa's and the median of the rounds'\n"
+          + "                                ratios (default 1: once, in the order given; not with --against)\n"
           + "  --against SYSTEMS             also flush the same operations through cassandra (5.0.5), cassandra6\n"
           + "                                (6.0-alpha2, in a child JVM), rocksdb, or write them with cqlsstablewriter\n"
           + "                                (sorted and unsorted), or a comma list of these, and print the ratios to\n"
@@ -111,6 +117,9 @@ public final class BenchCommand {
           + "  Scanned <Data.db path>: N partitions, R rows, C cells in N ms, cpu time: N ms (N ns/row), allocated: <MiB>\n"
           + "With several sstable versions, those lines once per version, then per version other than oa:\n"
           + "  Flush cpu, <version> / oa: xR (<version> N ms, oa N ms)[; goal: at most x1.10]\n"
+          + "and with --version-rounds N, those lines once per round, then per version other than oa:\n"
+          + "  Flush cpu over N rounds, <version> / oa: ratio of the medians xR (<version> N ms, oa N ms),\n"
+          + "  median of the rounds' ratios xR (xR to xR)[; goal: at most x1.10]\n"
           + "\n"
           + "Exit status: 0 ok, 1 usage, 2 internal or I/O failure.\n";
 
@@ -118,6 +127,12 @@ public final class BenchCommand {
 
     /** {@code --sstable-version V[,V...]}: the versions each measured flush is written in, in order. */
     public static final String SSTABLE_VERSIONS_OPTION = EngineOptions.SSTABLE_VERSION_OPTION;
+
+    /**
+     * {@code --version-rounds N}: the versions' fills and flushes N times, the order reversed every other round,
+     * so that neither version always runs first (the first flush of a JVM's run costs less than the second).
+     */
+    public static final String VERSION_ROUNDS_OPTION = "version-rounds";
 
     /** The issue's goal for our BTI flush: its CPU at most this many times our BIG (oa) flush's. */
     public static final double DA_OVER_OA_CPU_GOAL = 1.10;
@@ -132,6 +147,7 @@ public final class BenchCommand {
         s.add("warmup-partitions");
         s.add("against");
         s.add(SSTABLE_VERSIONS_OPTION);
+        s.add(VERSION_ROUNDS_OPTION);
         OPTIONS = Set.copyOf(s);
     }
 
@@ -162,6 +178,9 @@ public final class BenchCommand {
             }
             Args a = new Args("bench", argv, OPTIONS, Set.of("json"));
             if (a.has("against")) {
+                if (a.has(VERSION_ROUNDS_OPTION)) {
+                    throw new UsageException("--" + VERSION_ROUNDS_OPTION + " is for our own versions side by side, not with --against");
+                }
                 return inModule(AGAINST_MAIN, "--against", argv, out, err);
             }
             Setup setup = new Setup(a);
@@ -248,6 +267,8 @@ public final class BenchCommand {
          * before the option existed (docs and scripts parse them); with it they name the version.
          */
         public final boolean versionsGiven;
+        /** {@code --version-rounds}: how many times the versions are filled and flushed (1 by default). */
+        public final int versionRounds;
 
         Setup(Args a) throws UsageException {
             workload = new Workload(a.intValue("partitions", 260_000, 1, Integer.MAX_VALUE),
@@ -260,6 +281,11 @@ public final class BenchCommand {
             schema = engine.apply(CqlParser.parse(workload.cql()));
             versionsGiven = a.has(SSTABLE_VERSIONS_OPTION);
             versions = versionsGiven ? versions(a.string(SSTABLE_VERSIONS_OPTION, null)) : List.of(SSTableVersion.OA);
+            versionRounds = a.intValue(VERSION_ROUNDS_OPTION, 1, 1, 1000);
+            if (versionRounds > 1 && versions.size() < 2) {
+                throw new UsageException("--" + VERSION_ROUNDS_OPTION + " " + versionRounds + " needs two sstable versions or more"
+                        + " (--" + SSTABLE_VERSIONS_OPTION + " oa,da, say): the rounds are there to compare them");
+            }
         }
 
         /**
@@ -390,17 +416,84 @@ public final class BenchCommand {
 
     private static void bench(Setup setup, Path outDir, PrintStream out) throws IOException {
         warmUp(setup, out);
-        List<Measured> runs = new ArrayList<>(setup.versions.size());
-        for (SSTableVersion version : setup.versions) {
-            Measured r = fillAndFlush(setup.workload, setup.engine, setup.schema, version, outDir, out, null, null);
-            runs.add(r);
-            for (FlushOutcome o : r.outcomes) out.println(o.logLine());
-            if (setup.json) {
-                for (FlushOutcome o : r.outcomes) out.println(setup.json(o, version));
+        List<List<Measured>> rounds = new ArrayList<>(setup.versionRounds);
+        for (int round = 0; round < setup.versionRounds; round++) {
+            List<SSTableVersion> order = new ArrayList<>(setup.versions);
+            if (round % 2 == 1) java.util.Collections.reverse(order);
+            List<Measured> runs = new ArrayList<>(order.size());
+            for (SSTableVersion version : order) {
+                Measured r = fillAndFlush(setup.workload, setup.engine, setup.schema, version, outDir, out, null, null);
+                runs.add(r);
+                for (FlushOutcome o : r.outcomes) out.println(o.logLine());
+                if (setup.json) {
+                    for (FlushOutcome o : r.outcomes) out.println(setup.json(o, version));
+                }
+                for (FlushOutcome o : r.outcomes) out.println(scanLine(o.result.dataPath, setup.schema));
             }
-            for (FlushOutcome o : r.outcomes) out.println(scanLine(o.result.dataPath, setup.schema));
+            for (String line : versionRatioLines(runs)) out.println(line);
+            rounds.add(runs);
         }
-        for (String line : versionRatioLines(runs)) out.println(line);
+        if (rounds.size() > 1) {
+            for (String line : versionRoundsLines(rounds)) out.println(line);
+        }
+    }
+
+    /**
+     * Per version other than oa, over rounds that each flushed every version once: its flush CPU's median over
+     * oa's, and the median of the rounds' own ratios, with the goal where the issue sets one (da). The two
+     * answer the same question in two ways: one round's pair moves with the machine's drift, the medians do not.
+     */
+    public static List<String> versionRoundsLines(List<List<Measured>> rounds) {
+        List<String> lines = new ArrayList<>();
+        List<Measured> first = rounds.get(0);
+        for (int v = 0; v < first.size(); v++) {
+            SSTableVersion version = first.get(v).version;
+            if (version == SSTableVersion.OA) continue;
+            long[] cpu = new long[rounds.size()], oaCpu = new long[rounds.size()];
+            boolean hasOa = true;
+            for (int i = 0; i < rounds.size(); i++) {
+                cpu[i] = -1;
+                oaCpu[i] = -1;
+                for (Measured m : rounds.get(i)) {
+                    if (m.version == version) cpu[i] = m.flushCpuNanos();
+                    if (m.version == SSTableVersion.OA) oaCpu[i] = m.flushCpuNanos();
+                }
+                hasOa &= oaCpu[i] >= 0;
+            }
+            if (hasOa) lines.add(versionRoundsLine(version, cpu, oaCpu));
+        }
+        return lines;
+    }
+
+    /**
+     * {@code Flush cpu over 6 rounds, da / oa: ratio of the medians x1.04 (da 1210 ms, oa 1160 ms), median of the
+     * rounds' ratios x1.03 (x0.91 to x1.22)[; goal: at most x1.10]}. REQUIRES: arrays of one length, at least 1.
+     */
+    public static String versionRoundsLine(SSTableVersion version, long[] cpuNanos, long[] oaCpuNanos) {
+        int n = cpuNanos.length;
+        double[] ratios = new double[n];
+        for (int i = 0; i < n; i++) ratios[i] = oaCpuNanos[i] <= 0 ? Double.NaN : (double) cpuNanos[i] / oaCpuNanos[i];
+        long cpuMedian = median(cpuNanos), oaMedian = median(oaCpuNanos);
+        double[] sorted = ratios.clone();
+        java.util.Arrays.sort(sorted); // NaN sorts last
+        double ratioMedian = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        return String.format(Locale.ROOT, "Flush cpu over %d rounds, %s / oa: ratio of the medians %s (%s %d ms, oa %d ms), "
+                        + "median of the rounds' ratios %s (%s to %s)%s",
+                n, version, ratioText(oaMedian <= 0 ? Double.NaN : (double) cpuMedian / oaMedian), version, cpuMedian / 1_000_000,
+                oaMedian / 1_000_000, ratioText(ratioMedian), ratioText(sorted[0]), ratioText(sorted[n - 1]),
+                version == SSTableVersion.DA ? String.format(Locale.ROOT, "; goal: at most x%.2f", DA_OVER_OA_CPU_GOAL) : "");
+    }
+
+    private static String ratioText(double r) {
+        return Double.isNaN(r) ? "n/a" : String.format(Locale.ROOT, "x%.2f", r);
+    }
+
+    /** The median of {@code values} (the mean of the middle two for an even count). REQUIRES: at least one. */
+    static long median(long[] values) {
+        long[] s = values.clone();
+        java.util.Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
     /**

@@ -149,6 +149,49 @@ class BenchCommandTest {
     }
 
     /**
+     * Rounds of the versions side by side: each round flushes every version once, every other round in the
+     * reverse order, prints its own ratio line, and the run ends with the medians' line.
+     */
+    @Test
+    void versionRoundsAlternateTheOrderAndEndWithTheMedians() {
+        Result r = main("bench", "--partitions", "60", "--rows-per-partition", "3", "--warmup-partitions", "0",
+                "--sstable-version", "oa,nb", "--version-rounds", "3");
+        assertEquals(0, r.status, r.err);
+        List<String> order = new java.util.ArrayList<>();
+        Matcher m = Pattern.compile("^Completed flushing \\S*/(oa|nb)-\\d+-big-Data\\.db ", Pattern.MULTILINE).matcher(r.out);
+        while (m.find()) order.add(m.group(1));
+        assertEquals(List.of("oa", "nb", "nb", "oa", "oa", "nb"), order, r.out);
+        List<String> lines = r.out.lines().toList();
+        assertEquals(3, lines.stream().filter(l -> l.startsWith("Flush cpu, nb / oa: ")).count(), r.out);
+        String last = lines.get(lines.size() - 1);
+        assertTrue(Pattern.compile("^Flush cpu over 3 rounds, nb / oa: ratio of the medians (x\\d+\\.\\d{2}|n/a) \\(nb \\d+ ms, oa \\d+ ms\\), "
+                + "median of the rounds' ratios (x\\d+\\.\\d{2}|n/a) \\((x\\d+\\.\\d{2}|n/a) to (x\\d+\\.\\d{2}|n/a)\\)$").matcher(last).matches(), last);
+
+        r = main("bench", "--partitions", "10", "--warmup-partitions", "0", "--sstable-version", "da", "--version-rounds", "2");
+        assertEquals(1, r.status, r.out);
+        assertTrue(r.err.contains("--version-rounds 2 needs two sstable versions or more"), r.err);
+        r = main("bench", "--partitions", "10", "--against", "rocksdb", "--sstable-version", "oa,da", "--version-rounds", "2");
+        assertEquals(1, r.status, r.out);
+        assertTrue(r.err.contains("--version-rounds is for our own versions side by side, not with --against"), r.err);
+    }
+
+    /** The rounds' line: the medians' ratio and the median of the ratios are different numbers, both given. */
+    @Test
+    void versionRoundsLineGivesBothMedians() {
+        long ms = 1_000_000;
+        // ratios 0.5, 3.0, 2.0: median 2.0; medians 200 and 100 ms: x2.00
+        assertEquals("Flush cpu over 3 rounds, da / oa: ratio of the medians x2.00 (da 200 ms, oa 100 ms), median of the rounds' "
+                        + "ratios x2.00 (x0.50 to x3.00); goal: at most x1.10",
+                BenchCommand.versionRoundsLine(dev.flushline.sstable.SSTableVersion.DA, new long[] {100 * ms, 300 * ms, 200 * ms},
+                        new long[] {200 * ms, 100 * ms, 100 * ms}));
+        // ratios 1.2, 0.9, 1.0, 1.5: median 1.1; medians 125 and 100 ms: x1.25
+        assertEquals("Flush cpu over 4 rounds, nb / oa: ratio of the medians x1.25 (nb 125 ms, oa 100 ms), median of the rounds' "
+                        + "ratios x1.10 (x0.90 to x1.50)",
+                BenchCommand.versionRoundsLine(dev.flushline.sstable.SSTableVersion.NB, new long[] {120 * ms, 90 * ms, 130 * ms, 150 * ms},
+                        new long[] {100 * ms, 100 * ms, 130 * ms, 100 * ms}));
+    }
+
+    /**
      * da beside oa, as the BTI flush goal is measured: runs once Flushline writes da. Until then the probe (a
      * one-partition bench in da) must be refused by name, with the usage status, and the test stops there.
      */
