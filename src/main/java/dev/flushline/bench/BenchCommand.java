@@ -481,7 +481,12 @@ public final class BenchCommand {
                         + "median of the rounds' ratios %s (%s to %s)%s",
                 n, version, ratioText(oaMedian <= 0 ? Double.NaN : (double) cpuMedian / oaMedian), version, cpuMedian / 1_000_000,
                 oaMedian / 1_000_000, ratioText(ratioMedian), ratioText(sorted[0]), ratioText(sorted[n - 1]),
-                version == SSTableVersion.DA ? String.format(Locale.ROOT, "; goal: at most x%.2f", DA_OVER_OA_CPU_GOAL) : "");
+                goalText(version));
+    }
+
+    /** "; goal: at most x1.10" for the version the issue sets a goal for against oa (da), else nothing. */
+    private static String goalText(SSTableVersion version) {
+        return version == SSTableVersion.DA ? String.format(Locale.ROOT, "; goal: at most x%.2f", DA_OVER_OA_CPU_GOAL) : "";
     }
 
     private static String ratioText(double r) {
@@ -528,7 +533,7 @@ public final class BenchCommand {
         String ratio = oaCpuNanos <= 0 ? "n/a" : String.format(Locale.ROOT, "x%.2f", (double) cpuNanos / oaCpuNanos);
         return String.format(Locale.ROOT, "Flush cpu, %s / oa: %s (%s %d ms, oa %d ms)%s", version, ratio, version,
                 cpuNanos / 1_000_000, oaCpuNanos / 1_000_000,
-                version == SSTableVersion.DA ? String.format(Locale.ROOT, "; goal: at most x%.2f", DA_OVER_OA_CPU_GOAL) : "");
+                goalText(version));
     }
 
     private static final com.sun.management.ThreadMXBean THREADS =
