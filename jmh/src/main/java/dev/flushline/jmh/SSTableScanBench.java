@@ -76,12 +76,12 @@ import java.util.stream.Stream;
  * jars left out: Cassandra's logback 1.2 needs the SLF4J 1.7 line of the comparison class path, and the jar's
  * manifest class path would bring lib's SLF4J 2 back.
  *
- * <p><b>Last result.</b> 2026-12-04 20:15 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, in a node's JVM
+ * <p><b>Last result.</b> 2026-12-04 22:51 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, in a node's JVM
  * ({@code -jvmArgs} with scripts/flushline's bench options), {@code -f 1 -wi 3 -i 5 -w 6s -r 6s -prof gc} on the default
- * {@code flushline bench} sstable (2.6 M rows, LZ4), main at be47a51 (Data.db mapped): thread CPU per row, medians of 5
- * iterations, cursor 76.9 ns vs Cassandra's scanner 409.8 ns (x5.33; the goal of at most 1/5 of Cassandra's is met in
- * this run; x4.55 at 19:50, before the mapping); allocation per scan 0.22 MiB vs 1,797 MiB (goal at most 1 MiB: met).
- * Details in profiles/2026-12-04-cursor-records/README.md.
+ * {@code flushline bench} sstable (2.6 M rows, LZ4), main at 794d868: thread CPU per row, medians of 5 iterations,
+ * cursor 75.9 ns vs Cassandra's scanner 397.5 ns (x5.24; the goal of at most 1/5 of Cassandra's is met, as at 20:15,
+ * main at be47a51: 76.9 vs 409.8 ns, x5.33); allocation per scan 0.22 MiB vs 1,797 MiB (goal at most 1 MiB: met).
+ * Details in profiles/2026-12-04-plain-cells/README.md and profiles/2026-12-04-cursor-records/README.md.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
