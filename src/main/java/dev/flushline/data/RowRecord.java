@@ -617,9 +617,9 @@ public final class RowRecord {
      * Moves to the next simple column and reads its cell, in a row whose simple cells are all plain:
      * the row {@linkplain #simpleCellsShareLiveness shares its liveness} with them and that liveness
      * does not expire, so each cell is a flags byte, a value length and the value, with no timestamp,
-     * TTL or deletion time of its own (every cell of a plain INSERT). Sets {@link #columnPosition} and
-     * {@link #cellValueOffset} and returns the value's length; the other cell fields keep whatever
-     * they held. The serializer's loop for such rows, without the general cursor's bookkeeping.
+     * TTL or deletion time of its own (every cell of a plain INSERT). Sets {@link #columnPosition},
+     * {@link #cellValueOffset} and {@link #cellValueLength} and returns the value's length; the other
+     * cell fields keep whatever they held. The serializer's loop for such rows, without the general cursor's bookkeeping.
      * REQUIRES: such a row, and a simple column left; a cell that is not plain (a broken record)
      * throws IllegalStateException.
      */

@@ -808,7 +808,7 @@ public final class RowSerializer {
             // fields). No field is shorter than its minimal encoding and this serializer writes only
             // minimal ones, so a row of this serializer's size holds each of them minimally, as this
             // serializer would write it: the whole row is taken as it is.
-            out.putBytes(buf, r.start(), expectedSize);
+            out.putBytes(buf, r.base(), expectedSize);
             collectVerbatim(r);
         } else {
             putRowStart(out, flags, isStatic);

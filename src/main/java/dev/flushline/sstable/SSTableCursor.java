@@ -641,7 +641,6 @@ public final class SSTableCursor implements AutoCloseable {
             endRowBody(r);
             return;
         }
-        r.cellsPlain = false;
         r.simpleColumnsUpTo = 0; // the loop below writes other values into the column arrays
         int cells = 0;
         for (int j = 0; j < r.columnCount; j++) {
@@ -1009,17 +1008,11 @@ public final class SSTableCursor implements AutoCloseable {
         /** Bytes from {@link #fieldsOffset()} to the row's end. */
         public int fieldsLength() { return fieldsLength; }
 
-        /** Offset in {@link #buffer()} of the row's flags byte: the row is {@link #length()} bytes from there. */
-        public int start() { return mark; }
-
-        /** The row's bytes, flags byte to last byte. */
-        public int length() { return fieldsOffset + fieldsLength; }
-
-        /** The row's prev_size: the size of the item before it in its partition. */
-        public long prevSize() { return prevSize; }
-
-        /** The window offset every relative offset of the current item is taken from. */
+        /** The window offset every relative offset of the current item is taken from: the row's flags byte. */
         int base() { return mark; }
+
+        /** The row's bytes from {@link #base()}, flags byte to last byte. */
+        int length() { return fieldsOffset + fieldsLength; }
 
         public long endOffset() { return endOffset; }
 
