@@ -98,11 +98,19 @@ public final class FlushWriter {
         return header;
     }
 
-    /** A partition's record rows and its markers, merged in clustering order. */
-    private void writeRecordRows(SSTableOutput out, RowList.Node node, RangeTombstoneList rts, int markerCount,
+    /**
+     * A partition's record rows and its markers, merged in clustering order. The rows are packed
+     * ({@link RowList#packedRecord}, read by index) or linked nodes from {@code rows.first()}.
+     */
+    private void writeRecordRows(SSTableOutput out, RowList rows, RangeTombstoneList rts, int markerCount,
                                  MemtableRowReader records, ClusteringBuffer markerBuffer) throws IOException {
         final ClusteringComparator comparator = this.comparator;
-        RowRecord row = node == null ? null : records.read(node);
+        final boolean packed = rows.isPacked();
+        final byte[] slab = packed ? rows.packedSlab() : null;
+        final int rowCount = rows.size();
+        RowList.Node node = packed ? null : rows.first();
+        int ri = 0;
+        RowRecord row = rowCount == 0 ? null : packed ? records.read(slab, rows.packedRecord(0)) : records.read(node);
         int mi = 0;
         while (row != null || mi < markerCount) {
             ClusteringBound bound = mi < markerCount ? rts.markerBound(mi) : null;
@@ -113,8 +121,14 @@ public final class FlushWriter {
                 mi++;
             } else {
                 out.row(row);
-                node = node.next();
-                row = node == null ? null : records.read(node);
+                if (++ri == rowCount) {
+                    row = null;
+                } else if (packed) {
+                    row = records.read(slab, rows.packedRecord(ri));
+                } else {
+                    node = node.next();
+                    row = records.read(node);
+                }
             }
         }
     }
@@ -187,14 +201,19 @@ public final class FlushWriter {
 
             final byte[] key = p.key().key();
             out.beginPartition(key, p.partitionDeletion(), p.staticRow());
-            RowList.Node node = p.rows().first();
             // One family per partition, the same for every partition of a memtable: records (the
             // slab modes), whose clustering lies in the record, with markers as flyweights too; or
             // Row objects (unslabbed_heap) with markers as bounds.
-            if (node != null && node.isRecord()) {
-                writeRecordRows(out, node, rts, markerCount, records, markerBuffer);
+            RowList rows = p.rows();
+            if (rows.isPacked()) {
+                writeRecordRows(out, rows, rts, markerCount, records, markerBuffer);
             } else {
-                writeObjectRows(out, node, rts, markerCount);
+                RowList.Node node = rows.first();
+                if (node != null && node.isRecord()) {
+                    writeRecordRows(out, rows, rts, markerCount, records, markerBuffer);
+                } else {
+                    writeObjectRows(out, node, rts, markerCount);
+                }
             }
             out.endPartition(key);
             if (out.isFull(maxDataBytes)) break; // the rest goes to the next sstable

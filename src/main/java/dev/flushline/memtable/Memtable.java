@@ -536,7 +536,11 @@ public abstract class Memtable {
      * allocation mode; the caller holds the partition's monitor.
      */
     final void store(RowList.Node node, InsertBuffer insert) {
-        long heap = RowList.NODE_HEAP_BYTES; // the clustering is in the record
+        store(node, insert, RowList.NODE_HEAP_BYTES); // the clustering is in the record
+    }
+
+    /** As {@link #store(RowList.Node, InsertBuffer)}, charging {@code heap} bytes for the row's place. */
+    final void store(RowList.Node node, InsertBuffer insert, long heap) {
         int size = RowRecord.size(insert);
         switch (allocationMode) {
             case HEAP_BUFFERS:
@@ -555,6 +559,11 @@ public abstract class Memtable {
                 throw new AssertionError(allocationMode);
         }
         onHeapBytes.add(heap);
+    }
+
+    /** Charges heap bytes a partition's row list took or gave up (packed rows linked into nodes, say). */
+    final void chargeHeap(long bytes) {
+        onHeapBytes.add(bytes);
     }
 
     /** This thread's scratch array for a record on its way to a native slab, of at least {@code size} bytes. */

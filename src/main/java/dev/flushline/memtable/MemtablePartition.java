@@ -96,6 +96,7 @@ public final class MemtablePartition extends RowList {
             if (staticRow != null && staticRow != old) memtable.storedStatic(staticRow);
             cellCount += cells(staticRow) - cells(old);
         }
+        final boolean records = memtable.allocationMode() != AllocationMode.UNSLABBED_HEAP;
         for (int i = 0, n = updateRows.size(); i < n; i++) {
             Row u = updateRows.get(i);
             DeletionTime active = partitionDeletion;
@@ -104,6 +105,13 @@ public final class MemtablePartition extends RowList {
             }
             RowList.Lookup lk = RowList.lookup();
             lk.probe(u.clustering());
+            if (records && appendsPacked(lk, comparator)) {
+                Row merged = Rows.merge(null, u, schema.regularColumns(), schema.regularComplexStart(), active);
+                if (merged != null) storePacked(lk, merged, null, size() + n - i, memtable);
+                cellCount += cells(merged);
+                continue;
+            }
+            linkPacked(memtable);
             RowList.Node node = getOrAdd(lk, comparator);
             mergeRow(node, u, active, memtable);
         }
@@ -145,6 +153,19 @@ public final class MemtablePartition extends RowList {
         // clustering only into its record, and nothing per row is allocated on the way.
         RowList.Lookup lk = RowList.lookup();
         insert.clusteringInto(lk.probe);
+        if (appendsPacked(lk, memtable.comparator)) {
+            if (active.isLive()) {
+                storePacked(lk, null, insert, size() + 1, memtable);
+                cellCount += insert.regularCellCount();
+            } else {
+                final TableSchema schema = memtable.schema;
+                Row merged = Rows.merge(null, insert.row(insert.clustering()), schema.regularColumns(), schema.regularComplexStart(), active);
+                if (merged != null) storePacked(lk, merged, null, size() + 1, memtable);
+                cellCount += cells(merged);
+            }
+            return ((long) (size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
+        }
+        linkPacked(memtable);
         RowList.Node node = getOrAdd(lk, memtable.comparator);
         if (!node.isUnset() || !active.isLive()) {
             mergeRow(node, insert.row(insert.clustering()), active, memtable);
@@ -161,6 +182,34 @@ public final class MemtablePartition extends RowList {
     }
 
     /**
+     * Stores a row new to the partition, above every row it holds, as a packed record: {@code row}
+     * if not null, else {@code insert}'s row. A record that lands in another heap slab than the
+     * packed rows' makes the list linked, and the row its last node. Nothing is added if the store
+     * throws. {@code expected}: the rows the list is about to hold. REQUIRES: {@link #appendsPacked}
+     * said so for {@code lk.probe}; the caller holds this partition's monitor.
+     */
+    private void storePacked(RowList.Lookup lk, Row row, InsertBuffer insert, int expected, Memtable memtable) {
+        RowList.Node slot = lk.packedSlot();
+        if (row != null) memtable.store(slot, row, false);
+        else memtable.store(slot, insert, 0);
+        if (addPacked(slot, expected)) {
+            memtable.chargeHeap(PACKED_ROW_HEAP_BYTES);
+            return;
+        }
+        linkPacked(memtable);
+        RowList.Node node = addLast();
+        node.slab = slot.slab;
+        node.record = slot.record;
+        memtable.chargeHeap(NODE_HEAP_BYTES);
+    }
+
+    /** {@link RowList#linkPacked}, charging the nodes' heap above what the packed rows were charged. */
+    private void linkPacked(Memtable memtable) {
+        int linked = linkPacked();
+        if (linked > 0) memtable.chargeHeap(linked * (NODE_HEAP_BYTES - PACKED_ROW_HEAP_BYTES));
+    }
+
+    /**
      * Drops what a new deletion shadows: the partition deletion everywhere, or a new range inside
      * its bounds only. Inside a range each row is merged under the deletion that now covers it,
      * which is the stored range's (the new one did not win where a stored range has its
@@ -169,6 +218,7 @@ public final class MemtablePartition extends RowList {
     private void reapply(DeletionTime deletion, RangeTombstone range, Memtable memtable) {
         final TableSchema schema = memtable.schema;
         final ClusteringComparator comparator = memtable.comparator;
+        linkPacked(memtable);
         if (range == null && staticRow != null) {
             Row old = staticRow;
             staticRow = Rows.merge(old, null, schema.staticColumns(), schema.staticComplexStart(), deletion);
@@ -211,11 +261,17 @@ public final class MemtablePartition extends RowList {
     }
 
     int touchKeyAndFirstRow() {
+        if (isPacked()) return key.key().length + (int) packedRecord(0);
         RowList.Node f = first();
         return key.key().length + (f == null ? 0 : (int) f.record);
     }
 
     int touchFirstRecord() {
+        if (isPacked()) {
+            byte[] slab = packedSlab();
+            long record = packedRecord(0);
+            return slab != null ? slab[(int) record] : dev.flushline.io.NativeMemory.getByte(record);
+        }
         RowList.Node f = first();
         if (f == null || f.row != null) return 0;
         return f.slab != null ? f.slab[(int) f.record] : dev.flushline.io.NativeMemory.getByte(f.record);

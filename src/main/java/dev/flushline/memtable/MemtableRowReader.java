@@ -18,10 +18,18 @@ public final class MemtableRowReader {
 
     /** The row of a record node. REQUIRES: {@code node.isRecord()}. */
     public RowRecord read(RowList.Node node) {
-        if (node.slab != null) return row.wrap(node.slab, (int) node.record);
-        int length = RowRecord.nativeLength(node.record);
+        return read(node.slab, node.record);
+    }
+
+    /**
+     * The record at {@code record} in {@code slab}, or at native address {@code record} when
+     * {@code slab} is null: a packed row ({@link RowList#packedRecord}).
+     */
+    public RowRecord read(byte[] slab, long record) {
+        if (slab != null) return row.wrap(slab, (int) record);
+        int length = RowRecord.nativeLength(record);
         if (length > scratch.length) scratch = new byte[Math.max(length, scratch.length * 2)];
-        NativeMemory.copyToArray(node.record, scratch, 0, length);
+        NativeMemory.copyToArray(record, scratch, 0, length);
         return row.wrap(scratch, 0);
     }
 }

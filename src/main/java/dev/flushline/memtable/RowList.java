@@ -27,6 +27,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * ({@link MemtablePartition} is this class's one subclass), so a partition with its rows is one object and its
  * nodes: the flush's walk touches one object per partition before the rows, not three.
  *
+ * <p>Packed form: a partition whose records arrived in increasing clustering order, in one heap
+ * slab or in native memory, has no nodes at all: its records' places are one {@code long[]}
+ * ({@link #packedRecord}), with the heap slab beside it ({@link #packedSlab}). Bulk loads, time
+ * series and the bench write that way, and a node per row was most of what a fill left for the
+ * young collections to copy (40 bytes and one object per row, against 8 bytes in one array per
+ * partition), and most of what a flush's walk touched besides the records. The first write that
+ * does not append (an older clustering, the last row again, a deletion over rows, a record in
+ * another slab) links the packed rows into nodes ({@link #linkPacked}) and the list is a skip list
+ * from then on. Rows held as Row objects ({@code unslabbed_heap}) are never packed.
+ *
  * <p>Thread safety: single writer. REQUIRES: callers of the mutators hold the partition's lock;
  * readers hold the same lock, or read after the memtable is sealed (sealing waits for every
  * writer to leave, which orders all writes before the flush's reads).
@@ -115,6 +125,20 @@ public abstract sealed class RowList permits MemtablePartition {
         // Where a native record's head is copied to compare its clustering, one per view kind.
         private byte[] viewBytes = new byte[64], targetBytes = new byte[64];
 
+        /**
+         * Where a row about to be packed gets its record ({@link #packedSlot}): a store fills a node,
+         * and this one is never linked, so a packed row allocates no node.
+         */
+        private final Node slot = new Node(1);
+
+        /** {@link #slot}, emptied. */
+        Node packedSlot() {
+            slot.row = null;
+            slot.slab = null;
+            slot.record = 0;
+            return slot;
+        }
+
         /** Sets {@link #probe} to these values and returns it. */
         ClusteringBuffer probe(byte[][] values) {
             return probe.wrap(ClusteringBound.CLUSTERING, values);
@@ -130,13 +154,22 @@ public abstract sealed class RowList permits MemtablePartition {
             return clusteringOf(n, target, true);
         }
 
+        /** The clustering of a packed record, into the buffer {@link #view} uses. */
+        ClusteringBuffer view(byte[] slab, long record) {
+            return clusteringOf(null, slab, record, view, false);
+        }
+
         private ClusteringBuffer clusteringOf(Node n, ClusteringBuffer into, boolean second) {
-            if (n.row != null) return into.wrap(ClusteringBound.CLUSTERING, n.row.clustering());
-            if (n.slab != null) {
-                RowRecord.clusteringView(n.slab, (int) n.record, into);
+            return clusteringOf(n.row, n.slab, n.record, into, second);
+        }
+
+        private ClusteringBuffer clusteringOf(Row row, byte[] slab, long record, ClusteringBuffer into, boolean second) {
+            if (row != null) return into.wrap(ClusteringBound.CLUSTERING, row.clustering());
+            if (slab != null) {
+                RowRecord.clusteringView(slab, (int) record, into);
                 return into;
             }
-            byte[] head = second ? (targetBytes = copyHead(n.record, targetBytes)) : (viewBytes = copyHead(n.record, viewBytes));
+            byte[] head = second ? (targetBytes = copyHead(record, targetBytes)) : (viewBytes = copyHead(record, viewBytes));
             RowRecord.clusteringView(head, 0, into);
             return into;
         }
@@ -167,14 +200,53 @@ public abstract sealed class RowList permits MemtablePartition {
     /** The head's links of levels 1..level-1; grows with {@link #level}, so an empty partition pays for none. */
     private Node[] headTower = NO_TOWER;
     private int level = 1;
+    /** Rows held, packed or linked. */
     private int size;
+    /**
+     * Packed form: the places of the records, in clustering order, in {@code [0, size)}; null when
+     * the list is linked (or empty and not yet packed). While non-null, there are no nodes.
+     */
+    private long[] packed;
+    /** Packed heap records: the slab that holds all of them; null for native records. */
+    private byte[] packedSlab;
+
+    /** A packed row's share of the heap: its 8-byte place, and the slack of an array grown by doubling. */
+    static final long PACKED_ROW_HEAP_BYTES = 12;
 
     RowList() {}
 
     public final int size() { return size; }
 
-    /** The first row in clustering order, or null. */
-    public final Node first() { return first; }
+    /** Whether the rows are packed records ({@link #packedRecord}) rather than linked nodes. */
+    public final boolean isPacked() { return packed != null; }
+
+    /** Packed heap records: the slab holding them; null for native records. REQUIRES: {@link #isPacked}. */
+    public final byte[] packedSlab() { return packedSlab; }
+
+    /**
+     * The place of the {@code i}-th packed row's record: its offset in {@link #packedSlab}, or its
+     * native address. REQUIRES: {@link #isPacked}, {@code i < size()}.
+     */
+    public final long packedRecord(int i) { return packed[i]; }
+
+    /**
+     * The first row in clustering order, or null. A packed list has no nodes: for it this returns a
+     * fresh chain of unlinked nodes over its records (allocates; for tests and checks, as
+     * {@link #find} is), and the list itself is left as it is. The flush reads packed rows with
+     * {@link #packedRecord}.
+     */
+    public final Node first() {
+        if (packed == null) return first;
+        Node head = null, tail = null;
+        for (int i = 0; i < size; i++) {
+            Node n = new Node(1);
+            n.slab = packedSlab;
+            n.record = packed[i];
+            if (tail == null) head = n; else tail.next0 = n;
+            tail = n;
+        }
+        return head;
+    }
 
     /** The link of level {@code i} out of {@code x}, where a null {@code x} is the head. */
     private Node next(Node x, int i) {
@@ -188,10 +260,17 @@ public abstract sealed class RowList permits MemtablePartition {
         else headTower[i - 1] = n;
     }
 
-    /** The node for this clustering, or null. Allocates nothing; for tests and checks. */
+    /**
+     * The node for this clustering, or null. For tests and checks: allocates nothing for a linked
+     * list, and for a packed one returns an unlinked node as {@link #first} does.
+     */
     public final Node find(byte[][] clustering, ClusteringComparator comparator) {
         Lookup lk = lookup();
         ClusteringBuffer key = lk.probe(clustering);
+        if (packed != null) {
+            for (Node n = first(); n != null; n = n.next()) if (comparator.compare(lk.view(n), key) == 0) return n;
+            return null;
+        }
         Node x = null;
         for (int i = level - 1; i >= 0; i--) {
             Node n;
@@ -211,6 +290,7 @@ public abstract sealed class RowList permits MemtablePartition {
      * it releases the partition's monitor.
      */
     final Node getOrAdd(Lookup lk, ClusteringComparator comparator) {
+        if (packed != null) throw new IllegalStateException("a packed row list must be linked before a node is looked up");
         final ClusteringBuffer key = lk.probe;
         final Node[] update = lk.update;
         final Node tail = last;
@@ -275,6 +355,67 @@ public abstract sealed class RowList permits MemtablePartition {
         if (node.next0 == null) last = node;
         size++;
         return node;
+    }
+
+    /**
+     * Whether the row for {@code lk.probe} can be packed: the list holds no nodes, and the probe is
+     * above the last packed row (or the list is empty). REQUIRES: a record allocation mode.
+     */
+    final boolean appendsPacked(Lookup lk, ClusteringComparator comparator) {
+        if (first != null) return false;
+        if (size == 0) return true;
+        return comparator.compare(lk.view(packedSlab, packed[size - 1]), lk.probe) < 0;
+    }
+
+    /**
+     * Adds the record a store put in {@code slot} ({@link Lookup#packedSlot}) as the last packed
+     * row, or returns false, adding nothing, if it lies in another heap slab than the packed rows
+     * (the caller links the list and adds the row as a node). {@code expected}: how many rows the
+     * list is about to hold, to size a new array. REQUIRES: {@link #appendsPacked} said so for
+     * this row.
+     */
+    final boolean addPacked(Node slot, int expected) {
+        if (size == 0) {
+            packed = new long[Math.max(4, expected)];
+            packedSlab = slot.slab;
+        } else if (slot.slab != packedSlab) {
+            return false;
+        } else if (size == packed.length) {
+            packed = Arrays.copyOf(packed, 2 * size);
+        }
+        packed[size++] = slot.record;
+        return true;
+    }
+
+    /**
+     * Turns packed rows into linked nodes, in order; returns how many (0 if the list was not packed).
+     * Every write that is not a packed append calls this first.
+     */
+    final int linkPacked() {
+        final long[] records = packed;
+        if (records == null) return 0;
+        final byte[] slab = packedSlab;
+        final int n = size;
+        packed = null;
+        packedSlab = null;
+        size = 0;
+        for (int i = 0; i < n; i++) {
+            Node node = addLast();
+            node.slab = slab;
+            node.record = records[i];
+        }
+        return n;
+    }
+
+    /**
+     * A new node after the last one, holding no row yet. REQUIRES: the list is linked and the row
+     * it will hold sorts after every row in it.
+     */
+    final Node addLast() {
+        final Node[] update = lookup().update;
+        if (last != null) return append(last, update);
+        for (int i = 0; i < level; i++) update[i] = null;
+        return link(randomLevel(), update);
     }
 
     /** Unlinks {@code node}, which holds a row. REQUIRES: it is in this list. */
