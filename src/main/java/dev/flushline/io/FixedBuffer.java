@@ -215,7 +215,7 @@ public final class FixedBuffer {
      * profile, so short copies use word-sized loads and stores.
      * REQUIRES: both ranges in bounds (checked by the callers' limits and Java's array checks).
      */
-    static void copySmallOrBulk(byte[] src, int srcOffset, byte[] dst, int dstOffset, int length) {
+    public static void copySmallOrBulk(byte[] src, int srcOffset, byte[] dst, int dstOffset, int length) {
         if (length > SMALL_COPY_BYTES) {
             System.arraycopy(src, srcOffset, dst, dstOffset, length);
             return;
