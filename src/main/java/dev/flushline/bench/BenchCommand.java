@@ -96,6 +96,10 @@ public final class BenchCommand {
           + "                                (sorted and unsorted), or a comma list of these, and print the ratios to\n"
           + "                                Flushline;\n"
           + "                                then --allocation and --compression may be lists (lz4,none)\n"
+          + "  --rounds N                    with --against: every system fills and flushes each setting N times,\n"
+          + "                                in turn (Flushline, then each peer, N times over), and the table and\n"
+          + "                                goals take each system's medians; each system's CPU by round is\n"
+          + "                                listed before them (default 1)\n"
           + "                                (needs the jmh/ module on the class path: scripts/flushline adds it)\n"
           + "  --help                        this text\n"
           + "\n"
@@ -134,6 +138,12 @@ public final class BenchCommand {
      */
     public static final String VERSION_ROUNDS_OPTION = "version-rounds";
 
+    /**
+     * {@code --rounds N}, with {@code --against} only: each system fills and flushes each setting N times, in turn,
+     * and the table and goals take each system's medians (the comparison module parses the number).
+     */
+    public static final String ROUNDS_OPTION = "rounds";
+
     /** The goal for our BTI flush: its CPU at most this many times our BIG (oa) flush's. */
     public static final double DA_OVER_OA_CPU_GOAL = 1.10;
 
@@ -148,6 +158,7 @@ public final class BenchCommand {
         s.add("against");
         s.add(SSTABLE_VERSIONS_OPTION);
         s.add(VERSION_ROUNDS_OPTION);
+        s.add(ROUNDS_OPTION);
         OPTIONS = Set.copyOf(s);
     }
 
@@ -182,6 +193,10 @@ public final class BenchCommand {
                     throw new UsageException("--" + VERSION_ROUNDS_OPTION + " is for our own versions side by side, not with --against");
                 }
                 return inModule(AGAINST_MAIN, "--against", argv, out, err);
+            }
+            if (a.has(ROUNDS_OPTION)) {
+                throw new UsageException("--" + ROUNDS_OPTION + " repeats the comparison with --against; for our own versions side by side, "
+                        + "--" + VERSION_ROUNDS_OPTION);
             }
             Setup setup = new Setup(a);
             Path outDir;

@@ -107,6 +107,19 @@ class BenchCommandTest {
     }
 
     @Test
+    void roundsAreForTheComparisonOnly() {
+        // --rounds repeats the peers' comparison; our own versions side by side have --version-rounds.
+        Result r = main("bench", "--partitions", "10", "--warmup-partitions", "0", "--rounds", "3");
+        assertEquals(1, r.status, r.err);
+        assertTrue(r.err.contains("--rounds repeats the comparison with --against; for our own versions side by side, --version-rounds"), r.err);
+        assertEquals("", r.out, "nothing is filled before the options are checked");
+        // With --against it passes the option check and reaches the comparison module (absent from this class path).
+        r = main("bench", "--against", "cassandra", "--rounds", "3");
+        assertEquals(2, r.status);
+        assertTrue(r.err.contains("--against needs the comparison module"), r.err);
+    }
+
+    @Test
     void sstableVersionsAreParsedAndABadOneIsNamed() {
         Result r = main("bench", "--partitions", "10", "--warmup-partitions", "0", "--sstable-version", "oa,zz");
         assertEquals(1, r.status, r.err);

@@ -64,6 +64,7 @@ public final class AgainstMain {
             List<String> allocations = null;
             List<String> compressions = null;
             Path keep = null;
+            int rounds = 1;
             for (int i = 0; i < argv.length; i++) {
                 String a = argv[i];
                 String name = a;
@@ -74,7 +75,7 @@ public final class AgainstMain {
                     value = a.substring(eq + 1);
                 }
                 boolean mine = name.equals("--against") || name.equals("--allocation") || name.equals("--compression")
-                        || name.equals("--out");
+                        || name.equals("--out") || name.equals("--" + BenchCommand.ROUNDS_OPTION);
                 if (!mine) {
                     rest.add(a);
                     continue;
@@ -98,6 +99,16 @@ public final class AgainstMain {
                         break;
                     case "--compression":
                         compressions = List.of(value.split(","));
+                        break;
+                    case "--" + BenchCommand.ROUNDS_OPTION:
+                        try {
+                            rounds = Integer.parseInt(value);
+                        } catch (NumberFormatException e) {
+                            rounds = 0;
+                        }
+                        if (rounds < 1 || rounds > MAX_ROUNDS) {
+                            return usage(err, name + " " + value + ": not a whole number from 1 to " + MAX_ROUNDS);
+                        }
                         break;
                     default:
                         keep = Path.of(value);
@@ -136,7 +147,8 @@ public final class AgainstMain {
             out.println("Workload: " + w.cql() + "; " + w.partitions + " partitions x " + w.rowsPerPartition + " rows x "
                     + w.valueColumns + " values of " + w.valueBytes + " bytes; systems: flushline," + String.join(",", systems)
                     + "; allocation " + String.join(",", allocations) + "; compression " + String.join(",", compressions)
-                    + (showVersion ? "; sstable versions " + BenchCommand.versionList(versions, ",") : ""));
+                    + (showVersion ? "; sstable versions " + BenchCommand.versionList(versions, ",") : "")
+                    + (rounds > 1 ? "; " + rounds + " rounds per setting, the table and goals on each system's medians" : ""));
             out.println(jvmLine());
             for (SSTableVersion v : versions) {
                 if (systems.contains("cassandra") && !CassandraPeer.writes(v)) {
@@ -194,7 +206,11 @@ public final class AgainstMain {
             List<String> jsonLines = new ArrayList<>();
             int n = 0;
             for (BenchCommand.Setup s : setups) {
-                for (SSTableVersion v : versions) {
+                for (SSTableVersion v : versions) for (int round = 1; round <= rounds; round++) {
+                    if (rounds > 1) {
+                        out.println("Round " + round + " of " + rounds + ": " + s.allocation().cliName() + ", " + s.compression()
+                                + (showVersion ? ", " + v : ""));
+                    }
                     Path flDir = root.resolve("flushline-" + s.allocation().cliName() + "-" + s.compression() + (showVersion ? "-" + v : "")
                             + "-" + (++n));
                     BenchCommand.Measured m = s.fillAndFlush(flDir, out, v);
@@ -232,7 +248,7 @@ public final class AgainstMain {
                 }
             }
             if (rocks != null) {
-                for (String c : compressions) {
+                for (String c : compressions) for (int round = 1; round <= rounds; round++) {
                     FlushRun r = rocks.fillAndFlush(w, c);
                     out.println(fillLine(r));
                     out.println(String.format(Locale.ROOT, "RocksDB flushed %s (%s), time spent: %d ms, cpu time: %d ms "
@@ -261,7 +277,12 @@ public final class AgainstMain {
             }
 
             out.println();
-            out.print(table(runs, showVersion));
+            if (rounds > 1) {
+                out.print(roundsLines(runs));
+                out.println();
+                out.println("Medians of " + rounds + " rounds (each figure of a system's row is the median of its rounds):");
+            }
+            out.print(table(rounds > 1 ? medians(runs) : runs, showVersion));
             if (json) for (String j : jsonLines) out.println(j);
             return 0;
         } catch (Exception | Error e) {
@@ -284,6 +305,71 @@ public final class AgainstMain {
         try (java.util.stream.Stream<Path> files = Files.list(dir)) {
             for (Path f : (Iterable<Path>) files::iterator) BenchCommand.deleteRecursively(f);
         }
+    }
+
+    /** Most rounds --rounds takes: each round of the default comparison is a few minutes. */
+    static final int MAX_ROUNDS = 100;
+
+    /** The key of the runs one system made of one setting, round after round. */
+    private static String roundKey(FlushRun r) {
+        return r.system + " " + r.allocation + " " + r.compression + (r.version == null ? "" : " " + r.version);
+    }
+
+    /**
+     * With --rounds: one line per system and setting, its flush CPU in each round, in order, so that the spread
+     * behind each median is in the output.
+     */
+    static String roundsLines(List<FlushRun> runs) {
+        java.util.Map<String, List<FlushRun>> groups = groups(runs);
+        StringBuilder sb = new StringBuilder("Flush cpu ms by round:\n");
+        for (java.util.Map.Entry<String, List<FlushRun>> e : groups.entrySet()) {
+            sb.append(String.format(Locale.ROOT, "%-44s", e.getKey()));
+            for (FlushRun r : e.getValue()) sb.append(String.format(Locale.ROOT, " %,7d", r.cpuNanos / 1_000_000));
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static java.util.Map<String, List<FlushRun>> groups(List<FlushRun> runs) {
+        java.util.Map<String, List<FlushRun>> groups = new java.util.LinkedHashMap<>();
+        for (FlushRun r : runs) groups.computeIfAbsent(roundKey(r), k -> new ArrayList<>()).add(r);
+        return groups;
+    }
+
+    /**
+     * One run per system and setting, in the order they first ran, each figure the median of that system's rounds
+     * (taken figure by figure, so a row need not be one round's); what every round shares (sizes, counts, the
+     * version) is the first round's.
+     */
+    static List<FlushRun> medians(List<FlushRun> runs) {
+        List<FlushRun> out = new ArrayList<>();
+        for (List<FlushRun> g : groups(runs).values()) {
+            FlushRun f = g.get(0);
+            if (g.size() == 1) {
+                out.add(f);
+                continue;
+            }
+            FlushRun m = new FlushRun(f.system, f.memtable, f.allocation, f.compression, f.sstable, f.bytes, f.partitions, f.rows,
+                    f.cells, median(g, r -> r.fillNanos), median(g, r -> r.wallNanos), median(g, r -> r.cpuNanos),
+                    median(g, r -> r.allocatedBytes), median(g, r -> r.processCpuNanos), f.threads);
+            m.fillGcCount = median(g, r -> r.fillGcCount);
+            m.fillGcMillis = median(g, r -> r.fillGcMillis);
+            m.fillMinorFaults = median(g, r -> r.fillMinorFaults);
+            m.version = f.version;
+            m.jsonVersion = f.jsonVersion;
+            for (FlushRun r : g) if (r.sameAsFlushline != null && m.sameAsFlushline == null) m.sameAsFlushline = r.sameAsFlushline;
+            out.add(m);
+        }
+        return out;
+    }
+
+    /** The median of one figure over runs: the middle one, or the mean of the two middle ones. */
+    static long median(List<FlushRun> runs, java.util.function.ToLongFunction<FlushRun> figure) {
+        long[] v = new long[runs.size()];
+        for (int i = 0; i < v.length; i++) v[i] = figure.applyAsLong(runs.get(i));
+        java.util.Arrays.sort(v);
+        int mid = v.length / 2;
+        return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
     }
 
     static final String CQL_WRITER = "cqlsstablewriter";
