@@ -41,8 +41,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * readers hold the same lock, or read after the memtable is sealed (sealing waits for every
  * writer to leave, which orders all writes before the flush's reads).
  *
- * <p>Invariants: level-0 order is strictly increasing by clustering; {@code size} is the number
- * of nodes; outside a mutator every node holds a row.
+ * <p>Invariants: level-0 order, and packed order, is strictly increasing by clustering; a list is
+ * packed or has nodes, never both; {@code size} is the number of packed records or of nodes (the
+ * flush walks that many); outside a mutator every node holds a row.
  */
 public abstract sealed class RowList permits MemtablePartition {
     private static final int MAX_LEVEL = 16;
