@@ -17,6 +17,10 @@ run load-against-jsonl-2.out scripts/load-against --json
 run load-against-csv.out scripts/load-against --format csv --json
 run load-against-csv-2.out scripts/load-against --format csv --json
 run bench-against-rounds.out against --rounds 3
+# the fill benchmark (main at 4f765e7), in a node's JVM
+node="-Xms6026m -Xmx6026m -XX:+AlwaysPreTouch -XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxTenuringThreshold=1 -XX:G1HeapRegionSize=16m -XX:G1RSetUpdatingPauseTimePercent=5 -XX:MaxGCPauseMillis=300 -XX:InitiatingHeapOccupancyPercent=70"
+run memtable-write-jmh.out java -cp "target/flushline.jar:target/lib/*:jmh/target/classes:$(cat jmh/target/compare.classpath)" \
+    org.openjdk.jmh.Main MemtableWriteBench -p memtable=HASH -p mode=HEAP_BUFFERS,OFFHEAP_OBJECTS -wi 2 -i 5 -prof gc -jvmArgs "$node"
 
 # Profiles (async-profiler 4.1 as scripts/profile finds it; AP=path to libasyncProfiler.so):
 # - flush-lz4-heap_buffers-packed.collapsed (main at b7dcdd4) and flush-lz4-heap_buffers-guard.collapsed (483ad1f):

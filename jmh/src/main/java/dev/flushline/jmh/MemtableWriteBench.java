@@ -63,12 +63,14 @@ import java.util.concurrent.TimeUnit;
  * combination; about 10 s per fill, so the whole grid takes several minutes). One combination:
  * {@code ... MemtableWriteBench -p memtable=SKIPLIST -p mode=HEAP_BUFFERS -prof gc}.
  *
- * <p><b>Last result.</b> 2026-12-04 18:47-18:52 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, in a node's JVM
+ * <p><b>Last result.</b> 2026-12-05 01:13-01:14 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, in a node's JVM
  * ({@code -jvmArgs} with scripts/flushline's bench options), {@code -p memtable=HASH -p mode=HEAP_BUFFERS,OFFHEAP_OBJECTS
- * -wi 2 -i 5}, main at 07bfc75: 1,267-1,277 ms per fill with heap_buffers, 1,272-1,291 ms with offheap_objects (two
- * runs; about 2.05 M rows/s). The hypothesis does not hold in this JVM: once G1 has sized its young generation a fill
- * takes one collection (93-146 ms); the first fill of a JVM takes five (241-277 ms), and with offheap_objects the
- * page faults of fresh native slabs. Details in profiles/2026-12-04-cursor-records/README.md.
+ * -wi 2 -i 5 -prof gc}, main at 4f765e7 (rows that arrive in clustering order packed in one array per partition):
+ * 1,041-1,070 ms per fill with heap_buffers (2.43-2.50 M rows/s), 1,060-1,117 ms with offheap_objects (2.33-2.45 M
+ * rows/s), 0-1 collection per measured fill (0-73 ms), 157 B of memtable per row. On 2026-12-04 (main at 07bfc75, a
+ * skip-list node per row) the same run gave 1,267-1,291 ms (about 2.05 M rows/s). The hypothesis does not hold in
+ * this JVM: once G1 has sized its young generation a fill takes one collection or none; the first fill of a JVM
+ * takes four or five. Raw output in profiles/2026-12-05-packed-rows/memtable-write-jmh.out.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
