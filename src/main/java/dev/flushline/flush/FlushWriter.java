@@ -205,15 +205,11 @@ public final class FlushWriter {
             // slab modes), whose clustering lies in the record, with markers as flyweights too; or
             // Row objects (unslabbed_heap) with markers as bounds.
             RowList rows = p.rows();
-            if (rows.isPacked()) {
+            RowList.Node first = rows.isPacked() ? null : rows.first();
+            if (rows.isPacked() || (first != null && first.isRecord())) {
                 writeRecordRows(out, rows, rts, markerCount, records, markerBuffer);
             } else {
-                RowList.Node node = rows.first();
-                if (node != null && node.isRecord()) {
-                    writeRecordRows(out, rows, rts, markerCount, records, markerBuffer);
-                } else {
-                    writeObjectRows(out, node, rts, markerCount);
-                }
+                writeObjectRows(out, first, rts, markerCount);
             }
             out.endPartition(key);
             if (out.isFull(maxDataBytes)) break; // the rest goes to the next sstable

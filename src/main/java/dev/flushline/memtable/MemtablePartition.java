@@ -106,9 +106,7 @@ public final class MemtablePartition extends RowList {
             RowList.Lookup lk = RowList.lookup();
             lk.probe(u.clustering());
             if (records && appendsPacked(lk, comparator)) {
-                Row merged = Rows.merge(null, u, schema.regularColumns(), schema.regularComplexStart(), active);
-                if (merged != null) storePacked(lk, merged, null, size() + n - i, memtable);
-                cellCount += cells(merged);
+                appendPackedMerged(lk, u, active, size() + n - i, memtable);
                 continue;
             }
             linkPacked(memtable);
@@ -158,10 +156,7 @@ public final class MemtablePartition extends RowList {
                 storePacked(lk, null, insert, size() + 1, memtable);
                 cellCount += insert.regularCellCount();
             } else {
-                final TableSchema schema = memtable.schema;
-                Row merged = Rows.merge(null, insert.row(insert.clustering()), schema.regularColumns(), schema.regularComplexStart(), active);
-                if (merged != null) storePacked(lk, merged, null, size() + 1, memtable);
-                cellCount += cells(merged);
+                appendPackedMerged(lk, insert.row(insert.clustering()), active, size() + 1, memtable);
             }
             return ((long) (size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
         }
@@ -179,6 +174,17 @@ public final class MemtablePartition extends RowList {
             cellCount += insert.regularCellCount();
         }
         return ((long) (size() - rowsBefore) << 32) | ((cellCount - cellsBefore) & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * Row {@code u}, new to the partition and above every row it holds, merged alone under
+     * {@code active} (which may drop what it shadows, or all of it) and packed if anything is left.
+     */
+    private void appendPackedMerged(RowList.Lookup lk, Row u, DeletionTime active, int expected, Memtable memtable) {
+        final TableSchema schema = memtable.schema;
+        Row merged = Rows.merge(null, u, schema.regularColumns(), schema.regularComplexStart(), active);
+        if (merged != null) storePacked(lk, merged, null, expected, memtable);
+        cellCount += cells(merged);
     }
 
     /**
@@ -267,14 +273,14 @@ public final class MemtablePartition extends RowList {
     }
 
     int touchFirstRecord() {
-        if (isPacked()) {
-            byte[] slab = packedSlab();
-            long record = packedRecord(0);
-            return slab != null ? slab[(int) record] : dev.flushline.io.NativeMemory.getByte(record);
-        }
+        if (isPacked()) return touchRecord(packedSlab(), packedRecord(0));
         RowList.Node f = first();
         if (f == null || f.row != null) return 0;
-        return f.slab != null ? f.slab[(int) f.record] : dev.flushline.io.NativeMemory.getByte(f.record);
+        return touchRecord(f.slab, f.record);
+    }
+
+    private static int touchRecord(byte[] slab, long record) {
+        return slab != null ? slab[(int) record] : dev.flushline.io.NativeMemory.getByte(record);
     }
 
     private static int cells(Row r) {

@@ -1083,13 +1083,15 @@ public final class RowSerializer {
 
     private static void writeArrayValueSkipNullAndEmpty(FixedBuffer out, byte[] value, int offset, int length, int fixedLength) {
         if (value == null || length == 0) return;
-        if (fixedLength < 0) out.putUnsignedVInt(length);
-        out.putBytes(value, offset, length);
+        out.ensureRemaining((fixedLength < 0 ? VInt.sizeOfUnsigned(length) : 0) + length);
+        out.position(putArrayValueSkipNullAndEmpty(out.array(), out.position(), value, offset, length, fixedLength));
     }
 
     /**
-     * As {@link #writeArrayValueSkipNullAndEmpty}, into {@code dst} at {@code q}; returns the
-     * position after it. REQUIRES: room for it (the caller reserved the row's exact size).
+     * A cell value's bytes (its length first unless the type has a fixed length) into {@code dst}
+     * at {@code q}; returns the position after it. The one encoding of a value, which
+     * {@link #writeArrayValueSkipNullAndEmpty} puts through a buffer. REQUIRES: room for it (the
+     * caller reserved the row's exact size).
      */
     private static int putArrayValueSkipNullAndEmpty(byte[] dst, int q, byte[] value, int offset, int length, int fixedLength) {
         if (value == null || length == 0) return q;
