@@ -29,12 +29,15 @@ public abstract sealed class DataSink implements AutoCloseable, BlockSink permit
     private boolean digestWritten;
     private long digestCrc32 = -1;
 
-    /** Creates Data.db ({@code dataPath}, which must not exist) with a running whole-file CRC. */
+    /**
+     * Creates Data.db ({@code dataPath}, which must not exist) with a running whole-file CRC, with
+     * O_DIRECT where the file system takes it ({@link SyncedFileOutput#forData}).
+     */
     DataSink(Path dataPath, Path companionPath, Path digestPath, int blockBytes) throws IOException {
         this.dataPath = dataPath;
         this.companionPath = companionPath;
         this.digestPath = digestPath;
-        this.data = new SyncedFileOutput(dataPath, blockBytes, true);
+        this.data = SyncedFileOutput.forData(dataPath, blockBytes, true);
     }
 
     /** Appends {@code src[offset, offset+length)} to the logical stream. Allocates nothing. */
