@@ -429,15 +429,20 @@ public final class AgainstMain {
 
     /**
      * The JVM every in-process system ran in, and its options: the fill and GC figures depend on them
-     * (scripts/flushline gives the benchmarks a Cassandra node's heap and GC settings).
+     * (scripts/flushline gives the benchmarks a Cassandra node's heap and GC settings); and how each
+     * system writes Data.db.
      */
     static String jvmLine() {
         java.lang.management.RuntimeMXBean rt = java.lang.management.ManagementFactory.getRuntimeMXBean();
         StringBuilder sb = new StringBuilder("JVM: ").append(rt.getVmName()).append(' ').append(rt.getVmVersion())
                 .append(", max heap ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MiB; options:");
         for (String a : rt.getInputArguments()) {
-            if (a.startsWith("-X") || a.startsWith("-agentpath")) sb.append(' ').append(a);
+            if (a.startsWith("-X") || a.startsWith("-agentpath") || a.startsWith("-Dflushline.")) sb.append(' ').append(a);
         }
+        // The write mode changes the writer thread's system time, which the flush CPU includes.
+        sb.append("; Flushline writes Data.db ").append(dev.flushline.io.SyncedFileOutput.DIRECT_DATA
+                ? "with O_DIRECT where the file system takes it (-Dflushline.io.direct=false for the page cache)"
+                : "through the page cache (-Dflushline.io.direct=false)").append(", Cassandra through the page cache");
         return sb.toString();
     }
 
