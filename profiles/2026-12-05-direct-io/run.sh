@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The runs behind this folder, one after another on a quiet machine, from the repository root; outputs land next to
+# this file, each stamped with its start and end, main's commit and the load.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+stamp() { { echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), main at $(git rev-parse --short HEAD), $(uptime)"; } >> "$1"; }
+run() { local out="$here/$1"; shift; : > "$out"; stamp "$out"; "$@" >> "$out" 2>&1; stamp "$out"; }
+node="-Xms6026m -Xmx6026m -XX:+AlwaysPreTouch -XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxTenuringThreshold=1 -XX:G1HeapRegionSize=16m -XX:G1RSetUpdatingPauseTimePercent=5 -XX:MaxGCPauseMillis=300 -XX:InitiatingHeapOccupancyPercent=70"
+
+# ab-direct-buffered.out: our flush with Data.db written direct and through the page cache, alternating, three runs
+# each of four flushes (oa, da, da, oa) in one JVM; only the Filled and Completed lines kept.
+ab() {
+    for i in 1 2 3; do for mode in true false; do
+        echo "== run $i flushline.io.direct=$mode"
+        JAVA_OPTS="$node -Dflushline.io.direct=$mode" scripts/flushline bench --allocation heap_buffers --compression lz4 \
+            --sstable-version oa,da --version-rounds 2 2>&1 | grep -E "^Completed|^Filled"
+    done; done
+}
+run ab-direct-buffered.out ab
+
+# The machine: what a buffered and a direct write of 256 MiB cost the writing thread (dd's system time).
+dd_costs() {
+    for i in 1 2 3; do /usr/bin/time -f "buffered: sys %S s, wall %e s" dd if=/dev/zero of=/tmp/ddtest bs=1M count=256 2>&1 | grep buffered; rm -f /tmp/ddtest; done
+    sleep 5; /usr/bin/time -f "buffered after 5 s idle: sys %S s, wall %e s" dd if=/dev/zero of=/tmp/ddtest bs=1M count=256 2>&1 | grep buffered; rm -f /tmp/ddtest
+    for i in 1 2; do /usr/bin/time -f "direct: sys %S s, wall %e s" dd if=/dev/zero of=/tmp/ddtest bs=1M count=256 oflag=direct 2>&1 | grep direct; rm -f /tmp/ddtest; done
+    echo "virtio balloon features (bit 5 = free page reporting): $(cat /sys/bus/virtio/devices/virtio0/features)"
+}
+run dd-costs.out dd_costs
+
+against() {
+    scripts/flushline bench --against cassandra,cassandra6,rocksdb --sstable-version oa,da \
+        --allocation heap_buffers,offheap_objects --compression lz4,none "$@"
+}
+run bench-against-rounds.out against --rounds 3
