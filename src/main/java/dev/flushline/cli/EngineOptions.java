@@ -15,15 +15,28 @@ import java.util.Set;
 public final class EngineOptions {
     public static final Set<String> OPTIONS = Set.of("memtable", "shards", "allocation", "compression", "ranges", "flush-threads");
 
-    public static final String HELP =
-            "  --memtable skiplist|sharded|hash\n"
+    /** The allocation a node uses unless told otherwise: Cassandra's default memtable_allocation_type. */
+    public static final String NODE_ALLOCATION = "heap_buffers";
+    /**
+     * The allocation {@code load} uses unless told otherwise: its memtables are a staging buffer for
+     * one bulk write, so their rows stay off the heap, out of the collector's way (as in the
+     * cassandra_latest.yaml that Cassandra 5.0 ships).
+     */
+    public static final String LOAD_ALLOCATION = "offheap_objects";
+
+    /** The options' help, with a node's allocation default ({@code bench}). */
+    public static final String HELP = help(NODE_ALLOCATION + ",\n                                Cassandra's default memtable_allocation_type)");
+
+    /** The options' help; {@code allocationDefault} ends the --allocation line's "(default ..." and closes it. */
+    public static String help(String allocationDefault) {
+        return "  --memtable skiplist|sharded|hash\n"
           + "                                memtable implementation (default hash: finds partitions through a\n"
           + "                                hash table and sorts them by token once, at the flush; skiplist\n"
           + "                                keeps them in a skip list, as Cassandra's SkipListMemtable)\n"
           + "  --shards N                    shards of the sharded memtable, 1..1024 (default 4; needs\n"
           + "                                --memtable sharded)\n"
-          + "  --allocation MODE             unslabbed_heap | heap_buffers | offheap_objects (default heap_buffers,\n"
-          + "                                Cassandra's default memtable_allocation_type)\n"
+          + "  --allocation MODE             unslabbed_heap | heap_buffers | offheap_objects (default "
+          + allocationDefault + "\n"
           + "  --compression CODEC           lz4, zstd, snappy, deflate, noop or none: overrides the table's codec\n"
           + "                                with that codec's defaults at the table's chunk length (default: the\n"
           + "                                table's compression; a table without a compression option gets LZ4\n"
@@ -33,6 +46,7 @@ public final class EngineOptions {
           + "  --flush-threads N             threads writing those ranges, 1..256 (default 1); with --memtable\n"
           + "                                sharded and --ranges 1, a value above 1 flushes the shards in\n"
           + "                                parallel, one sstable per shard\n";
+    }
 
     /** {@code --sstable-version}: taken by the commands that write sstables for a cluster (load, compact). */
     public static final String SSTABLE_VERSION_OPTION = "sstable-version";
@@ -53,13 +67,18 @@ public final class EngineOptions {
     public final int ranges;
     public final int flushThreads;
 
+    /** The options of {@code a}, with a node's allocation default. */
     public EngineOptions(Args a) throws UsageException {
+        this(a, NODE_ALLOCATION);
+    }
+
+    public EngineOptions(Args a, String defaultAllocation) throws UsageException {
         memtable = a.choice("memtable", "hash", "skiplist", "sharded", "hash");
         shards = a.intValue("shards", 4, 1, 1024);
         if (a.has("shards") && !memtable.equals("sharded")) {
             throw new UsageException("--shards needs --memtable sharded");
         }
-        allocation = a.choice("allocation", "heap_buffers", "unslabbed_heap", "heap_buffers", "offheap_objects");
+        allocation = a.choice("allocation", defaultAllocation, "unslabbed_heap", "heap_buffers", "offheap_objects");
         compression = a.has("compression") ? compressionChoice(a) : null;
         ranges = a.intValue("ranges", 1, 1, 4096);
         flushThreads = a.intValue("flush-threads", 1, 1, 256);

@@ -70,7 +70,8 @@ public final class LoadCommand {
           + "                                Gzip input (a .gz name, or the gzip magic bytes at its start) is\n"
           + "                                decompressed as it is read\n"
           + "  --out DIR                     output directory (required)\n"
-          + EngineOptions.HELP
+          + EngineOptions.help(EngineOptions.LOAD_ALLOCATION + ": the rows stay off\n"
+                  + "                                the heap until they are flushed)")
           + EngineOptions.SSTABLE_VERSION_HELP
           + "  --flush-compression fast|table|none\n"
           + "                                what each flush compresses with, as a node's flush_compression: table =\n"
@@ -212,7 +213,7 @@ public final class LoadCommand {
         String schemaFile = a.required("schema");
         String input = a.required("input");
         Path outDir = Path.of(a.required("out"));
-        EngineOptions engine = new EngineOptions(a);
+        EngineOptions engine = new EngineOptions(a, EngineOptions.LOAD_ALLOCATION);
         long defaultSizeMb = Math.max(16, Runtime.getRuntime().maxMemory() / 4 / (1024 * 1024));
         long memtableLimitBytes = a.longValue("memtable-size-mb", defaultSizeMb, 1, 1L << 30) * 1024 * 1024;
         SSTableVersion version = EngineOptions.sstableVersion(a);

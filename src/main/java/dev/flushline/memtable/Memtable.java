@@ -224,6 +224,14 @@ public abstract class Memtable {
         }
     }
 
+    /**
+     * Native bytes held now by memtables' slabs and by sstable writers, not counting the free slabs
+     * the pool keeps for the next off-heap memtable. Racy by nature: a snapshot for reports and tests.
+     */
+    public static long nativeBytesInUse() {
+        return dev.flushline.io.NativeMemory.allocatedBytes() - NativeSlabPool.shared().pooledBytes();
+    }
+
     /** Largest partition key or clustering value: Cassandra's CQL limit (u16 length in Data/Index/Summary). */
     public static final int MAX_KEY_VALUE_BYTES = 0xFFFF;
 

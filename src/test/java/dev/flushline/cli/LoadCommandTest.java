@@ -221,6 +221,54 @@ class LoadCommandTest {
         assertEquals(List.of(), staging(tableDir(out)));
     }
 
+    /**
+     * Without --allocation, a load holds its rows off heap: while the input is still open the
+     * memtable's native slabs are in use, and none is once the load ends (they go back to the pool
+     * or are freed). With --allocation heap_buffers nothing native is held. (Test classes run one
+     * at a time, so no other test allocates native memory meanwhile.)
+     */
+    @Test
+    void aLoadHoldsItsRowsOffHeapUnlessToldOtherwise() throws Exception {
+        Path schema = write("t.cql", CQL);
+        for (String[] allocation : new String[][] {{}, {"--allocation", "heap_buffers"}}) {
+            boolean offHeap = allocation.length == 0;
+            long before = dev.flushline.memtable.Memtable.nativeBytesInUse();
+            java.io.PipedOutputStream feed = new java.io.PipedOutputStream();
+            java.io.PipedInputStream stdin = new java.io.PipedInputStream(feed, 1 << 16);
+            Path out = tmp.resolve("out-" + offHeap);
+            List<String> args = new java.util.ArrayList<>(List.of("load", "--schema", schema.toString(), "--input", "-",
+                    "--out", out.toString(), "--now", Long.toString(NOW)));
+            args.addAll(List.of(allocation));
+            ByteArrayOutputStream o = new ByteArrayOutputStream(), e = new ByteArrayOutputStream();
+            java.util.concurrent.FutureTask<Integer> load = new java.util.concurrent.FutureTask<>(() -> Main.run(
+                    args.toArray(new String[0]), stdin, new PrintStream(o, true, StandardCharsets.UTF_8),
+                    new PrintStream(e, true, StandardCharsets.UTF_8)));
+            Thread t = new Thread(load, "load-under-test");
+            t.start();
+            feed.write(rows(0, 2_000).getBytes(StandardCharsets.UTF_8));
+            feed.flush();
+            long held = 0;
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            // The load applies what it has read and then waits for more input: poll until the rows are in.
+            while (System.nanoTime() < deadline) {
+                held = dev.flushline.memtable.Memtable.nativeBytesInUse() - before;
+                if (!offHeap || held > 0) break;
+                Thread.sleep(10);
+            }
+            if (!offHeap) Thread.sleep(200); // give a wrong (off-heap) default time to show
+            held = dev.flushline.memtable.Memtable.nativeBytesInUse() - before;
+            feed.close();
+            assertEquals(0, (int) load.get(60, java.util.concurrent.TimeUnit.SECONDS), e.toString(StandardCharsets.UTF_8));
+            if (offHeap) {
+                assertTrue(held > 0, "the default allocation keeps the rows in native memory while the load runs");
+            } else {
+                assertEquals(0, held, "heap_buffers holds no native memory");
+            }
+            assertEquals(before, dev.flushline.memtable.Memtable.nativeBytesInUse(), "no native memory is in use after the load");
+            assertEquals(2_000, CassandraReader.readAll(tableDir(out), CQL).stream().mapToLong(p -> p.rows().size()).sum());
+        }
+    }
+
     @Test
     void leftoversOfACrashedRunAreRemovedAndReported() throws Exception {
         Path schema = write("t.cql", CQL);

@@ -80,14 +80,15 @@ import java.util.regex.Pattern;
  * rows, about 520 MB of JSON Lines; one round). Options: {@code --partitions N}, {@code --warmup-partitions N}
  * (default 20000; 0 skips the warm-up), {@code --rounds R} (default 1), {@code --memtable-sizes LIST} (MiB or
  * {@code default}, comma-separated; default 2048), {@code --allocation MODE} (passed to the load; default
- * heap_buffers), {@code --format jsonl|csv} (default jsonl), {@code --dir D} (work directory, kept; default a temp
+ * the load's own, offheap_objects), {@code --format jsonl|csv} (default jsonl), {@code --dir D} (work directory, kept; default a temp
  * directory, deleted), {@code --reader-alone}, {@code --json}.
  *
- * <p><b>Last result:</b> 2026-12-04 19:48-19:50 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, main at 636c6a1, one
- * round each: {@code --json} 598,905 rows/s against CQLSSTableWriter sorted's 557,494 (x1.07; goal x2 missed), GC 6.6% of
- * the load's wall time, 191.3 B/row; {@code --allocation offheap_objects} x0.86, GC 3.4%, 62.2 B/row; {@code --format
- * csv} x0.91, GC 5.3%; {@code --reader-alone} 1,485,673 rows/s, 682 ns of CPU per row (x2.38 of CQLSSTableWriter
- * sorted's in that run). Details in profiles/2026-12-04-cursor-records/README.md.
+ * <p><b>Last result:</b> 2026-12-05 03:10-03:11 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, main at ba43bed (Data.db
+ * written with O_DIRECT), one round each: {@code --allocation offheap_objects --json} 769,956 rows/s, x1.32 of
+ * CQLSSTableWriter sorted's (goal x2 missed), GC 1.9% of the load's wall time, 45.6 B/row; with {@code --format csv}
+ * x1.33, GC 2.1%; with heap_buffers (03:04-03:07) x1.03-x1.28, GC 3.1-6.5%, 174.7 B/row. {@code --reader-alone} at
+ * 2026-12-04 19:50: 682 ns of CPU per row (x2.38 of CQLSSTableWriter sorted's in that run). Details in
+ * profiles/2026-12-05-direct-io/README.md.
  */
 public final class LoadAgainstMain {
     private LoadAgainstMain() {}
@@ -129,7 +130,7 @@ public final class LoadAgainstMain {
         int warmupPartitions = 20_000;
         int rounds = 1;
         List<String> memtableSizes = List.of("2048");
-        String allocation = "heap_buffers";
+        String allocation = dev.flushline.cli.EngineOptions.LOAD_ALLOCATION;
         Path keep = null;
         boolean json = false;
         boolean readerAlone = false;
