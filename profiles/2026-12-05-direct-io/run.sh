@@ -32,3 +32,36 @@ against() {
         --allocation heap_buffers,offheap_objects --compression lz4,none "$@"
 }
 run bench-against-rounds.out against --rounds 3
+
+# bench-compact-against-c5-c6.out (main at ff622e3): compaction beside both Cassandras
+run bench-compact-against-c5-c6.out scripts/flushline bench compact --against cassandra,cassandra6 --dir /tmp/cc --profile-dir /tmp/ccprof
+# ab-compact-direct-buffered.out: our compaction direct and buffered, alternating, two each
+ab_compact() {
+    for i in 1 2; do for mode in true false; do
+        echo "== run $i flushline.io.direct=$mode"
+        JAVA_OPTS="-Dflushline.io.direct=$mode" scripts/flushline bench compact --shape disjoint,overwrite --dir /tmp/cc 2>&1 \
+            | grep -E "^(disjoint|overwrite) +(lz4|none) +flushline "
+    done; done
+}
+run ab-compact-direct-buffered.out ab_compact
+# the loads: heap_buffers (main at ba43bed, then load's default), offheap_objects, and the new default (main at c1ee065)
+# (load-against-*.out without -offheap/-default ran when heap_buffers was the load default, as plain --json and --format csv --json)
+run load-against-jsonl.out scripts/load-against --allocation heap_buffers --json
+run load-against-csv.out scripts/load-against --allocation heap_buffers --format csv --json
+run load-against-jsonl-2.out scripts/load-against --allocation heap_buffers --json
+run load-against-csv-2.out scripts/load-against --allocation heap_buffers --format csv --json
+run load-against-jsonl-offheap.out scripts/load-against --allocation offheap_objects --json
+run load-against-csv-offheap.out scripts/load-against --format csv --allocation offheap_objects --json
+run load-against-jsonl-default.out scripts/load-against --json
+run load-against-csv-default.out scripts/load-against --format csv --json
+# the version order in a peer run
+run bench-against-cassandra-none-heap-oa-da.out scripts/flushline bench --against cassandra --sstable-version oa,da --allocation heap_buffers --compression none --rounds 3
+run bench-against-cassandra-none-heap-da-oa.out scripts/flushline bench --against cassandra --sstable-version da,oa --allocation heap_buffers --compression none --rounds 3
+
+# Profiles (async-profiler 4.1; AP=path to libasyncProfiler.so; node = the options above):
+# - flush-io-threads-buffered.collapsed (main at 3a629bd, before O_DIRECT): the I/O threads' stacks of
+#   JAVA_OPTS="$node -agentpath:$AP=start,event=cpu,interval=1ms,threads,file=F,collapsed" \
+#       scripts/flushline bench --allocation heap_buffers --compression lz4 --sstable-version oa,da --version-rounds 2
+#   (grep '^\[flushline-io' F).
+# - flush-none-heap_buffers-serializer.collapsed (main at ba43bed): the same agent on
+#   scripts/flushline bench --allocation heap_buffers --compression none, the stacks under FlushWriter.write not under warmUp.
