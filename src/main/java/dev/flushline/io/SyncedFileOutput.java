@@ -73,6 +73,11 @@ public final class SyncedFileOutput implements AutoCloseable {
     private final int alignment;
     /** Direct mode: the file offset of the block's byte 0, a multiple of {@link #alignment}. */
     private long directOffset;
+    /**
+     * Direct mode: {@link #position()} when the file last ended exactly there (tail written,
+     * truncated), or -1. Lets {@link #close()} after {@link #sync()} skip rewriting the same tail.
+     */
+    private long directEndsAt = -1;
     private long positionBytes;
     private boolean closed;
 
@@ -406,6 +411,9 @@ public final class SyncedFileOutput implements AutoCloseable {
      * so a later write rewrites that block with more bytes in it.
      */
     private void writeDirectTail() throws IOException {
+        if (directEndsAt == positionBytes) {
+            return;
+        }
         final ByteBuffer b = block;
         drainAligned(b);
         final int tail = b.position();
@@ -418,6 +426,7 @@ public final class SyncedFileOutput implements AutoCloseable {
             b.position(tail);
         }
         channel.truncate(positionBytes);
+        directEndsAt = positionBytes;
     }
 
     /** Writes {@code b[from, to)} at file offset {@code at}, leaving {@code b}'s position and limit as they were. */
