@@ -65,3 +65,15 @@ run bench-against-cassandra-none-heap-da-oa.out scripts/flushline bench --agains
 #   (grep '^\[flushline-io' F).
 # - flush-none-heap_buffers-serializer.collapsed (main at ba43bed): the same agent on
 #   scripts/flushline bench --allocation heap_buffers --compression none, the stacks under FlushWriter.write not under warmUp.
+
+# compact-cold-warm.out (main at 9eb2385): one sstable our flush wrote (bench --out D, the oa-1 files moved to IN),
+# compacted cold (page cache dropped) and warm, output direct and buffered, alternating, three runs
+cold_warm() {
+    for i in 1 2 3; do for mode in cold warm; do for io in true false; do
+        rm -rf /tmp/cold/out
+        if [ $mode = cold ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi
+        echo "run $i inputs $mode, output direct=$io: $(JAVA_OPTS="-Dflushline.io.direct=$io" /usr/bin/time -f "proc user %U sys %S wall %e" \
+            scripts/flushline compact --schema s.cql --input /tmp/cold/in --out /tmp/cold/out --now 1750000000 2>&1 | grep -E "^cpu time|^proc" | tr '\n' ' ')"
+    done; done; done
+}
+run compact-cold-warm.out cold_warm
