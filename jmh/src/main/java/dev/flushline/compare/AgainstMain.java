@@ -37,7 +37,8 @@ import java.util.Set;
  * its child by bytes and, if they differ, by content read back with 6.0's reader.
  *
  * <p>{@code --sstable-version oa,da} (the BTI goals): Flushline and Cassandra 5.0.5 fill and flush once per version,
- * in that order, per allocation and compression (each warmed up in every version); every component file of
+ * in that order, per allocation and compression (each warmed up in every version); with {@code --rounds N} the
+ * versions take turns inside each round, their order reversed every other round (oa,da then da,oa); every component file of
  * Cassandra's sstable is compared with ours of the same version ({@link ComponentCompare}); Cassandra 6.0 flushes
  * oa only and 5.0.5 flushes no nb (it writes BIG as oa), which the run says. The table gains a version column,
  * peers are compared with Flushline's flush of the same version, and a goals table follows: our flush CPU per
@@ -206,7 +207,11 @@ public final class AgainstMain {
             List<String> jsonLines = new ArrayList<>();
             int n = 0;
             for (BenchCommand.Setup s : setups) {
-                for (SSTableVersion v : versions) for (int round = 1; round <= rounds; round++) {
+                // Rounds outside versions, the versions' order reversed every other round: whatever runs first
+                // after a setting change or the peers' warm-up tends to be slow here (2026-12-05: da / oa x1.86 with
+                // oa first, x1.06 with da first, minutes apart), so neither version may always be first.
+                for (int round = 1; round <= rounds; round++) for (int vi = 0; vi < versions.size(); vi++) {
+                    SSTableVersion v = versions.get(round % 2 == 1 ? vi : versions.size() - 1 - vi);
                     if (rounds > 1) {
                         out.println("Round " + round + " of " + rounds + ": " + s.allocation().cliName() + ", " + s.compression()
                                 + (showVersion ? ", " + v : ""));
