@@ -77,3 +77,6 @@ cold_warm() {
     done; done; done
 }
 run compact-cold-warm.out cold_warm
+
+# bench-against-rounds-alternating.out (main at abe387c): the flush beside the peers, versions alternating per round
+run bench-against-rounds-alternating.out against --rounds 3
