@@ -511,7 +511,7 @@ public final class BenchCommand {
     }
 
     /** The median of {@code values} (the mean of the middle two for an even count). REQUIRES: at least one. */
-    static long median(long[] values) {
+    public static long median(long[] values) {
         long[] s = values.clone();
         java.util.Arrays.sort(s);
         int n = s.length;

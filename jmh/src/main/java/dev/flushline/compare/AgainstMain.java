@@ -368,13 +368,11 @@ public final class AgainstMain {
         return out;
     }
 
-    /** The median of one figure over runs: the middle one, or the mean of the two middle ones. */
+    /** The median of one figure over runs ({@link BenchCommand#median}). */
     static long median(List<FlushRun> runs, java.util.function.ToLongFunction<FlushRun> figure) {
         long[] v = new long[runs.size()];
         for (int i = 0; i < v.length; i++) v[i] = figure.applyAsLong(runs.get(i));
-        java.util.Arrays.sort(v);
-        int mid = v.length / 2;
-        return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+        return BenchCommand.median(v);
     }
 
     static final String CQL_WRITER = "cqlsstablewriter";
@@ -442,7 +440,7 @@ public final class AgainstMain {
         StringBuilder sb = new StringBuilder("JVM: ").append(rt.getVmName()).append(' ').append(rt.getVmVersion())
                 .append(", max heap ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MiB; options:");
         for (String a : rt.getInputArguments()) {
-            if (a.startsWith("-X") || a.startsWith("-agentpath") || a.startsWith("-Dflushline.")) sb.append(' ').append(a);
+            if (a.startsWith("-X") || a.startsWith("-agentpath") || a.startsWith("-Dflushline.io.")) sb.append(' ').append(a);
         }
         // The write mode changes the writer thread's system time, which the flush CPU includes.
         sb.append("; Flushline writes Data.db ").append(dev.flushline.io.SyncedFileOutput.DIRECT_DATA
