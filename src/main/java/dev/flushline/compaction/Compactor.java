@@ -11,6 +11,7 @@ import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
 import dev.flushline.sstable.Component;
 import dev.flushline.sstable.DataChunks;
+import dev.flushline.sstable.DataLayout;
 import dev.flushline.sstable.EncodingStats;
 import dev.flushline.sstable.IncompatibleSSTableException;
 import dev.flushline.sstable.PartitionIndex;
@@ -310,6 +311,12 @@ public final class Compactor {
          * {@link #inputRows}, their cells in {@link #cellsRead} and {@link #cellsMergedAway}.
          */
         public long rowVersionsSkipped;
+        /**
+         * Of {@link #rowsCopied}, rows held in more than one input whose other versions were all
+         * stepped over ({@link #rowVersionsSkipped}), so that the one left was copied; without
+         * {@link Options#skipLosingVersions} each would have been merged.
+         */
+        public long survivorsCopied;
 
         /** The result of two compactions of disjoint slices of the same inputs, as one. */
         public static Result combine(Result a, Result b) {
@@ -341,6 +348,7 @@ public final class Compactor {
             r.rowsCopiedVerbatim = a.rowsCopiedVerbatim + b.rowsCopiedVerbatim;
             r.partitionsCopied = a.partitionsCopied + b.partitionsCopied;
             r.rowVersionsSkipped = a.rowVersionsSkipped + b.rowVersionsSkipped;
+            r.survivorsCopied = a.survivorsCopied + b.survivorsCopied;
             return r;
         }
     }
@@ -954,7 +962,9 @@ public final class Compactor {
                     // The merged row takes the first version's clustering bytes, even if that version is skipped.
                     ClusteringBuffer firstClustering = group[0].clustering;
                     int kept = decodeOrSkip(g);
-                    if (merger.merge(group, kept, false, coverTs, coverLdt, g == 1 && coverLive, firstClustering, rowBuffer)) {
+                    if (kept == 1 && coverLive && options.copyThrough && copiesSurvivor(group[0], firstClustering)) {
+                        // The one version left after the ones it beats were stepped over, copied.
+                    } else if (merger.merge(group, kept, false, coverTs, coverLdt, g == 1 && coverLive, firstClustering, rowBuffer)) {
                         if (!started) start();
                         output.row(rowBuffer);
                     }
@@ -1032,23 +1042,48 @@ public final class Compactor {
      * otherwise merged as ever.
      */
     private void copyOrMergeRow(CompactionInput c) throws IOException {
-        SSTableCursor.Row r = c.cursor.row();
-        if (merger.keepsAsIs(r, nothingToPurge[c.index])) {
-            // Written whether copied or merged (the merge would keep all of it), so the partition
-            // may start before the serializer's check, which needs the output.
-            if (!started) start();
-            if (output.prepareCopy(r, c.cursor.header().stats(), staticColumnMap[c.index], regularColumnMap[c.index])) {
-                output.copyRow(c.cursor, c.clustering);
-                partitionCopied = true;
-                return;
-            }
-        }
+        if (copies(c)) return;
         one[0] = c;
         partitionMerged = true;
         if (merger.merge(one, 1, false, RowMerger.LIVE_TS, RowMerger.LIVE_LDT, true, c.clustering, rowBuffer)) {
             if (!started) start();
             output.row(rowBuffer);
         }
+    }
+
+    /**
+     * Copies {@code c}'s current row if a merge of it alone would write it back unchanged
+     * ({@link RowMerger#keepsAsIs}) and the serializer takes its bytes; returns whether it did.
+     */
+    private boolean copies(CompactionInput c) throws IOException {
+        SSTableCursor.Row r = c.cursor.row();
+        if (!merger.keepsAsIs(r, nothingToPurge[c.index])) return false;
+        // Written whether copied or merged (the merge would keep all of it), so the partition
+        // may start before the serializer's check, which needs the output.
+        if (!started) start();
+        if (!output.prepareCopy(r, c.cursor.header().stats(), staticColumnMap[c.index], regularColumnMap[c.index])) return false;
+        output.copyRow(c.cursor, c.clustering);
+        partitionCopied = true;
+        return true;
+    }
+
+    /**
+     * Copies the one version {@code c} of a row that is left once {@link #decodeOrSkip} stepped
+     * over the versions it beats, where the merge of the group would give back {@code c} unchanged.
+     * That merge is not Cassandra's one-version shortcut ({@link #copies} alone would assume it): the
+     * row's own deletion and complex deletions still filter its liveness and cells, so a row with
+     * either is left to the merge. The merged row takes the first version's clustering bytes
+     * (possibly a skipped version's), so they must be {@code c}'s byte for byte. Returns whether
+     * it copied; if not, nothing was written but perhaps the partition's start, which the merge
+     * (keeping all of {@code c}) would write too.
+     */
+    private boolean copiesSurvivor(CompactionInput c, ClusteringBuffer firstClustering) throws IOException {
+        SSTableCursor.Row r = c.cursor.row();
+        if (r.isDeleted() || (r.flags() & DataLayout.HAS_COMPLEX_DELETION) != 0) return false;
+        if (c.clustering != firstClustering && !c.clustering.sameBytes(firstClustering)) return false;
+        if (!copies(c)) return false;
+        result.survivorsCopied++;
+        return true;
     }
 
     /**

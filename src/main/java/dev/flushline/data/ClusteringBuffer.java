@@ -68,6 +68,21 @@ public final class ClusteringBuffer {
 
     public int length(int i) { return length[i]; }
 
+    /**
+     * Whether {@code other} holds the same kind and the same bytes in each value: stricter than
+     * comparing equal, since equal values may differ in bytes (decimal 1.0 and 1.00).
+     */
+    public boolean sameBytes(ClusteringBuffer other) {
+        if (other.kind != kind || other.size != size) return false;
+        for (int i = 0; i < size; i++) {
+            if (!Arrays.equals(source[i], offset[i], offset[i] + length[i],
+                    other.source[i], other.offset[i], other.offset[i] + other.length[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Copies {@code other}'s kind and values into this buffer's own arena. */
     public void copyFrom(ClusteringBuffer other) {
         int n = other.size;

@@ -96,6 +96,12 @@ public final class RowSerializer {
     private int copyFieldsBytes;
     private boolean copyVerbatim;
     private boolean copyPlain;
+    /**
+     * Bytes of the row's cells when each is plain (the row's timestamp and a short value, as
+     * prepareCopy's plain sizing found), which then end the input row as this serializer would
+     * write them under any bases; -1 otherwise.
+     */
+    private int copyPlainCellBytes;
     private long copyMinTimestamp, copyMaxTimestamp;
     private int copyColumnsWithCells;
 
@@ -762,6 +768,7 @@ public final class RowSerializer {
         boolean sameBases = plain ? stats.minTimestamp() == inputStats.minTimestamp() : stats.sameBases(inputStats);
         copyVerbatim = map == null && sameBases && exact && size == r.fieldsLength;
         copyPlain = plain;
+        copyPlainCellBytes = plainBytes;
         copyMinTimestamp = minTs;
         copyMaxTimestamp = maxTs;
         copyColumnsWithCells = withCells;
@@ -879,6 +886,13 @@ public final class RowSerializer {
         for (int j = 0; j < columns; j++) present[j] = map == null ? columnIndex[j] : map[columnIndex[j]];
         presentCount = columns;
         putRowHead(out, flags, isStatic, body, prevSize, r.deletionTimestamp, r.deletionLdt);
+        if (copyPlainCellBytes >= 0 && map == null) {
+            // A plain cell holds no timestamp, TTL or deletion time of its own, so no base changes
+            // its bytes: flags, a one-byte length unless fixed, the value. They end the input row.
+            out.putBytes(buf, r.fieldsOffset() + r.fieldsLength - copyPlainCellBytes, copyPlainCellBytes);
+            collector.plainCells(r.cellCount, copyMinTimestamp, copyMaxTimestamp);
+            return;
+        }
         final boolean writeComplexDeletion = (flags & DataLayout.HAS_COMPLEX_DELETION) != 0;
         final boolean[] complex = isStatic ? staticComplexByHeader : regularComplexByHeader;
         final int[] fixed = isStatic ? staticFixedByHeader : regularFixedByHeader;
