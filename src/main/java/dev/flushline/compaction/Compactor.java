@@ -66,8 +66,9 @@ import java.util.List;
  * of the versions of one row (or of one partition's static rows), each that loses every part of
  * itself to another ({@link RowMerger#losesEverything}: an older sstable by its Statistics.db
  * timestamps, columns among the other's, no complex column, liveness and row deletion beaten) is
- * stepped over by its row size without decoding its cells, and the rest merge as ever. Its cells
- * count as read and merged away, as in the full merge. Versions with complex columns are always
+ * stepped over by its row size without decoding its cells, and the rest merge as ever. So is each
+ * version under a covering partition or range deletion newer than everything in its sstable. Its
+ * cells count as read and merged away, as in the full merge. Versions with complex columns are always
  * decoded (their cells merge by path and cannot be counted from the header).
  *
  * <p>Atomicity: outputs are written to staging directories and published (TOC.txt last) only after
@@ -137,7 +138,8 @@ public final class Compactor {
         public final boolean copyThrough;
         /**
          * Step over a row version that loses every part of itself to another version of the row
-         * (on by default; see {@link RowMerger#losesEverything}), without decoding its cells. The
+         * (on by default; see {@link RowMerger#losesEverything}) or to a covering deletion, without
+         * decoding its cells. The
          * outputs are the same bytes either way; off, every version is decoded and merged.
          */
         public final boolean skipLosingVersions;
@@ -307,7 +309,8 @@ public final class Compactor {
         public long rowsCopied, rowsCopiedVerbatim, partitionsCopied;
         /**
          * Row versions (static rows included) stepped over undecoded because another version of the
-         * row beats every part of them ({@link Options#skipLosingVersions}); counted in
+         * row beats every part of them, or a covering partition or range deletion does
+         * ({@link Options#skipLosingVersions}); counted in
          * {@link #inputRows}, their cells in {@link #cellsRead} and {@link #cellsMergedAway}.
          */
         public long rowVersionsSkipped;
@@ -961,8 +964,11 @@ public final class Compactor {
                     partitionMerged = true;
                     // The merged row takes the first version's clustering bytes, even if that version is skipped.
                     ClusteringBuffer firstClustering = group[0].clustering;
-                    int kept = decodeOrSkip(g);
-                    if (kept == 1 && coverLive && options.copyThrough && copiesSurvivor(group[0], firstClustering)) {
+                    int left = coverLive || !options.skipLosingVersions ? g : skipCovered(g, coverTs);
+                    int kept = left == 0 ? 0 : decodeOrSkip(left);
+                    if (kept == 0) {
+                        // Every version lies under the covering deletion: the merge would leave nothing.
+                    } else if (kept == 1 && coverLive && options.copyThrough && copiesSurvivor(group[0], firstClustering)) {
                         // The one version left after the ones it beats were stepped over, copied.
                     } else if (merger.merge(group, kept, false, coverTs, coverLdt, g == 1 && coverLive, firstClustering, rowBuffer)) {
                         if (!started) start();
@@ -1033,6 +1039,30 @@ public final class Compactor {
             }
         }
         return kept;
+    }
+
+    /**
+     * Steps over, undecoded, each version in {@code group[0..g)} that lies wholly under the
+     * covering (partition or range) deletion at {@code coverTs}: its sstable's largest timestamp,
+     * which Statistics.db makes a bound on every timestamp in it, is below coverTs, so the merge
+     * would drop its liveness, its own deletions and every cell of it, each superseded by the
+     * covering deletion. A version with a complex column is decoded all the same, as its cells
+     * cannot be counted undecoded. Counted as a version that loses to another is (its cells merged
+     * away). Returns how many are left, in their order, at the front of the group.
+     */
+    private int skipCovered(int g, long coverTs) {
+        final CompactionInput[] group = this.group;
+        int left = 0;
+        for (int i = 0; i < g; i++) {
+            CompactionInput c = group[i];
+            if (c.metadata.maxTimestamp < coverTs && !c.cursor.row().hasComplexColumn()) {
+                merger.countSkipped(c.skipBody());
+                result.rowVersionsSkipped++;
+            } else {
+                group[left++] = c;
+            }
+        }
+        return left;
     }
 
     /**

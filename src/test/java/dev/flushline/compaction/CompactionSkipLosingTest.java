@@ -212,6 +212,11 @@ class CompactionSkipLosingTest {
         a.add(part(23, row(1, Liveness.EMPTY, v(100, "old"))));
         b.add(part(23, deleted(1, Deletion.of(205, N), v(210, "new"), w(220, 23))));
         skips++;
+        // 24. A row only the oldest holds, under a partition deletion the newest holds that is newer
+        // than anything in the oldest: skipped with no other version of it, merged to nothing.
+        a.add(part(24, row(1, Liveness.of(100), v(100, "gone"), w(100, 24)), row(2, Liveness.of(110), v(110, "gone too"))));
+        c.add(part(24, Deletion.of(260, N), Row.EMPTY_STATIC));
+        skips += 2;
         a.add(everyColumn(100, 150));
         b.add(everyColumn(101, 250));
         c.add(everyColumn(102, 300));
