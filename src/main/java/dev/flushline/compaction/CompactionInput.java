@@ -101,6 +101,12 @@ final class CompactionInput implements AutoCloseable {
         cellsRead += cursor.row().cellCount();
     }
 
+    /** Takes the current row's body undecoded, as {@link SSTableCursor#takePlainBody}, counting its cells as read. */
+    void takePlainBody() {
+        cursor.takePlainBody();
+        cellsRead += cursor.row().columnCount();
+    }
+
     /**
      * Steps over the current row's body without decoding it and returns its cells, counted as read:
      * one per present column, which holds only for a row without complex columns (refused otherwise,

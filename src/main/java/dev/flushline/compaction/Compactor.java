@@ -320,6 +320,11 @@ public final class Compactor {
          * {@link Options#skipLosingVersions} each would have been merged.
          */
         public long survivorsCopied;
+        /**
+         * Of {@link #rowsCopied}, rows whose cells were not decoded at all: each plain (the row's
+         * timestamp and a value), in an sstable with nothing to purge and this output's columns.
+         */
+        public long rowsCopiedUndecoded;
 
         /** The result of two compactions of disjoint slices of the same inputs, as one. */
         public static Result combine(Result a, Result b) {
@@ -352,6 +357,7 @@ public final class Compactor {
             r.partitionsCopied = a.partitionsCopied + b.partitionsCopied;
             r.rowVersionsSkipped = a.rowVersionsSkipped + b.rowVersionsSkipped;
             r.survivorsCopied = a.survivorsCopied + b.survivorsCopied;
+            r.rowsCopiedUndecoded = a.rowsCopiedUndecoded + b.rowsCopiedUndecoded;
             return r;
         }
     }
@@ -958,8 +964,10 @@ public final class Compactor {
                 long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
                 boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
                 if (g == 1 && coverLive && options.copyThrough) {
-                    group[0].decodeBody();
-                    copyOrMergeRow(group[0]);
+                    if (!copiesUndecoded(group[0])) {
+                        group[0].decodeBody();
+                        copyOrMergeRow(group[0]);
+                    }
                 } else {
                     partitionMerged = true;
                     // The merged row takes the first version's clustering bytes, even if that version is skipped.
@@ -1094,6 +1102,27 @@ public final class Compactor {
         if (!output.prepareCopy(r, c.cursor.header().stats(), staticColumnMap[c.index], regularColumnMap[c.index])) return false;
         output.copyRow(c.cursor, c.clustering);
         partitionCopied = true;
+        return true;
+    }
+
+    /**
+     * Copies {@code c}'s current row, which only c holds, without decoding its cells, where
+     * {@link #copyOrMergeRow} would copy it too and the serializer needs nothing per cell: c's
+     * sstable has nothing to purge and this output's columns, and every cell is plain
+     * ({@link SSTableCursor#plainBodyBytes}). Returns false, with the body still pending and nothing
+     * written but perhaps the partition's start (which the merge, keeping the row, writes too), if not.
+     */
+    private boolean copiesUndecoded(CompactionInput c) throws IOException {
+        if (!nothingToPurge[c.index] || regularColumnMap[c.index] != null) return false;
+        SSTableCursor.Row r = c.cursor.row();
+        int plainBytes = c.cursor.plainBodyBytes();
+        if (plainBytes < 0 || !merger.keepsAsIs(r, true)) return false;
+        if (!started) start();
+        if (!output.prepareCopyPlain(r, c.cursor.header().stats(), plainBytes)) return false;
+        c.takePlainBody();
+        output.copyRow(c.cursor, c.clustering);
+        partitionCopied = true;
+        result.rowsCopiedUndecoded++;
         return true;
     }
 

@@ -683,12 +683,31 @@ public final class RowSerializer {
      * null where the input has this header's columns.
      */
     public boolean prepareCopy(SSTableCursor.Row r, EncodingStats inputStats, int[] staticMap, int[] regularMap) {
+        return prepareCopy(r, inputStats, staticMap, regularMap, PLAIN_FROM_CELLS);
+    }
+
+    /**
+     * As {@link #prepareCopy(SSTableCursor.Row, EncodingStats, int[], int[])} for a row whose body
+     * is still pending and whose cells {@link SSTableCursor#plainBodyBytes} found plain, in
+     * {@code plainCellBytes} bytes: nothing per cell is read. The input must have this header's
+     * columns; a row without liveness (whose plain cells would have no timestamp to take) is refused.
+     */
+    public boolean prepareCopyPlain(SSTableCursor.Row r, EncodingStats inputStats, int plainCellBytes) {
+        if (plainCellBytes < 0) throw new IllegalArgumentException("plain cell bytes " + plainCellBytes);
+        return prepareCopy(r, inputStats, null, null, plainCellBytes);
+    }
+
+    /** prepareCopy's plainCellBytes: none known, found from the decoded cells. */
+    private static final int PLAIN_FROM_CELLS = -2;
+
+    private boolean prepareCopy(SSTableCursor.Row r, EncodingStats inputStats, int[] staticMap, int[] regularMap, int plainCellBytes) {
         copySource = null;
         final boolean isStatic = r.isStatic;
         final int[] map = isStatic ? staticMap : regularMap;
         final long lts = r.livenessTimestamp, lexp = r.livenessExpiration;
         final int lttl = r.livenessTtl;
         final boolean hasLiveness = lts != Cell.NO_TIMESTAMP;
+        if (plainCellBytes != PLAIN_FROM_CELLS && !hasLiveness) return false;
         beginRow(hasLiveness, lts, lttl != Cell.NO_TTL, lttl, lexp);
         final long dts = r.deletionTimestamp, dldt = r.deletionLdt;
         final boolean deleted = dts != Cell.NO_TIMESTAMP || dldt != Cell.NO_DELETION_TIME;
@@ -715,13 +734,16 @@ public final class RowSerializer {
         boolean exact = !r.complexDeletionTimeDropped
                 && !(deleted && dldt == Cell.INVALID_DELETION_TIME) && !(hasLiveness && lexp == Cell.INVALID_DELETION_TIME);
         boolean plain = !deleted && !hasComplexDeletion && lttl == Cell.NO_TTL;
+        // Undecoded cells can be neither transcoded nor collected one by one: only a plain row's stats go without them.
+        if (plainCellBytes != PLAIN_FROM_CELLS && !plain) return false;
         int size = rowFieldsHeadSize(flags, isStatic, dts, dldt);
         final int[] cellFlags = r.cellFlags, ttls = r.cellTtl, pathLength = r.cellPathLength, valueLength = r.cellValueLength;
         final long[] timestamps = r.cellTimestamp, ldts = r.cellLdt;
         long minTs = Long.MAX_VALUE, maxTs = Long.MIN_VALUE;
         int withCells = 0;
         int columnsDone = 0;
-        int plainBytes = hasLiveness && r.cellsPlain ? plainCellsSize(present, valueLength, columns, fixed) : -1;
+        int plainBytes = plainCellBytes != PLAIN_FROM_CELLS ? plainCellBytes
+                : hasLiveness && r.cellsPlain ? plainCellsSize(present, valueLength, columns, fixed) : -1;
         if (plainBytes >= 0) {
             // Each cell is the row's timestamp and a value, with no TTL or deletion time: its flags
             // are cellFlags' for it, and its bytes are its flags, its one-byte length unless fixed,

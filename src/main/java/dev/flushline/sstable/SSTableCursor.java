@@ -92,6 +92,8 @@ public final class SSTableCursor implements AutoCloseable {
     private boolean deferBodies;
     /** Whether the current row's header was read and its body is neither decoded nor skipped yet. */
     private boolean bodyPending;
+    /** Stream offset of the row whose pending body {@link #plainBodyBytes} last accepted; -1 for none. */
+    private long plainBodyOf = -1;
 
     private final Partition partition = new Partition();
     private final Row row = new Row();
@@ -205,6 +207,59 @@ public final class SSTableCursor implements AutoCloseable {
         if (!bodyPending) throw new IllegalStateException("no row body pending");
         bodyPending = false;
         row.skipped = true;
+        pos = bodyEnd;
+        row.endOffset = position();
+    }
+
+    /**
+     * For the pending body of a row whose header has no complex column: the bytes of its cells if
+     * every one is plain, as {@link Row#cellsPlain} means it (flags exactly USE_ROW_TIMESTAMP, a
+     * value of the column's fixed length or after a one-byte length), not empty, and they end
+     * exactly at the row's end; -1 otherwise. Reads each cell's flags and length only and moves
+     * nothing: the body stays pending, for {@link #takePlainBody} or a decode or skip.
+     * REQUIRES: {@link #isBodyPending()}.
+     */
+    public int plainBodyBytes() {
+        if (!bodyPending) throw new IllegalStateException("no row body pending");
+        final Row r = row;
+        if (!(r.isStatic ? staticAllSimple : regularAllSimple)) return -1;
+        final int[] fixedLengths = r.isStatic ? staticFixed : regularFixed;
+        final int[] columnIndex = r.columnIndex;
+        final byte[] b = buf;
+        final int end = bodyEnd;
+        int p = pos;
+        for (int j = 0, n = r.columnCount; j < n; j++) {
+            if (p >= end || b[p] != DataLayout.CELL_USE_ROW_TIMESTAMP) return -1;
+            p++;
+            int len = fixedLengths[columnIndex[j]];
+            if (len < 0) {
+                if (p >= end) return -1;
+                len = b[p++]; // negative: a length of 128 or more, a longer vint
+            }
+            // An empty value after a length (rather than its flag) is left to the decode.
+            if (len <= 0 || len > end - p) return -1;
+            p += len;
+        }
+        if (p != end) return -1;
+        plainBodyOf = r.offset;
+        return end - pos;
+    }
+
+    /**
+     * Takes the pending body that {@link #plainBodyBytes} just found plain without decoding it: the
+     * row's cell count is its column count, and its cells are not there to read (as after
+     * {@link #skipBody}, {@link Row#cellCount()} and the like refuse). REQUIRES: plainBodyBytes
+     * accepted this row's body, still pending.
+     */
+    public void takePlainBody() {
+        if (!bodyPending || plainBodyOf != row.offset) {
+            throw new IllegalStateException("the body of the row at " + row.offset + " was not found plain");
+        }
+        bodyPending = false;
+        plainBodyOf = -1;
+        row.skipped = true;
+        row.cellsPlain = true;
+        row.cellCount = row.columnCount;
         pos = bodyEnd;
         row.endOffset = position();
     }
@@ -978,6 +1033,7 @@ public final class SSTableCursor implements AutoCloseable {
 
         /** Whether a present column is complex (from the header: known before the body is decoded). */
         public boolean hasComplexColumn() {
+            if (isStatic ? staticAllSimple : regularAllSimple) return false; // the usual table: no column to look at
             final boolean[] complex = isStatic ? staticComplex : regularComplex;
             for (int j = 0; j < columnCount; j++) {
                 if (complex[columnIndex[j]]) return true;

@@ -190,6 +190,11 @@ public final class SSTableOutput implements AutoCloseable {
         return rs.prepareCopy(row, inputStats, staticMap, regularMap);
     }
 
+    /** As {@link RowSerializer#prepareCopyPlain}: a row with this header's columns whose pending body holds plain cells only. */
+    public boolean prepareCopyPlain(SSTableCursor.Row row, EncodingStats inputStats, int plainCellBytes) {
+        return rs.prepareCopyPlain(row, inputStats, plainCellBytes);
+    }
+
     /**
      * As {@link #beginPartition(byte[], int, long, long, RowBuffer, RowBuffer)}, the static row
      * copied: {@code source}'s current row, accepted by {@link #prepareCopy}. REQUIRES: the header

@@ -312,6 +312,70 @@ class CompactionCopyThroughTest {
         }
     }
 
+    /**
+     * A table with no complex column: rows whose cells are all plain (the row's timestamp, a value
+     * of 1 to 127 bytes), every column present or not, are copied without decoding their cells,
+     * as their bytes or with their head transcoded (the third input's timestamps start at another
+     * base); a row with a deletion of its own, a cell of another timestamp, a value of 128 bytes
+     * or an empty value is decoded first. Every row is copied, and the files are those without
+     * copy-through.
+     */
+    @org.junit.jupiter.api.Test
+    void plainRowsAreCopiedWithoutDecodingTheirCells() throws Exception {
+        TableSchema schema = CqlParser.parse("CREATE TABLE ks.simple (pk bigint, ck int, a text, b int, PRIMARY KEY (pk, ck)) "
+                + "WITH compression = {'enabled': 'false'}");
+        long base = 1_700_000_000_000_000L;
+        long[] bases = {base, base, base + 5_000_000_000L};
+        int partitions = 40;
+        Path in = Files.createDirectories(tmp.resolve("simple-in"));
+        TableDirectory table = TableDirectory.open(in);
+        for (int i = 0; i < bases.length; i++) {
+            Memtable m = new SkipListMemtable(schema, AllocationMode.values()[i % AllocationMode.values().length]);
+            long ts = bases[i];
+            for (int p = 0; p < partitions; p++) {
+                long pk = (long) i * partitions + p;
+                byte[] text = ("v" + pk).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                List<dev.flushline.data.Row> rows = List.of(
+                        simpleRow(0, ts, dev.flushline.data.DeletionTime.LIVE, dev.flushline.data.Cell.live(ts, text, null),
+                                dev.flushline.data.Cell.live(ts, int32(p), null)),
+                        simpleRow(1, ts, dev.flushline.data.DeletionTime.of(ts - 1, BASE_NOW - 10),
+                                dev.flushline.data.Cell.live(ts, text, null), dev.flushline.data.Cell.live(ts, int32(p), null)),
+                        simpleRow(2, ts, dev.flushline.data.DeletionTime.LIVE, dev.flushline.data.Cell.live(ts + 1, text, null),
+                                dev.flushline.data.Cell.live(ts, int32(p), null)),
+                        simpleRow(3, ts, dev.flushline.data.DeletionTime.LIVE, dev.flushline.data.Cell.live(ts, new byte[128], null),
+                                dev.flushline.data.Cell.live(ts, int32(p), null)),
+                        simpleRow(4, ts, dev.flushline.data.DeletionTime.LIVE, dev.flushline.data.Cell.live(ts, new byte[0], null),
+                                dev.flushline.data.Cell.live(ts, int32(p), null)),
+                        simpleRow(5, ts, dev.flushline.data.DeletionTime.LIVE, dev.flushline.data.Cell.live(ts, text, null), null));
+                m.apply(new PartitionUpdate(dev.flushline.data.PartitionKey.of(int64(pk)), dev.flushline.data.DeletionTime.LIVE,
+                        List.of(), null, rows));
+                ts += 10;
+            }
+            m.seal();
+            try {
+                new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
+            } finally {
+                m.discard();
+            }
+        }
+        Compactor.Result on = compact(schema, in, tmp.resolve("simple-on"), BASE_NOW, BASE_NOW - 864_000, true);
+        Compactor.Result off = compact(schema, in, tmp.resolve("simple-off"), BASE_NOW, BASE_NOW - 864_000, false);
+        assertSameFiles(tmp.resolve("simple-off"), tmp.resolve("simple-on"), "plain rows");
+        long rowsIn = 3L * partitions * 6;
+        assertEquals(rowsIn, on.rowsCopied, "every row is copied");
+        assertEquals(3L * partitions * 2, on.rowsCopiedUndecoded, "rows 0 and 5 (all plain) undecoded, no other");
+        assertEquals(2L * partitions * 6, on.rowsCopiedVerbatim, "the first two inputs' rows as their bytes");
+        assertEquals(off.cellsRead, on.cellsRead, "cells read");
+        assertEquals(0, off.rowsCopiedUndecoded, "nothing copied without copy-through");
+    }
+
+    private static dev.flushline.data.Row simpleRow(int ck, long ts, dev.flushline.data.DeletionTime deletion,
+                                                    dev.flushline.data.Cell a, dev.flushline.data.Cell b) {
+        return new dev.flushline.data.Row(false, new byte[][] {int32(ck)}, ts, dev.flushline.data.Cell.NO_TTL,
+                dev.flushline.data.Cell.NO_DELETION_TIME, deletion, new dev.flushline.data.Cell[] {a, b},
+                new dev.flushline.data.ComplexColumn[0]);
+    }
+
     // ---- bytes another writer could have written: rebuilt, or transcoded ----------------------------
 
     /**

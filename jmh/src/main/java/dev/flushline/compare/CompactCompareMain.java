@@ -323,11 +323,11 @@ public final class CompactCompareMain {
                 for (Path f : outputFiles) o.bytesOut += Files.size(f);
                 o.bytesIn = inputBytes;
                 out.println(line(label, o) + String.format(Locale.ROOT, "; rows %,d -> %,d, partitions %,d -> %,d, cells read %,d "
-                                + "written %,d merged away %,d purged %,d; copied through: rows %,d (%,d as their bytes), partitions %,d; "
-                                + "row versions skipped undecoded %,d",
+                                + "written %,d merged away %,d purged %,d; copied through: rows %,d (%,d as their bytes, %,d undecoded, "
+                                + "%,d after their other versions were skipped), partitions %,d; row versions skipped undecoded %,d",
                         r.inputRows, r.outputRows, r.inputPartitions, r.outputPartitions, r.cellsRead, r.cellsWritten,
-                        r.cellsMergedAway, r.cellsPurged, r.rowsCopied, r.rowsCopiedVerbatim, r.partitionsCopied,
-                        r.rowVersionsSkipped));
+                        r.cellsMergedAway, r.cellsPurged, r.rowsCopied, r.rowsCopiedVerbatim, r.rowsCopiedUndecoded,
+                        r.survivorsCopied, r.partitionsCopied, r.rowVersionsSkipped));
                 s.rowsOut = r.outputRows;
                 s.partitionsOut = r.outputPartitions;
                 s.cellsRead = r.cellsRead;
