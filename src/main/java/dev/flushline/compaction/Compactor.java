@@ -891,7 +891,7 @@ public final class Compactor {
         for (int a = 0; a < n; a++) {
             if (active[a].atStaticRow()) group[staticVersions++] = active[a];
         }
-        int gs = decodeOrSkip(staticVersions);
+        int gs = decodeOrSkip(staticVersions, false);
         if (gs > 0 && header.hasStatics()) {
             boolean single = n == 1 && pdLive;
             CompactionInput s0 = group[0];
@@ -973,10 +973,11 @@ public final class Compactor {
                     // The merged row takes the first version's clustering bytes, even if that version is skipped.
                     ClusteringBuffer firstClustering = group[0].clustering;
                     int left = coverLive || !options.skipLosingVersions ? g : skipCovered(g, coverTs);
-                    int kept = left == 0 ? 0 : decodeOrSkip(left);
+                    boolean survivorMayCopy = coverLive && options.copyThrough;
+                    int kept = left == 0 ? 0 : decodeOrSkip(left, survivorMayCopy);
                     if (kept == 0) {
                         // Every version lies under the covering deletion: the merge would leave nothing.
-                    } else if (kept == 1 && coverLive && options.copyThrough && copiesSurvivor(group[0], firstClustering)) {
+                    } else if (kept == 1 && survivorMayCopy && copiesSurvivor(group[0], firstClustering)) {
                         // The one version left after the ones it beats were stepped over, copied.
                     } else if (merger.merge(group, kept, false, coverTs, coverLdt, g == 1 && coverLive, firstClustering, rowBuffer)) {
                         if (!started) start();
@@ -1019,22 +1020,27 @@ public final class Compactor {
      * for the merge: with {@link Options#skipLosingVersions}, each that loses every part of itself
      * to another of them ({@link RowMerger#losesEverything}) is stepped over undecoded, its cells
      * counted as merged away, and leaves the group (the rest keep their order, so ties resolve as
-     * ever); the others are decoded. Returns how many are left in the group.
+     * ever); the others are decoded, but for a lone one with {@code leaveLoneSurvivor}, whose body
+     * is left pending for {@link #copiesSurvivor}. Returns how many are left in the group.
      */
-    private int decodeOrSkip(int g) {
+    private int decodeOrSkip(int g, boolean leaveLoneSurvivor) {
         final CompactionInput[] group = this.group;
         if (!options.skipLosingVersions || g < 2) {
             for (int i = 0; i < g; i++) group[i].decodeBody();
             return g;
         }
         final boolean[] loses = this.loses;
+        int survivors = 0;
         for (int i = 0; i < g; i++) {
             boolean lost = false;
             for (int j = 0; j < g && !lost; j++) {
                 lost = j != i && merger.losesEverything(group[i], group[j]);
             }
             loses[i] = lost;
+            if (!lost) survivors++;
         }
+        // A lone survivor may be copied without decoding it: copiesSurvivor decodes it if not.
+        final boolean decodeKept = !(leaveLoneSurvivor && survivors == 1);
         int kept = 0;
         for (int i = 0; i < g; i++) {
             CompactionInput c = group[i];
@@ -1042,7 +1048,7 @@ public final class Compactor {
                 merger.countSkipped(c.skipBody());
                 result.rowVersionsSkipped++;
             } else {
-                c.decodeBody();
+                if (decodeKept) c.decodeBody();
                 group[kept++] = c;
             }
         }
@@ -1137,10 +1143,19 @@ public final class Compactor {
      * (keeping all of {@code c}) would write too.
      */
     private boolean copiesSurvivor(CompactionInput c, ClusteringBuffer firstClustering) throws IOException {
+        boolean sameClustering = c.clustering == firstClustering || c.clustering.sameBytes(firstClustering);
+        if (c.cursor.isBodyPending()) {
+            // Left pending by decodeOrSkip: a plain row has no deletion of its own, so copiesUndecoded's
+            // conditions are enough here too.
+            if (sameClustering && copiesUndecoded(c)) {
+                result.survivorsCopied++;
+                return true;
+            }
+            c.decodeBody();
+        }
         SSTableCursor.Row r = c.cursor.row();
         if (r.isDeleted() || (r.flags() & DataLayout.HAS_COMPLEX_DELETION) != 0) return false;
-        if (c.clustering != firstClustering && !c.clustering.sameBytes(firstClustering)) return false;
-        if (!copies(c)) return false;
+        if (!sameClustering || !copies(c)) return false;
         result.survivorsCopied++;
         return true;
     }
