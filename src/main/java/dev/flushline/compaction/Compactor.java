@@ -606,6 +606,8 @@ public final class Compactor {
     /** Whether a row of the current partition went through the merge, and whether one was copied. */
     private boolean partitionMerged, partitionCopied;
     private final ClusteringBuffer markerBound = new ClusteringBuffer(4);
+    /** The merged stream's open range deletion while {@link #mergeRows} walks a partition; LIVE for none. */
+    private long openTs, openLdt;
     /** Uncompressed bytes of the outputs sealed so far, and the part of all output bytes charged to the throttle. */
     private long writtenBefore, charged;
     private static final long THROTTLE_CHUNK_BYTES = 64 * 1024;
@@ -911,85 +913,7 @@ public final class Compactor {
             if (active[a].atStaticRow()) active[a].advance(); // skipped versions too
         }
 
-        for (int a = 0; a < n; a++) slotOpen[a] = false;
-        long openTs = RowMerger.LIVE_TS, openLdt = RowMerger.LIVE_LDT; // the merged stream's open deletion
-        rowHeapSize = 0;
-        for (int a = 0; a < n; a++) {
-            if (atRowOrMarker(a)) rowHeapPush(a);
-        }
-        while (rowHeapSize > 0) {
-            // Every slot at the smallest clustering, in slot order (the order a scan of the slots gave).
-            int first = rowHeapPop();
-            int g = 0;
-            groupSlot[g++] = first;
-            while (rowHeapSize > 0 && comparator.compare(active[rowHeap[0]].clustering, active[first].clustering) == 0) {
-                groupSlot[g++] = rowHeapPop();
-            }
-            sortAscending(groupSlot, g);
-            for (int i = 0; i < g; i++) group[i] = active[groupSlot[i]];
-            int min = groupSlot[0];
-            if (active[min].state == SSTableCursor.MARKER) {
-                long prevTs = openTs, prevLdt = openLdt;
-                for (int i = 0; i < g; i++) {
-                    SSTableCursor.Marker m = group[i].cursor.marker();
-                    int slot = groupSlot[i];
-                    if (m.isBoundary()) {
-                        slotOpen[slot] = true;
-                        slotOpenTs[slot] = m.startDeletionTimestamp();
-                        slotOpenLdt[slot] = m.startDeletionLocalTime();
-                    } else if (m.isStart()) {
-                        slotOpen[slot] = true;
-                        slotOpenTs[slot] = m.deletionTimestamp();
-                        slotOpenLdt[slot] = m.deletionLocalTime();
-                    } else {
-                        slotOpen[slot] = false;
-                    }
-                }
-                int biggest = -1;
-                for (int a = 0; a < n; a++) {
-                    if (slotOpen[a] && (biggest < 0 || Reconcile.deletionSupersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
-                        biggest = a;
-                    }
-                }
-                if (biggest >= 0 && Reconcile.deletionSupersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
-                    openTs = slotOpenTs[biggest];
-                    openLdt = slotOpenLdt[biggest];
-                } else {
-                    openTs = RowMerger.LIVE_TS;
-                    openLdt = RowMerger.LIVE_LDT;
-                }
-                if (openTs != prevTs || openLdt != prevLdt) emitMarker(group[g - 1].clustering, prevTs, prevLdt, openTs, openLdt);
-            } else {
-                boolean openLive = openTs == RowMerger.LIVE_TS && openLdt == RowMerger.LIVE_LDT;
-                long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
-                boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
-                if (g == 1 && coverLive && options.copyThrough) {
-                    if (!copiesUndecoded(group[0])) {
-                        group[0].decodeBody();
-                        copyOrMergeRow(group[0]);
-                    }
-                } else {
-                    partitionMerged = true;
-                    // The merged row takes the first version's clustering bytes, even if that version is skipped.
-                    ClusteringBuffer firstClustering = group[0].clustering;
-                    int left = coverLive || !options.skipLosingVersions ? g : skipCovered(g, coverTs);
-                    boolean survivorMayCopy = coverLive && options.copyThrough;
-                    int kept = left == 0 ? 0 : decodeOrSkip(left, survivorMayCopy);
-                    if (kept == 0) {
-                        // Every version lies under the covering deletion: the merge would leave nothing.
-                    } else if (kept == 1 && survivorMayCopy && copiesSurvivor(group[0], firstClustering)) {
-                        // The one version left after the ones it beats were stepped over, copied.
-                    } else if (merger.merge(group, kept, false, coverTs, coverLdt, g == 1 && coverLive, firstClustering, rowBuffer)) {
-                        if (!started) start();
-                        output.row(rowBuffer);
-                    }
-                }
-            }
-            for (int i = 0; i < g; i++) {
-                active[groupSlot[i]].advance(); // group[] may have lost its skipped versions
-                if (atRowOrMarker(groupSlot[i])) rowHeapPush(groupSlot[i]);
-            }
-        }
+        mergeRows(n, dts, dldt);
         if (started) {
             try {
                 output.endPartition(key, keyLength);
@@ -1012,6 +936,112 @@ public final class Compactor {
                 throw new IllegalStateException("partition of " + active[a].files + " did not end where expected");
             }
             active[a].advance();
+        }
+    }
+
+    /**
+     * The rows and range tombstone markers of the partition that {@code active[0..n)} hold, merged
+     * in clustering order under the partition deletion {@code dts/dldt}. Its own method, apart from
+     * the once-per-partition work around it, so that the JIT inlines the row loop's callees
+     * (a single method holding both went past the compiler's inlining budget).
+     */
+    private void mergeRows(int n, long dts, long dldt) throws IOException {
+        final CompactionInput[] active = this.active;
+        for (int a = 0; a < n; a++) slotOpen[a] = false;
+        openTs = RowMerger.LIVE_TS;
+        openLdt = RowMerger.LIVE_LDT;
+        rowHeapSize = 0;
+        for (int a = 0; a < n; a++) {
+            if (atRowOrMarker(a)) rowHeapPush(a);
+        }
+        while (rowHeapSize > 0) {
+            // Every slot at the smallest clustering, in slot order (the order a scan of the slots gave).
+            int first = rowHeapPop();
+            int g = 0;
+            groupSlot[g++] = first;
+            while (rowHeapSize > 0 && comparator.compare(active[rowHeap[0]].clustering, active[first].clustering) == 0) {
+                groupSlot[g++] = rowHeapPop();
+            }
+            sortAscending(groupSlot, g);
+            for (int i = 0; i < g; i++) group[i] = active[groupSlot[i]];
+            if (active[groupSlot[0]].state == SSTableCursor.MARKER) {
+                mergeMarkers(g, n, dts, dldt);
+            } else {
+                boolean openLive = openTs == RowMerger.LIVE_TS && openLdt == RowMerger.LIVE_LDT;
+                long coverTs = openLive ? dts : openTs, coverLdt = openLive ? dldt : openLdt;
+                boolean coverLive = coverTs == RowMerger.LIVE_TS && coverLdt == RowMerger.LIVE_LDT;
+                if (g == 1 && coverLive && options.copyThrough) {
+                    if (!copiesUndecoded(group[0])) {
+                        group[0].decodeBody();
+                        copyOrMergeRow(group[0]);
+                    }
+                } else {
+                    mergeRowVersions(g, coverTs, coverLdt, coverLive);
+                }
+            }
+            for (int i = 0; i < g; i++) {
+                active[groupSlot[i]].advance(); // group[] may have lost its skipped versions
+                if (atRowOrMarker(groupSlot[i])) rowHeapPush(groupSlot[i]);
+            }
+        }
+    }
+
+    /**
+     * The markers {@code group[0..g)} at one clustering: updates each slot's open deletion and the
+     * merged stream's ({@link #openTs}/{@link #openLdt}), and writes a marker where the latter changed.
+     */
+    private void mergeMarkers(int g, int n, long dts, long dldt) throws IOException {
+        long prevTs = openTs, prevLdt = openLdt;
+        for (int i = 0; i < g; i++) {
+            SSTableCursor.Marker m = group[i].cursor.marker();
+            int slot = groupSlot[i];
+            if (m.isBoundary()) {
+                slotOpen[slot] = true;
+                slotOpenTs[slot] = m.startDeletionTimestamp();
+                slotOpenLdt[slot] = m.startDeletionLocalTime();
+            } else if (m.isStart()) {
+                slotOpen[slot] = true;
+                slotOpenTs[slot] = m.deletionTimestamp();
+                slotOpenLdt[slot] = m.deletionLocalTime();
+            } else {
+                slotOpen[slot] = false;
+            }
+        }
+        int biggest = -1;
+        for (int a = 0; a < n; a++) {
+            if (slotOpen[a] && (biggest < 0 || Reconcile.deletionSupersedes(slotOpenTs[a], slotOpenLdt[a], slotOpenTs[biggest], slotOpenLdt[biggest]))) {
+                biggest = a;
+            }
+        }
+        if (biggest >= 0 && Reconcile.deletionSupersedes(slotOpenTs[biggest], slotOpenLdt[biggest], dts, dldt)) {
+            openTs = slotOpenTs[biggest];
+            openLdt = slotOpenLdt[biggest];
+        } else {
+            openTs = RowMerger.LIVE_TS;
+            openLdt = RowMerger.LIVE_LDT;
+        }
+        if (openTs != prevTs || openLdt != prevLdt) emitMarker(group[g - 1].clustering, prevTs, prevLdt, openTs, openLdt);
+    }
+
+    /**
+     * The versions {@code group[0..g)} of one row, under the covering deletion {@code coverTs/coverLdt}
+     * (partition or open range deletion; {@code coverLive} if none), other than a lone version with
+     * nothing covering it: stepped over where they lose, copied where one is left unchanged, else merged.
+     */
+    private void mergeRowVersions(int g, long coverTs, long coverLdt, boolean coverLive) throws IOException {
+        partitionMerged = true;
+        // The merged row takes the first version's clustering bytes, even if that version is skipped.
+        ClusteringBuffer firstClustering = group[0].clustering;
+        int left = coverLive || !options.skipLosingVersions ? g : skipCovered(g, coverTs);
+        boolean survivorMayCopy = coverLive && options.copyThrough;
+        int kept = left == 0 ? 0 : decodeOrSkip(left, survivorMayCopy);
+        if (kept == 0) {
+            // Every version lies under the covering deletion: the merge would leave nothing.
+        } else if (kept == 1 && survivorMayCopy && copiesSurvivor(group[0], firstClustering)) {
+            // The one version left after the ones it beats were stepped over, copied.
+        } else if (merger.merge(group, kept, false, coverTs, coverLdt, g == 1 && coverLive, firstClustering, rowBuffer)) {
+            if (!started) start();
+            output.row(rowBuffer);
         }
     }
 
