@@ -1,6 +1,7 @@
 package dev.flushline.compaction;
 
 import dev.flushline.data.Reconcile;
+import dev.flushline.data.Cell;
 import dev.flushline.data.ClusteringBound;
 import dev.flushline.data.ClusteringBuffer;
 import dev.flushline.data.ClusteringComparator;
@@ -1144,13 +1145,18 @@ public final class Compactor {
     /**
      * Copies {@code c}'s current row, which only c holds, without decoding its cells, where
      * {@link #copyOrMergeRow} would copy it too and the serializer needs nothing per cell: c's
-     * sstable has nothing to purge and this output's columns, and every cell is plain
-     * ({@link SSTableCursor#plainBodyBytes}). Returns false, with the body still pending and nothing
+     * sstable has this output's columns, every cell is plain ({@link SSTableCursor#plainBodyBytes}),
+     * and either the row has a plain liveness and no deletion or its sstable has nothing to purge. Returns false, with the body still pending and nothing
      * written but perhaps the partition's start (which the merge, keeping the row, writes too), if not.
      */
     private boolean copiesUndecoded(CompactionInput c) throws IOException {
-        if (!nothingToPurge[c.index] || regularColumnMap[c.index] != null) return false;
+        if (regularColumnMap[c.index] != null) return false;
         SSTableCursor.Row r = c.cursor.row();
+        // A row with a liveness of its own (so no LIVE timestamp), no TTL on it and no deletion, whose
+        // cells are plain (no time of their own), holds nothing to purge or expire whatever else its
+        // sstable holds; any other row is taken undecoded only where its sstable rules a purge out.
+        boolean rowPlain = r.hasLiveness() && r.livenessTtl() == Cell.NO_TTL && !r.isDeleted();
+        if (!rowPlain && !nothingToPurge[c.index]) return false;
         int plainBytes = c.cursor.plainBodyBytes();
         if (plainBytes < 0 || !merger.keepsAsIs(r, true)) return false;
         if (!started) start();

@@ -317,8 +317,9 @@ class CompactionCopyThroughTest {
      * of 1 to 127 bytes), every column present or not, are copied without decoding their cells,
      * as their bytes or with their head transcoded (the third input's timestamps start at another
      * base); a row with a deletion of its own, a cell of another timestamp, a value of 128 bytes
-     * or an empty value is decoded first. Every row is copied, and the files are those without
-     * copy-through.
+     * or an empty value is decoded first; so is a row with a TTL, which the first sstable holds
+     * (expired), so that this sstable cannot rule out a purge for its other rows. Every row but the
+     * expired one is copied, and the files are those without copy-through.
      */
     @org.junit.jupiter.api.Test
     void plainRowsAreCopiedWithoutDecodingTheirCells() throws Exception {
@@ -351,6 +352,23 @@ class CompactionCopyThroughTest {
                         List.of(), null, rows));
                 ts += 10;
             }
+            if (i == 0) {
+                // An expired row: this sstable no longer rules out a purge, but its plain rows are still
+                // copied undecoded, and the expired one is merged (purged).
+                dev.flushline.data.Row expired = new dev.flushline.data.Row(false, new byte[][] {int32(0)}, ts, 60,
+                        BASE_NOW - 100, dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[] {
+                                dev.flushline.data.Cell.expiring(ts, 60, BASE_NOW - 100, int32(1), null), null},
+                        new dev.flushline.data.ComplexColumn[0]);
+                m.apply(new PartitionUpdate(dev.flushline.data.PartitionKey.of(int64(1_000_000)), dev.flushline.data.DeletionTime.LIVE,
+                        List.of(), null, List.of(expired)));
+                // A partition whose one row is a liveness alone, expired past gc grace: no cell, so nothing
+                // refuses it as plain but its own TTL, and the merge leaves nothing of the partition.
+                dev.flushline.data.Row gone = new dev.flushline.data.Row(false, new byte[][] {int32(0)}, ts, 60,
+                        BASE_NOW - 900_000, dev.flushline.data.DeletionTime.LIVE, new dev.flushline.data.Cell[2],
+                        new dev.flushline.data.ComplexColumn[0]);
+                m.apply(new PartitionUpdate(dev.flushline.data.PartitionKey.of(int64(1_000_001)), dev.flushline.data.DeletionTime.LIVE,
+                        List.of(), null, List.of(gone)));
+            }
             m.seal();
             try {
                 new FlushWriter(m).write(m.partitionIterator(), m.partitionCount(), table, true, null, 0);
@@ -362,9 +380,14 @@ class CompactionCopyThroughTest {
         Compactor.Result off = compact(schema, in, tmp.resolve("simple-off"), BASE_NOW, BASE_NOW - 864_000, false);
         assertSameFiles(tmp.resolve("simple-off"), tmp.resolve("simple-on"), "plain rows");
         long rowsIn = 3L * partitions * 6;
-        assertEquals(rowsIn, on.rowsCopied, "every row is copied");
+        assertEquals(rowsIn + 2, on.inputRows, "the rows and the expired ones");
+        assertEquals(rowsIn, on.rowsCopied, "every row is copied but the expired ones");
+        assertEquals(3L * partitions + 1, on.outputPartitions, "the partition of the expired liveness is gone");
         assertEquals(3L * partitions * 2, on.rowsCopiedUndecoded, "rows 0 and 5 (all plain) undecoded, no other");
-        assertEquals(2L * partitions * 6, on.rowsCopiedVerbatim, "the first two inputs' rows as their bytes");
+        // As their bytes: the first input's rows (it holds every minimum, so its bases are the output's),
+        // and the second's but for rows 1 and 2, which need the local deletion time and TTL bases too
+        // (a deletion, a cell of its own timestamp), and those the expired row moved.
+        assertEquals(partitions * 6L + partitions * 4L, on.rowsCopiedVerbatim, "rows as their bytes");
         assertEquals(off.cellsRead, on.cellsRead, "cells read");
         assertEquals(0, off.rowsCopiedUndecoded, "nothing copied without copy-through");
     }
