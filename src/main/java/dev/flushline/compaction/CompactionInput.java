@@ -1,6 +1,7 @@
 package dev.flushline.compaction;
 
 import dev.flushline.data.ClusteringBuffer;
+import dev.flushline.data.ClusteringComparator;
 import dev.flushline.data.Murmur3;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
@@ -34,6 +35,10 @@ final class CompactionInput implements AutoCloseable {
     private final int[] staticPosition;
     private final int[] regularPosition;
     final ClusteringBuffer clustering;
+    private final ClusteringComparator comparator;
+    /** Whether the current row's clustering has an order key ({@link ClusteringComparator#hasOrderKey}), and the key. */
+    boolean hasOrderKey;
+    long orderKey;
 
     private boolean closed;
     int state = -1;
@@ -43,7 +48,9 @@ final class CompactionInput implements AutoCloseable {
     /** Rows (static rows included) decoded from this input. */
     long rowsRead;
 
-    CompactionInput(int index, SSTableFiles files, SSTableCursor cursor, StatisticsReader.Metadata metadata, TableSchema schema) {
+    CompactionInput(int index, SSTableFiles files, SSTableCursor cursor, StatisticsReader.Metadata metadata, TableSchema schema,
+                    ClusteringComparator comparator) {
+        this.comparator = comparator;
         this.index = index;
         this.files = files;
         this.cursor = cursor;
@@ -87,10 +94,17 @@ final class CompactionInput implements AutoCloseable {
                 throw new CorruptSSTableException(cursor.dataPath(), r.offset(),
                         "a shadowable row deletion (materialized views only) is not supported by compaction");
             }
-            if (!r.isStatic() && !r.clusteringInto(clustering)) throw nullClustering(r.offset());
+            if (r.isStatic()) {
+                hasOrderKey = false;
+            } else {
+                if (!r.clusteringInto(clustering)) throw nullClustering(r.offset());
+                hasOrderKey = comparator.hasOrderKey(clustering);
+                if (hasOrderKey) orderKey = comparator.orderKey(clustering);
+            }
         } else if (s == SSTableCursor.MARKER) {
             SSTableCursor.Marker m = cursor.marker();
             if (!m.clusteringInto(clustering)) throw nullClustering(m.offset());
+            hasOrderKey = false;
         }
         return s;
     }

@@ -378,6 +378,7 @@ public final class Compactor {
         this.schema = schema;
         this.files = List.copyOf(inputs);
         this.options = options;
+        this.comparator = new ClusteringComparator(schema);
         TokenRanges.checkSplits(options.splitTokens);
         if (options.pooledRanges != null && options.pooledRanges.length != options.splitTokens.length + 1) {
             throw new IllegalArgumentException("pooled range flags: " + options.pooledRanges.length + " for "
@@ -398,7 +399,7 @@ public final class Compactor {
                 StatisticsReader.Metadata m = StatisticsReader.read(f, schema, false);
                 checkStorable(f, m, options.version);
                 SSTableCursor cursor = new SSTableCursor(DataChunks.open(f, true), m.header);
-                in[i] = new CompactionInput(i, f, cursor, m, schema);
+                in[i] = new CompactionInput(i, f, cursor, m, schema, comparator);
                 if (options.tokenLo != Long.MIN_VALUE) cursor.seek(firstPositionAtOrAfter(f, options.tokenLo, cursor.length()));
             }
         } catch (IOException | RuntimeException e) {
@@ -554,7 +555,7 @@ public final class Compactor {
 
     private CompactionInput[] in;
     private SerializationHeader header;
-    private ClusteringComparator comparator;
+    private final ClusteringComparator comparator;
     private RowMerger merger;
     private TableDirectory outDir;
     private long[] keysPerRange;
@@ -638,7 +639,6 @@ public final class Compactor {
         }
         header = outputHeader(schema, in);
         keysPerRange = distinctKeysPerRange();
-        comparator = new ClusteringComparator(schema);
         merger = new RowMerger(schema, in.length, options.nowSeconds, purgeBound(schema, options.gcBefore, in),
                 options.maxPurgeableTimestamp);
         int ck = schema.clusteringColumns().length;
@@ -820,13 +820,24 @@ public final class Compactor {
         return s == SSTableCursor.ROW || s == SSTableCursor.MARKER;
     }
 
+    /**
+     * The clustering order of the items at slots a and b: as numbers read once per item where both
+     * have an order key (a row of a table clustered by one int, bigint or timestamp), else by the
+     * comparator, which orders them the same.
+     */
+    private int compareSlots(int a, int b) {
+        final CompactionInput x = active[a], y = active[b];
+        if (x.hasOrderKey && y.hasOrderKey) return Long.compare(x.orderKey, y.orderKey);
+        return comparator.compare(x.clustering, y.clustering);
+    }
+
     private void rowHeapPush(int slot) {
         final int[] h = rowHeap;
         final CompactionInput[] active = this.active;
         int i = rowHeapSize++;
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            if (comparator.compare(active[h[parent]].clustering, active[slot].clustering) <= 0) break;
+            if (compareSlots(h[parent], slot) <= 0) break;
             h[i] = h[parent];
             i = parent;
         }
@@ -842,8 +853,8 @@ public final class Compactor {
         while (true) {
             int child = 2 * i + 1;
             if (child >= n) break;
-            if (child + 1 < n && comparator.compare(active[h[child + 1]].clustering, active[h[child]].clustering) < 0) child++;
-            if (comparator.compare(active[h[child]].clustering, active[last].clustering) >= 0) break;
+            if (child + 1 < n && compareSlots(h[child + 1], h[child]) < 0) child++;
+            if (compareSlots(h[child], last) >= 0) break;
             h[i] = h[child];
             i = child;
         }
@@ -960,7 +971,7 @@ public final class Compactor {
             int first = rowHeapPop();
             int g = 0;
             groupSlot[g++] = first;
-            while (rowHeapSize > 0 && comparator.compare(active[rowHeap[0]].clustering, active[first].clustering) == 0) {
+            while (rowHeapSize > 0 && compareSlots(rowHeap[0], first) == 0) {
                 groupSlot[g++] = rowHeapPop();
             }
             sortAscending(groupSlot, g);

@@ -374,6 +374,20 @@ public final class CqlType {
         return compare(a, 0, a.length, b, 0, b.length);
     }
 
+    /**
+     * The width at which this type's values order, in {@link #compare}, as signed big-endian numbers:
+     * 4 for int, 8 for bigint and timestamp; 0 for every other type. Values of other widths (empty,
+     * say) do not order that way.
+     */
+    public int signedOrderWidth() {
+        return CqlTypes.signedOrderWidth(this);
+    }
+
+    /** A value of {@link #signedOrderWidth()} bytes at {@code offset}, as the number {@link #compare} orders it by. */
+    public long signedOrderValue(byte[] a, int offset) {
+        return CqlTypes.signedOrderValue(this, a, offset);
+    }
+
     /** The CQL spelling, e.g. {@code frozen<map<text, int>>}, {@code frozen<address>}, {@code vector<float, 3>}. */
     @Override
     public String toString() {

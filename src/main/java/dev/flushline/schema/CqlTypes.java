@@ -191,6 +191,20 @@ final class CqlTypes {
         return Arrays.compareUnsigned(a, aOffset, aOffset + aLength, b, bOffset, bOffset + bLength);
     }
 
+    /** See {@link CqlType#signedOrderWidth()}: the widths at which compare's case above takes the numbers. */
+    static int signedOrderWidth(CqlType t) {
+        switch (t.kind()) {
+            case INT: return Integer.BYTES;
+            case BIGINT:
+            case TIMESTAMP: return Long.BYTES;
+            default: return 0;
+        }
+    }
+
+    static long signedOrderValue(CqlType t, byte[] a, int off) {
+        return signedOrderWidth(t) == Integer.BYTES ? readInt(a, off) : readLong(a, off);
+    }
+
     static long readLong(byte[] a, int off) {
         return ((long) readInt(a, off) << 32) | (readInt(a, off + 4) & 0xFFFFFFFFL);
     }
