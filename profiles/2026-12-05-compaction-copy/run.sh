@@ -14,6 +14,8 @@ before() {
 }
 # git checkout 95b61ae; before disjoint; before overwrite; git checkout a0dbd2a; before tombstones; git checkout main
 
-# bench-compact-against-c5-c6.out: compaction beside Cassandra 5.0.5 and 6.0-alpha2, with the after profiles.
-run bench-compact-against-c5-c6.out scripts/flushline bench compact --against cassandra,cassandra6 --profile-dir /tmp/ccfinal
-for f in /tmp/ccfinal/*-cpu.collapsed; do cp "$f" "$here/after-$(basename "$f")"; done
+# bench-compact-against-c5-c6-<commit>.out: compaction beside Cassandra 5.0.5 and 6.0-alpha2, run at 6cae01d,
+# 5000643 (with the after profiles) and 9fc44a7 (main's head at this stop).
+c=$(git rev-parse --short HEAD)
+run "bench-compact-against-c5-c6-$c.out" scripts/flushline bench compact --against cassandra,cassandra6 --profile-dir /tmp/ccfinal
+for f in /tmp/ccfinal/*-cpu.collapsed; do cp "$f" "$here/after-$c-$(basename "$f" | sed 's/^compaction-//')"; done
