@@ -322,8 +322,10 @@ public final class Compactor {
          */
         public long survivorsCopied;
         /**
-         * Of {@link #rowsCopied}, rows whose cells were not decoded at all: each plain (the row's
-         * timestamp and a value), in an sstable with nothing to purge and this output's columns.
+         * Of {@link #rowsCopied}, rows whose cells were not decoded at all: each cell plain (the row's
+         * timestamp and a value), from an input with this output's columns, and either the row holds
+         * nothing that could be purged or expire (a liveness without TTL, no deletion) or its sstable
+         * has nothing to purge.
          */
         public long rowsCopiedUndecoded;
 
