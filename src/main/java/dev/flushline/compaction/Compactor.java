@@ -323,9 +323,8 @@ public final class Compactor {
         public long survivorsCopied;
         /**
          * Of {@link #rowsCopied}, rows whose cells were not decoded at all: each cell plain (the row's
-         * timestamp and a value), from an input with this output's columns, and either the row holds
-         * nothing that could be purged or expire (a liveness without TTL, no deletion) or its sstable
-         * has nothing to purge.
+         * timestamp and a value), the row a liveness without TTL and no deletion, from an input with
+         * this output's columns.
          */
         public long rowsCopiedUndecoded;
 
@@ -1158,18 +1157,18 @@ public final class Compactor {
     /**
      * Copies {@code c}'s current row, which only c holds, without decoding its cells, where
      * {@link #copyOrMergeRow} would copy it too and the serializer needs nothing per cell: c's
-     * sstable has this output's columns, every cell is plain ({@link SSTableCursor#plainBodyBytes}),
-     * and either the row has a plain liveness and no deletion or its sstable has nothing to purge. Returns false, with the body still pending and nothing
-     * written but perhaps the partition's start (which the merge, keeping the row, writes too), if not.
+     * sstable has this output's columns, the row has a liveness without TTL and no deletion, and
+     * every cell is plain ({@link SSTableCursor#plainBodyBytes}). Returns false, with the body still
+     * pending and nothing written but perhaps the partition's start (which the merge, keeping the
+     * row, writes too), if not.
      */
     private boolean copiesUndecoded(CompactionInput c) throws IOException {
         if (regularColumnMap[c.index] != null) return false;
         SSTableCursor.Row r = c.cursor.row();
-        // A row with a liveness of its own (so no LIVE timestamp), no TTL on it and no deletion, whose
-        // cells are plain (no time of their own), holds nothing to purge or expire whatever else its
-        // sstable holds; any other row is taken undecoded only where its sstable rules a purge out.
-        boolean rowPlain = r.hasLiveness() && r.livenessTtl() == Cell.NO_TTL && !r.isDeleted();
-        if (!rowPlain && !nothingToPurge[c.index]) return false;
+        // Such a row (its liveness no LIVE timestamp, its plain cells no time of their own) holds
+        // nothing to purge or expire, whatever else its sstable holds; and any other row is one whose
+        // stats need its cells one by one, which prepareCopyPlain refuses. Checked before start().
+        if (!r.hasLiveness() || r.livenessTtl() != Cell.NO_TTL || r.isDeleted()) return false;
         int plainBytes = c.cursor.plainBodyBytes();
         if (plainBytes < 0 || !merger.keepsAsIs(r, true)) return false;
         if (!started) start();
