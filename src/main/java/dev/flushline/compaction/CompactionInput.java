@@ -88,18 +88,11 @@ final class CompactionInput implements AutoCloseable {
             SSTableCursor.Partition p = cursor.partition();
             token = Murmur3.token(cursor.buffer(), p.keyOffset(), p.keyLength());
         } else if (s == SSTableCursor.ROW) {
-            SSTableCursor.Row r = cursor.row();
-            rowsRead++;
-            if (r.hasShadowableDeletion()) {
-                throw new CorruptSSTableException(cursor.dataPath(), r.offset(),
-                        "a shadowable row deletion (materialized views only) is not supported by compaction");
-            }
+            SSTableCursor.Row r = rowRead();
             if (r.isStatic()) {
                 hasOrderKey = false;
             } else {
-                if (!r.clusteringInto(clustering)) throw nullClustering(r.offset());
-                hasOrderKey = comparator.hasOrderKey(clustering);
-                if (hasOrderKey) orderKey = comparator.orderKey(clustering);
+                takeClustering(r);
             }
         } else if (s == SSTableCursor.MARKER) {
             SSTableCursor.Marker m = cursor.marker();
@@ -107,6 +100,40 @@ final class CompactionInput implements AutoCloseable {
             hasOrderKey = false;
         }
         return s;
+    }
+
+    /**
+     * As {@link #advance}, for an input whose items up to its partition's end are stepped over
+     * unread (all under a covering partition deletion): the clustering view is refreshed only for
+     * a row that cannot be skipped undecoded ({@link #skipBody}: one with a complex column), which
+     * the merge then takes as usual. The view is stale at a marker and at a simple row.
+     */
+    int advanceCovered() throws IOException {
+        int s = cursor.advance();
+        state = s;
+        if (s == SSTableCursor.ROW) {
+            SSTableCursor.Row r = rowRead();
+            if (r.hasComplexColumn()) takeClustering(r);
+        } else if (s == SSTableCursor.PARTITION_START) {
+            throw new IllegalStateException("stepped past the partition's end in " + files);
+        }
+        return s;
+    }
+
+    private SSTableCursor.Row rowRead() {
+        SSTableCursor.Row r = cursor.row();
+        rowsRead++;
+        if (r.hasShadowableDeletion()) {
+            throw new CorruptSSTableException(cursor.dataPath(), r.offset(),
+                    "a shadowable row deletion (materialized views only) is not supported by compaction");
+        }
+        return r;
+    }
+
+    private void takeClustering(SSTableCursor.Row r) {
+        if (!r.clusteringInto(clustering)) throw nullClustering(r.offset());
+        hasOrderKey = comparator.hasOrderKey(clustering);
+        if (hasOrderKey) orderKey = comparator.orderKey(clustering);
     }
 
     /** Decodes the current row's body (its cells), counting its cells as read. */

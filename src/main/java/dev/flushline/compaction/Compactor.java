@@ -926,6 +926,7 @@ public final class Compactor {
             if (active[a].atStaticRow()) active[a].advance(); // skipped versions too
         }
 
+        if (!pdLive && options.skipLosingVersions) skipCoveredInputs(n, dts);
         mergeRows(n, dts, dldt);
         if (started) {
             try {
@@ -949,6 +950,41 @@ public final class Compactor {
                 throw new IllegalStateException("partition of " + active[a].files + " did not end where expected");
             }
             active[a].advance();
+        }
+    }
+
+    /**
+     * Steps over, before the row merge, the rows and markers of each input whose whole partition
+     * lies under the partition deletion at {@code dts}: its sstable's largest timestamp
+     * (Statistics.db's bound on every timestamp in it) is below dts, so each of its rows would be
+     * stepped over by {@link #skipCovered} and each of its markers would change nothing, one row
+     * group at a time. Done here, the heap, the groups and the clustering copies go too. Only where
+     * the other inputs hold no row or marker in the partition: otherwise a merged row could take a
+     * stepped-over version's clustering bytes (the first version's), which may differ from the
+     * kept one's for equal clusterings. A row with a complex column, which skipCovered leaves to
+     * the merge, ends the stepping for its input there; the merge takes the rest. Counted as
+     * skipCovered counts.
+     */
+    private void skipCoveredInputs(int n, long dts) throws IOException {
+        final CompactionInput[] active = this.active;
+        boolean any = false;
+        for (int a = 0; a < n; a++) {
+            boolean covered = active[a].metadata.maxTimestamp < dts;
+            if (!covered && atRowOrMarker(a)) return;
+            any |= covered;
+        }
+        if (!any) return;
+        for (int a = 0; a < n; a++) {
+            CompactionInput c = active[a];
+            if (c.metadata.maxTimestamp >= dts) continue;
+            while (atRowOrMarker(a)) {
+                if (c.state == SSTableCursor.ROW) {
+                    if (c.cursor.row().hasComplexColumn()) break;
+                    merger.countSkipped(c.skipBody());
+                    result.rowVersionsSkipped++;
+                }
+                c.advanceCovered();
+            }
         }
     }
 

@@ -298,6 +298,43 @@ class CompactionSkipLosingTest {
         assertEquals(oneTenths, merged.clustering().get(0), "the first version's clustering bytes");
     }
 
+    /**
+     * A partition deletion newer than everything in the first sstable covers its whole partition:
+     * where the deleting sstable holds no row there, the first one's rows are stepped over before
+     * the row merge; where it holds a row at an equal clustering (decimal 1.00 against 1.0), they are
+     * not, since the merged row takes the first version's clustering bytes, the covered one's.
+     */
+    @Test
+    void aWhollyCoveredPartitionIsSteppedOverOnlyWhereTheOthersHoldNoRow() throws Exception {
+        String cql = "CREATE TABLE ks.deccov (pk int, ck decimal, v int, PRIMARY KEY (pk, ck)) WITH compression = {'enabled': 'false'}";
+        TableSchema schema = CqlParser.parse(cql);
+        Bytes oneTenths = Bytes.hex("000000010a"), oneHundredths = Bytes.hex("0000000264"), two = Bytes.hex("0000000002");
+        Path in = Files.createDirectories(tmp.resolve("deccov-in"));
+        CassandraOracle.init();
+        List<Partition> older = new ArrayList<>(), newer = new ArrayList<>();
+        for (int pk = 1; pk <= 2; pk++) {
+            older.add(new Partition(Bytes.int32(pk), Deletion.LIVE, Row.EMPTY_STATIC, List.of(
+                    Row.of(List.of(oneTenths), Liveness.of(100), Cell.live("v", 100, Bytes.int32(1))),
+                    Row.of(List.of(two), Liveness.of(100), Cell.live("v", 100, Bytes.int32(3))))));
+        }
+        // pk 1: the deletion and a newer row at the equal clustering; pk 2: the deletion alone.
+        newer.add(new Partition(Bytes.int32(1), Deletion.of(150, N), Row.EMPTY_STATIC,
+                List.of(Row.of(List.of(oneHundredths), Liveness.of(200), Cell.live("v", 200, Bytes.int32(2))))));
+        newer.add(new Partition(Bytes.int32(2), Deletion.of(150, N), Row.EMPTY_STATIC, List.of()));
+        CassandraReferenceWriter.write(in, cql, older, EncodingStats.TIMESTAMP_EPOCH, EncodingStats.DELETION_TIME_EPOCH, 0, 1, false);
+        CassandraReferenceWriter.write(in, cql, newer, EncodingStats.TIMESTAMP_EPOCH, EncodingStats.DELETION_TIME_EPOCH, 0, 1, false);
+        Compactor.Result on = compact(schema, in, tmp.resolve("deccov-on"), Compactor.Options.builder(N, N - 864_000), true);
+        Compactor.Result off = compact(schema, in, tmp.resolve("deccov-off"), Compactor.Options.builder(N, N - 864_000), false);
+        assertEquals(4, on.rowVersionsSkipped, "every row of the first sstable lies under the deletion");
+        assertEquals(1, on.outputRows, "the newer row alone is left");
+        assertSameFiles(tmp.resolve("deccov-off"), tmp.resolve("deccov-on"), "covered decimal clustering");
+        assertSameCounts(off, on, "covered decimal clustering");
+        List<Partition> out = CassandraReader.readAll(tmp.resolve("deccov-on"), cql);
+        Partition p1 = out.get(0).key().equals(Bytes.int32(1)) ? out.get(0) : out.get(1);
+        Row merged = (Row) p1.unfiltereds().get(0);
+        assertEquals(oneTenths, merged.clustering().get(0), "the first version's clustering bytes, though it lies under the deletion");
+    }
+
     // ---- random inputs --------------------------------------------------------------------------
 
     static final String PLAIN = "CREATE TABLE ks.plain (pk int, ck int, s int static, a text, b int, c blob, PRIMARY KEY (pk, ck))";
