@@ -233,6 +233,8 @@ public final class CompactCompareMain {
     static final class Cost {
         final String system;
         long wallNanos, cpuNanos, allocatedBytes, processCpuNanos, bytesIn, bytesOut;
+        /** Ours only: of cpuNanos, the writer's I/O thread's (compressing, checksumming, writing); -1 if not split. */
+        long ioCpuNanos = -1;
         String threads;
         /** The floor only: CPU of its input and output parts (their sum is cpuNanos less the loop's set-up). */
         long floorInputCpuNanos, floorOutputCpuNanos;
@@ -458,6 +460,7 @@ public final class CompactCompareMain {
             result[0] = new Compactor(schema, inputs, o).run(TableDirectory.open(table));
         });
         c.cpuNanos += result[0].ioCpuNanos;
+        c.ioCpuNanos = result[0].ioCpuNanos;
         c.allocatedBytes += result[0].ioAllocatedBytes;
         c.threads = c.threads + ",its I/O thread";
         return c;
@@ -563,7 +566,8 @@ public final class CompactCompareMain {
 
     private static String line(String label, Cost c) {
         return String.format(Locale.ROOT, "%-8s %-19s wall %,7d ms, cpu %,7d ms (%s), allocated %s, process cpu %,d ms, in %s, out %s",
-                label, c.system, c.wallNanos / 1_000_000, c.cpuNanos / 1_000_000, c.threads, mibExact(c.allocatedBytes),
+                label, c.system, c.wallNanos / 1_000_000, c.cpuNanos / 1_000_000,
+                c.ioCpuNanos < 0 ? c.threads : c.threads + " " + c.ioCpuNanos / 1_000_000 + " ms", mibExact(c.allocatedBytes),
                 c.processCpuNanos / 1_000_000, mib(c.bytesIn), mib(c.bytesOut));
     }
 
