@@ -74,6 +74,40 @@ final class CompactionInput implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Whether every regular (static) column of this input's header is in input i's header, by
+     * table position: then a row of input i with all its header's columns has every column a row
+     * of this input can have. Set by {@link #knowOthers}.
+     */
+    private boolean[] regularWithin, staticWithin;
+
+    /** Fills {@link #columnsWithin}'s tables, once every input of the compaction is open. */
+    void knowOthers(CompactionInput[] inputs) {
+        regularWithin = new boolean[inputs.length];
+        staticWithin = new boolean[inputs.length];
+        for (int i = 0; i < inputs.length; i++) {
+            regularWithin[i] = within(regularPosition, inputs[i].regularPosition);
+            staticWithin[i] = within(staticPosition, inputs[i].staticPosition);
+        }
+    }
+
+    private static boolean within(int[] mine, int[] theirs) {
+        for (int p : mine) {
+            boolean found = false;
+            for (int q : theirs) found |= p == q;
+            if (!found) return false;
+        }
+        return true;
+    }
+
+    /**
+     * Whether a row of input {@code w} with all its header's columns (HAS_ALL_COLUMNS) has every
+     * column that a row of this input can have, static ({@code isStatic}) or regular.
+     */
+    boolean columnsWithin(CompactionInput w, boolean isStatic) {
+        return (isStatic ? staticWithin : regularWithin)[w.index];
+    }
+
     /** Table position of present column j of the current row. */
     int position(SSTableCursor.Row row, int j) {
         int h = row.columnIndex(j);

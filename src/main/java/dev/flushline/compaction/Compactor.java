@@ -409,6 +409,7 @@ public final class Compactor {
             }
             throw e;
         }
+        for (CompactionInput c : in) c.knowOthers(in);
         return in;
     }
 

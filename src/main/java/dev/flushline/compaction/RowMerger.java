@@ -8,6 +8,7 @@ import dev.flushline.data.Rows;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.CqlType;
 import dev.flushline.schema.TableSchema;
+import dev.flushline.sstable.DataLayout;
 import dev.flushline.sstable.SSTableCursor;
 import dev.flushline.sstable.StatisticsReader;
 
@@ -135,6 +136,8 @@ final class RowMerger {
         if (rr.hasLiveness() && !(wr.hasLiveness() && rr.livenessTimestamp() < wr.livenessTimestamp())) return false;
         if (rr.isDeleted() && !(wr.isDeleted() && rr.deletionTimestamp() < wr.deletionTimestamp())) return false;
         if (rr.hasComplexColumn()) return false;
+        // w holds every column of its header, which holds every column r's header can.
+        if ((wr.flags() & DataLayout.HAS_ALL_COLUMNS) != 0 && r.columnsWithin(w, rr.isStatic())) return true;
         // r's columns among w's, both in table position order.
         final int rc = rr.columnCount(), wc = wr.columnCount();
         if (rc > wc) return false;

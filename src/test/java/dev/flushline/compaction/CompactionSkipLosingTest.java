@@ -335,6 +335,29 @@ class CompactionSkipLosingTest {
         assertEquals(oneTenths, merged.clustering().get(0), "the first version's clustering bytes, though it lies under the deletion");
     }
 
+    /**
+     * A newer version with every column of its sstable's header beats an older one only if that
+     * header holds every column the older one's can: here the newer sstable never wrote w, so the
+     * older version keeps its w and is merged, not stepped over.
+     */
+    @Test
+    void allOfAHeadersColumnsAreNotAllOfTheTables() throws Exception {
+        Path in = Files.createDirectories(tmp.resolve("narrow-in"));
+        CassandraOracle.init();
+        CassandraReferenceWriter.write(in, EDGE, List.of(part(1, row(1, Liveness.of(100), v(100, "old"), w(100, 7)))),
+                EncodingStats.TIMESTAMP_EPOCH, EncodingStats.DELETION_TIME_EPOCH, 0, 1, false);
+        CassandraReferenceWriter.write(in, EDGE, List.of(part(1, row(1, Liveness.of(200), v(200, "new")))),
+                EncodingStats.TIMESTAMP_EPOCH, EncodingStats.DELETION_TIME_EPOCH, 0, 1, false);
+        TableSchema schema = CqlParser.parse(EDGE);
+        Compactor.Result on = compact(schema, in, tmp.resolve("narrow-on"), Compactor.Options.builder(N, N - 864_000), true);
+        Compactor.Result off = compact(schema, in, tmp.resolve("narrow-off"), Compactor.Options.builder(N, N - 864_000), false);
+        assertEquals(0, on.rowVersionsSkipped, "the older version holds a column the newer sstable lacks");
+        assertSameFiles(tmp.resolve("narrow-off"), tmp.resolve("narrow-on"), "narrower header");
+        assertSameCounts(off, on, "narrower header");
+        Row merged = (Row) CassandraReader.readAll(tmp.resolve("narrow-on"), EDGE).get(0).unfiltereds().get(0);
+        assertEquals(List.of(v(200, "new"), w(100, 7)), merged.columns(), "the older version's w is kept");
+    }
+
     // ---- random inputs --------------------------------------------------------------------------
 
     static final String PLAIN = "CREATE TABLE ks.plain (pk int, ck int, s int static, a text, b int, c blob, PRIMARY KEY (pk, ck))";
