@@ -675,6 +675,51 @@ public final class RowSerializer {
     //   summed equal the input's bytes only if every field is minimal. Otherwise the row is
     //   transcoded, which is exact for any input.
 
+
+    /**
+     * As {@link #prepareCopy(SSTableCursor.Row, EncodingStats, int[], int[])} for a row whose body
+     * is still pending and whose cells {@link SSTableCursor#plainBodyBytes} found plain, in
+     * {@code plainCellBytes} bytes: nothing per cell is read. The input must have this header's
+     * columns; a row that is not plain (no liveness, a TTL, a deletion) is refused.
+     */
+    public boolean prepareCopyPlain(SSTableCursor.Row r, EncodingStats inputStats, int plainCellBytes) {
+        if (plainCellBytes < 0) throw new IllegalArgumentException("plain cell bytes " + plainCellBytes);
+        copySource = null;
+        // prepareCopy's checks where little is left to check: the row must be plain (a liveness
+        // without TTL, no deletion; its cells simple and plain, as plainBodyBytes found them),
+        // so its flags are HAS_TIMESTAMP and HAS_ALL_COLUMNS when all are present, its fields the
+        // liveness timestamp, the column subset if not all are present, and the cells' bytes.
+        final long lts = r.livenessTimestamp;
+        if (lts == Cell.NO_TIMESTAMP || r.livenessTtl != Cell.NO_TTL || r.isDeleted()) return false;
+        final boolean isStatic = r.isStatic;
+        final int columns = r.columnCount;
+        final boolean all = columns == (isStatic ? staticHeaderCount : regularHeaderCount);
+        final int flags = DataLayout.HAS_TIMESTAMP | (all ? DataLayout.HAS_ALL_COLUMNS : 0) | (isStatic ? DataLayout.EXTENSION_FLAG : 0);
+        if (flags != r.flags) return false;
+        beginRow(true, lts, false, Cell.NO_TTL, r.livenessExpiration);
+        int size = stats.timestampSize(lts) + plainCellBytes;
+        if (!all) {
+            final int[] columnIndex = r.columnIndex, present = presentHeader;
+            for (int j = 0; j < columns; j++) present[j] = columnIndex[j];
+            presentCount = columns;
+            size += bitmapSize(isStatic);
+        }
+        copySource = r;
+        copySourceOffset = r.offset;
+        copyColumnMap = null;
+        copyFlags = flags;
+        copyFieldsBytes = size;
+        // Only the timestamp base matters to a plain row's bytes (see prepareCopy).
+        copyVerbatim = stats.minTimestamp() == inputStats.minTimestamp() && r.livenessExpiration != Cell.INVALID_DELETION_TIME
+                && size == r.fieldsLength;
+        copyPlain = true;
+        copyPlainCellBytes = plainCellBytes;
+        copyMinTimestamp = lts;
+        copyMaxTimestamp = lts;
+        copyColumnsWithCells = columns;
+        return true;
+    }
+
     /**
      * Checks the cursor's current row for {@link #writeCopiedRow} and sizes it in this serializer's
      * encoding (see above); false if it must be rebuilt instead. {@code inputStats}: the bases the
@@ -683,31 +728,12 @@ public final class RowSerializer {
      * null where the input has this header's columns.
      */
     public boolean prepareCopy(SSTableCursor.Row r, EncodingStats inputStats, int[] staticMap, int[] regularMap) {
-        return prepareCopy(r, inputStats, staticMap, regularMap, PLAIN_FROM_CELLS);
-    }
-
-    /**
-     * As {@link #prepareCopy(SSTableCursor.Row, EncodingStats, int[], int[])} for a row whose body
-     * is still pending and whose cells {@link SSTableCursor#plainBodyBytes} found plain, in
-     * {@code plainCellBytes} bytes: nothing per cell is read. The input must have this header's
-     * columns; a row without liveness (whose plain cells would have no timestamp to take) is refused.
-     */
-    public boolean prepareCopyPlain(SSTableCursor.Row r, EncodingStats inputStats, int plainCellBytes) {
-        if (plainCellBytes < 0) throw new IllegalArgumentException("plain cell bytes " + plainCellBytes);
-        return prepareCopy(r, inputStats, null, null, plainCellBytes);
-    }
-
-    /** prepareCopy's plainCellBytes: none known, found from the decoded cells. */
-    private static final int PLAIN_FROM_CELLS = -2;
-
-    private boolean prepareCopy(SSTableCursor.Row r, EncodingStats inputStats, int[] staticMap, int[] regularMap, int plainCellBytes) {
         copySource = null;
         final boolean isStatic = r.isStatic;
         final int[] map = isStatic ? staticMap : regularMap;
         final long lts = r.livenessTimestamp, lexp = r.livenessExpiration;
         final int lttl = r.livenessTtl;
         final boolean hasLiveness = lts != Cell.NO_TIMESTAMP;
-        if (plainCellBytes != PLAIN_FROM_CELLS && !hasLiveness) return false;
         beginRow(hasLiveness, lts, lttl != Cell.NO_TTL, lttl, lexp);
         final long dts = r.deletionTimestamp, dldt = r.deletionLdt;
         final boolean deleted = dts != Cell.NO_TIMESTAMP || dldt != Cell.NO_DELETION_TIME;
@@ -734,16 +760,13 @@ public final class RowSerializer {
         boolean exact = !r.complexDeletionTimeDropped
                 && !(deleted && dldt == Cell.INVALID_DELETION_TIME) && !(hasLiveness && lexp == Cell.INVALID_DELETION_TIME);
         boolean plain = !deleted && !hasComplexDeletion && lttl == Cell.NO_TTL;
-        // Undecoded cells can be neither transcoded nor collected one by one: only a plain row's stats go without them.
-        if (plainCellBytes != PLAIN_FROM_CELLS && !plain) return false;
         int size = rowFieldsHeadSize(flags, isStatic, dts, dldt);
         final int[] cellFlags = r.cellFlags, ttls = r.cellTtl, pathLength = r.cellPathLength, valueLength = r.cellValueLength;
         final long[] timestamps = r.cellTimestamp, ldts = r.cellLdt;
         long minTs = Long.MAX_VALUE, maxTs = Long.MIN_VALUE;
         int withCells = 0;
         int columnsDone = 0;
-        int plainBytes = plainCellBytes != PLAIN_FROM_CELLS ? plainCellBytes
-                : hasLiveness && r.cellsPlain ? plainCellsSize(present, valueLength, columns, fixed) : -1;
+        int plainBytes = hasLiveness && r.cellsPlain ? plainCellsSize(present, valueLength, columns, fixed) : -1;
         if (plainBytes >= 0) {
             // Each cell is the row's timestamp and a value, with no TTL or deletion time: its flags
             // are cellFlags' for it, and its bytes are its flags, its one-byte length unless fixed,
