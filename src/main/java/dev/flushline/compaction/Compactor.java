@@ -1007,6 +1007,12 @@ public final class Compactor {
         while (rowHeapSize > 0) {
             // Every slot at the smallest clustering, in slot order (the order a scan of the slots gave).
             int first = rowHeapPop();
+            if (rowHeapSize == 0 && active[first].state == SSTableCursor.ROW && options.copyThrough
+                    && (openTs == RowMerger.LIVE_TS && openLdt == RowMerger.LIVE_LDT) && dts == RowMerger.LIVE_TS && dldt == RowMerger.LIVE_LDT) {
+                rowsAlone(active[first]);
+                if (atRowOrMarker(first)) rowHeapPush(first);
+                continue;
+            }
             int g = 0;
             groupSlot[g++] = first;
             while (rowHeapSize > 0 && compareSlots(rowHeap[0], first) == 0) {
@@ -1034,6 +1040,21 @@ public final class Compactor {
                 if (atRowOrMarker(groupSlot[i])) rowHeapPush(groupSlot[i]);
             }
         }
+    }
+
+    /**
+     * The rows of {@code c} from its current one up to its next marker or its partition's end,
+     * where no other input holds an item before them and nothing covers them: each is a group of
+     * one, taken as the loop above takes such a group (copied, else merged alone), without the heap.
+     */
+    private void rowsAlone(CompactionInput c) throws IOException {
+        do {
+            if (!copiesUndecoded(c)) {
+                c.decodeBody();
+                copyOrMergeRow(c);
+            }
+            c.advance();
+        } while (c.state == SSTableCursor.ROW);
     }
 
     /**
