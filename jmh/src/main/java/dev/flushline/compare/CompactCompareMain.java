@@ -104,7 +104,7 @@ public final class CompactCompareMain {
           + "Cassandra 5.0.5's (--against cassandra, this JVM) and Cassandra 6.0-alpha2's cursor and iterator paths\n"
           + "(--against cassandra6, a child JVM), and the codec floor (the CPU of decompressing and checking the inputs\n"
           + "and compressing and checksumming the output, one thread); medians of --rounds (default 3) after --warmup\n"
-          + "(default 1) rounds. Defaults: all shapes, lz4 and none; --cassandra6-mode CASSANDRA_5 (6.0 writes oa).\n"
+          + "(default 3) rounds. Defaults: all shapes, lz4 and none; --cassandra6-mode CASSANDRA_5 (6.0 writes oa).\n"
           + "--copy-through off merges every row, as before rows that the merge keeps unchanged were copied (default on).\n"
           + "--skip-losing off decodes every row version, as before versions that lose every part of themselves to a newer\n"
           + "one were stepped over undecoded (default on).\n";
@@ -118,7 +118,11 @@ public final class CompactCompareMain {
         String cassandra6Mode = "CASSANDRA_5";
         boolean copyThrough = true;
         boolean skipLosing = true;
-        int rounds = 3, warmup = 1;
+        // Three warm-up rounds, for every system alike: one round of ours lasts under a second, and
+        // after one, C2 was still recompiling our row loop (mergeRows, mergePartition and the cursor's
+        // header reads made not entrant) during the first measured rounds, which ran up to half
+        // again as long as the later ones. Cassandra's rounds last seconds, so one sufficed for it.
+        int rounds = 3, warmup = 3;
         Path dir = null, profileDir = null;
         try {
             for (int i = 0; i < argv.length; i++) {
