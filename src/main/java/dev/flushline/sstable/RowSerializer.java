@@ -675,7 +675,6 @@ public final class RowSerializer {
     //   summed equal the input's bytes only if every field is minimal. Otherwise the row is
     //   transcoded, which is exact for any input.
 
-
     /**
      * As {@link #prepareCopy(SSTableCursor.Row, EncodingStats, int[], int[])} for a row whose body
      * is still pending and whose cells {@link SSTableCursor#plainBodyBytes} found plain, in
