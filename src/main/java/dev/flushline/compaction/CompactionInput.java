@@ -129,9 +129,7 @@ final class CompactionInput implements AutoCloseable {
                 takeClustering(r);
             }
         } else if (s == SSTableCursor.MARKER) {
-            SSTableCursor.Marker m = cursor.marker();
-            if (!m.clusteringInto(clustering)) throw nullClustering(m.offset());
-            hasOrderKey = false;
+            markerRead();
         }
         return s;
     }
@@ -149,9 +147,40 @@ final class CompactionInput implements AutoCloseable {
             SSTableCursor.Row r = rowRead();
             if (r.hasComplexColumn()) takeClustering(r);
         } else if (s == SSTableCursor.PARTITION_START) {
-            throw new IllegalStateException("stepped past the partition's end in " + files);
+            throw pastPartitionEnd();
         }
         return s;
+    }
+
+    /**
+     * As {@link #advance} for an input whose rows the merge takes without comparing them with
+     * another input's ({@code Compactor.rowsAlone}): a row's clustering view is refreshed but not its
+     * order key, which is stale until the next {@link #advance} (no heap compares it before then:
+     * rowsAlone hands the slot back to the heap only at a marker, whose view has no key, or at the
+     * partition's end).
+     */
+    int advanceAlone() throws IOException {
+        int s = cursor.advance();
+        state = s;
+        if (s == SSTableCursor.ROW) {
+            SSTableCursor.Row r = rowRead();
+            if (!r.clusteringInto(clustering)) throw nullClustering(r.offset());
+        } else if (s == SSTableCursor.MARKER) {
+            markerRead();
+        } else if (s == SSTableCursor.PARTITION_START) {
+            throw pastPartitionEnd();
+        }
+        return s;
+    }
+
+    private IllegalStateException pastPartitionEnd() {
+        return new IllegalStateException("stepped past the partition's end in " + files);
+    }
+
+    private void markerRead() {
+        SSTableCursor.Marker m = cursor.marker();
+        if (!m.clusteringInto(clustering)) throw nullClustering(m.offset());
+        hasOrderKey = false;
     }
 
     private SSTableCursor.Row rowRead() {

@@ -1053,7 +1053,7 @@ public final class Compactor {
                 c.decodeBody();
                 copyOrMergeRow(c);
             }
-            c.advance();
+            c.advanceAlone();
         } while (c.state == SSTableCursor.ROW);
     }
 
