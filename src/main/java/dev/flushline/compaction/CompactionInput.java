@@ -135,29 +135,12 @@ final class CompactionInput implements AutoCloseable {
     }
 
     /**
-     * As {@link #advance}, for an input whose items up to its partition's end are stepped over
-     * unread (all under a covering partition deletion): the clustering view is refreshed only for
-     * a row that cannot be skipped undecoded ({@link #skipBody}: one with a complex column), which
-     * the merge then takes as usual. The view is stale at a marker and at a simple row.
-     */
-    int advanceCovered() throws IOException {
-        int s = cursor.advance();
-        state = s;
-        if (s == SSTableCursor.ROW) {
-            SSTableCursor.Row r = rowRead();
-            if (r.hasComplexColumn()) takeClustering(r);
-        } else if (s == SSTableCursor.PARTITION_START) {
-            throw pastPartitionEnd();
-        }
-        return s;
-    }
-
-    /**
-     * As {@link #advance} for an input whose rows the merge takes without comparing them with
-     * another input's ({@code Compactor.rowsAlone}): a row's clustering view is refreshed but not its
-     * order key, which is stale until the next {@link #advance} (no heap compares it before then:
-     * rowsAlone hands the slot back to the heap only at a marker, whose view has no key, or at the
-     * partition's end).
+     * As {@link #advance} within a partition whose rows the merge takes without comparing them with
+     * another input's: those that only this input reaches ({@code Compactor.rowsAlone}), and those
+     * under a covering partition deletion that are stepped over ({@code Compactor.skipCoveredInputs}).
+     * A row's clustering view is refreshed but not its order key, which is stale until
+     * {@link #keyRow} or the next {@link #advance}: the caller hands the slot back to the heap only at
+     * a marker (whose view has no key), at the partition's end, or after keyRow.
      */
     int advanceAlone() throws IOException {
         int s = cursor.advance();
@@ -195,6 +178,11 @@ final class CompactionInput implements AutoCloseable {
 
     private void takeClustering(SSTableCursor.Row r) {
         if (!r.clusteringInto(clustering)) throw nullClustering(r.offset());
+        keyRow();
+    }
+
+    /** The current row's order key, from its clustering view (see {@link #advanceAlone}). */
+    void keyRow() {
         hasOrderKey = comparator.hasOrderKey(clustering);
         if (hasOrderKey) orderKey = comparator.orderKey(clustering);
     }

@@ -980,11 +980,14 @@ public final class Compactor {
             if (c.metadata.maxTimestamp >= dts) continue;
             while (atRowOrMarker(a)) {
                 if (c.state == SSTableCursor.ROW) {
-                    if (c.cursor.row().hasComplexColumn()) break;
+                    if (c.cursor.row().hasComplexColumn()) {
+                        c.keyRow(); // the merge takes it, through the heap
+                        break;
+                    }
                     merger.countSkipped(c.skipBody());
                     result.rowVersionsSkipped++;
                 }
-                c.advanceCovered();
+                c.advanceAlone();
             }
         }
     }
