@@ -15,12 +15,10 @@ public final class ClusteringComparator {
     /** For a table with one clustering column whose values order as signed numbers: their width, else 0. */
     private final int keyWidth;
     private final boolean keyReversed;
-    private final CqlType keyType;
 
     public ClusteringComparator(TableSchema schema) {
         this.columns = schema.clusteringColumns();
-        this.keyType = columns.length == 1 ? columns[0].type() : null;
-        this.keyWidth = keyType == null ? 0 : keyType.signedOrderWidth();
+        this.keyWidth = columns.length == 1 ? columns[0].type().signedOrderWidth() : 0;
         this.keyReversed = keyWidth != 0 && columns[0].isReversed();
     }
 
@@ -39,7 +37,7 @@ public final class ClusteringComparator {
      * numbers it read once. REQUIRES: hasOrderKey(c).
      */
     public long orderKey(ClusteringBuffer c) {
-        long v = keyType.signedOrderValue(c.source(0), c.offset(0));
+        long v = CqlType.signedOrderValue(keyWidth, c.source(0), c.offset(0));
         return keyReversed ? ~v : v;
     }
 

@@ -383,9 +383,13 @@ public final class CqlType {
         return CqlTypes.signedOrderWidth(this);
     }
 
-    /** A value of {@link #signedOrderWidth()} bytes at {@code offset}, as the number {@link #compare} orders it by. */
-    public long signedOrderValue(byte[] a, int offset) {
-        return CqlTypes.signedOrderValue(this, a, offset);
+    /**
+     * A value of {@code width} bytes at {@code offset}, as the number {@link #compare} orders it by;
+     * {@code width} is a type's {@link #signedOrderWidth()} (not 0), taken once by the caller so
+     * that each value costs no type switch.
+     */
+    public static long signedOrderValue(int width, byte[] a, int offset) {
+        return CqlTypes.signedOrderValue(width, a, offset);
     }
 
     /** The CQL spelling, e.g. {@code frozen<map<text, int>>}, {@code frozen<address>}, {@code vector<float, 3>}. */

@@ -201,8 +201,8 @@ final class CqlTypes {
         }
     }
 
-    static long signedOrderValue(CqlType t, byte[] a, int off) {
-        return signedOrderWidth(t) == Integer.BYTES ? readInt(a, off) : readLong(a, off);
+    static long signedOrderValue(int width, byte[] a, int off) {
+        return width == Integer.BYTES ? readInt(a, off) : readLong(a, off);
     }
 
     static long readLong(byte[] a, int off) {
