@@ -251,7 +251,12 @@ public final class CompressedDataSink extends DataSink {
         o[storedBytes + 1] = (byte) (crc >>> 16);
         o[storedBytes + 2] = (byte) (crc >>> 8);
         o[storedBytes + 3] = (byte) crc;
-        data.write(o, 0, storedBytes + DataFileLayout.CHUNK_CRC_BYTES);
+        // The digest covers the block and its CRC: the CRC of both is the chunk CRC carried on
+        // over four more bytes, appended to the digest without another pass over the block.
+        chunkCrc.update(o, storedBytes, DataFileLayout.CHUNK_CRC_BYTES);
+        int stored = storedBytes + DataFileLayout.CHUNK_CRC_BYTES;
+        digestAppend((int) chunkCrc.getValue(), Crc32Combine.shiftFor(stored)); // a few hundred ns a chunk
+        data.write(o, 0, stored);
         compressedBytes += storedBytes;
         uncompressedFlushedBytes += length;
     }

@@ -28,16 +28,30 @@ public abstract sealed class DataSink implements AutoCloseable, BlockSink permit
     /** Only a digest file we created may be deleted: CREATE_NEW failing means it is someone else's. */
     private boolean digestWritten;
     private long digestCrc32 = -1;
+    /**
+     * CRC32 of the physical Data.db so far, built from the CRCs of its pieces as each is written
+     * ({@link #digestAppend}), which the sinks compute anyway for CRC.db or the chunk checksums.
+     */
+    private int runningDigest;
 
     /**
-     * Creates Data.db ({@code dataPath}, which must not exist) with a running whole-file CRC, with
-     * O_DIRECT where the file system takes it ({@link SyncedFileOutput#forData}).
+     * Creates Data.db ({@code dataPath}, which must not exist), with O_DIRECT where the file system
+     * takes it ({@link SyncedFileOutput#forData}).
      */
     DataSink(Path dataPath, Path companionPath, Path digestPath, int blockBytes) throws IOException {
         this.dataPath = dataPath;
         this.companionPath = companionPath;
         this.digestPath = digestPath;
-        this.data = SyncedFileOutput.forData(dataPath, blockBytes, true);
+        this.data = SyncedFileOutput.forData(dataPath, blockBytes, false);
+    }
+
+    /**
+     * Records that the next {@code bytes} bytes of the physical Data.db, written in this order, have
+     * CRC32 {@code crc}; {@code shift} is {@link Crc32Combine#shiftFor}({@code bytes}), which a sink
+     * appending pieces of one length keeps.
+     */
+    final void digestAppend(int crc, int shift) {
+        runningDigest = Crc32Combine.append(runningDigest, crc, shift);
     }
 
     /** Appends {@code src[offset, offset+length)} to the logical stream. Allocates nothing. */
@@ -67,7 +81,7 @@ public abstract sealed class DataSink implements AutoCloseable, BlockSink permit
      * whole-file CRC and writes it as Digest.crc32 (ASCII decimal), if a path was given.
      */
     final void completeWithDigest() throws IOException {
-        long digest = data.crc32();
+        long digest = runningDigest & 0xFFFFFFFFL;
         if (digestPath != null) {
             byte[] text = Long.toString(digest).getBytes(StandardCharsets.US_ASCII);
             SyncedFileOutput.writeSmallFile(digestPath, text, 0, text.length);

@@ -16,6 +16,8 @@ import java.util.zip.CRC32;
  */
 public final class UncompressedDataSink extends DataSink {
     private static final int CRC_FILE_BLOCK_BYTES = 8 * 1024;
+    /** Appends a full CRC chunk to the digest (see {@link Crc32Combine}). */
+    private static final int FULL_CHUNK_SHIFT = Crc32Combine.shiftFor(DataFileLayout.CRC_CHUNK_BYTES);
 
     private final SyncedFileOutput crcFile;
     private final CRC32 chunkCrc = new CRC32();
@@ -48,13 +50,15 @@ public final class UncompressedDataSink extends DataSink {
     @Override
     public void write(byte[] src, int offset, int length) throws IOException {
         ensureWritable();
-        data.write(src, offset, length);
-        // Feed the per-chunk CRC, cutting at 64 KiB boundaries of the file.
+        // Piece by piece, cut at the 64 KiB chunk boundaries of the file: each piece is checksummed
+        // and then copied while it is still in this core's cache. The digest comes from the chunk
+        // CRCs (endCrcChunk), not from another pass over the bytes.
         int off = offset;
         int left = length;
         while (left > 0) {
             int n = Math.min(left, DataFileLayout.CRC_CHUNK_BYTES - chunkFillBytes);
             chunkCrc.update(src, off, n);
+            data.write(src, off, n);
             chunkFillBytes += n;
             off += n;
             left -= n;
@@ -98,7 +102,9 @@ public final class UncompressedDataSink extends DataSink {
     }
 
     private void endCrcChunk() throws IOException {
-        crcFile.writeInt((int) chunkCrc.getValue());
+        int crc = (int) chunkCrc.getValue();
+        digestAppend(crc, chunkFillBytes == DataFileLayout.CRC_CHUNK_BYTES ? FULL_CHUNK_SHIFT : Crc32Combine.shiftFor(chunkFillBytes));
+        crcFile.writeInt(crc);
         chunkCrc.reset();
         chunkFillBytes = 0;
         chunkCount++;
