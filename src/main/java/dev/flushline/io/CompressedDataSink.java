@@ -83,7 +83,7 @@ public final class CompressedDataSink extends DataSink {
         this.infoHeaderBytes = DataFileLayout.compressionInfoHeaderSizeBytes(codec.compressorName(), this.optionPairs);
         SyncedFileOutput i = null;
         try {
-            i = new SyncedFileOutput(compressionInfoPath, COMPRESSION_INFO_BLOCK_BYTES, false);
+            i = new SyncedFileOutput(compressionInfoPath, COMPRESSION_INFO_BLOCK_BYTES);
             compressionInfoWritten = true;
             writeCompressionInfoHeader(i);
         } catch (IOException | RuntimeException | Error e) {

@@ -42,7 +42,7 @@ public abstract sealed class DataSink implements AutoCloseable, BlockSink permit
         this.dataPath = dataPath;
         this.companionPath = companionPath;
         this.digestPath = digestPath;
-        this.data = SyncedFileOutput.forData(dataPath, blockBytes, false);
+        this.data = SyncedFileOutput.forData(dataPath, blockBytes);
     }
 
     /**

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.zip.CRC32;
 
 import com.sun.nio.file.ExtendedOpenOption;
 
@@ -22,9 +21,6 @@ import com.sun.nio.file.ExtendedOpenOption;
  * <p>The block is a direct buffer so {@code FileChannel.write} does not copy through a temporary
  * direct buffer of its own: one copy from the caller's array, then the kernel. It is JDK-managed
  * (freed by its cleaner), so it is not counted by {@link NativeMemory}.
- *
- * <p>Optionally keeps a running CRC32 of every byte written, in order (Digest.crc32 is the CRC of
- * the whole Data.db as written).
  *
  * <p><b>Direct I/O</b> ({@link #direct}). A large file written once and read later (Data.db) can
  * bypass the page cache: the block goes from its buffer to the device ({@code O_DIRECT}), with no
@@ -67,7 +63,6 @@ public final class SyncedFileOutput implements AutoCloseable {
     private final Path path;
     private final FileChannel channel;
     private final ByteBuffer block;
-    private final CRC32 crc; // null when no running checksum was requested
     private final byte[] intScratch = new byte[Integer.BYTES];
     /** O_DIRECT alignment in bytes, or 0 for buffered I/O. A power of two when not 0. */
     private final int alignment;
@@ -81,11 +76,8 @@ public final class SyncedFileOutput implements AutoCloseable {
     private long positionBytes;
     private boolean closed;
 
-    /**
-     * Creates {@code path} (must not exist) with a block buffer of {@code blockBytes}.
-     * {@code withCrc32} turns on the running CRC32 returned by {@link #crc32()}.
-     */
-    public SyncedFileOutput(Path path, int blockBytes, boolean withCrc32) throws IOException {
+    /** Creates {@code path} (must not exist) with a block buffer of {@code blockBytes}. */
+    public SyncedFileOutput(Path path, int blockBytes) throws IOException {
         if (blockBytes <= 0) {
             throw new IllegalArgumentException("blockBytes must be > 0: " + blockBytes);
         }
@@ -99,15 +91,13 @@ public final class SyncedFileOutput implements AutoCloseable {
             throw t;
         }
         this.block = b;
-        this.crc = withCrc32 ? new CRC32() : null;
         this.alignment = 0;
     }
 
-    private SyncedFileOutput(Path path, FileChannel channel, ByteBuffer block, boolean withCrc32, int alignment) {
+    private SyncedFileOutput(Path path, FileChannel channel, ByteBuffer block, int alignment) {
         this.path = path;
         this.channel = channel;
         this.block = block;
-        this.crc = withCrc32 ? new CRC32() : null;
         this.alignment = alignment;
     }
 
@@ -117,7 +107,7 @@ public final class SyncedFileOutput implements AutoCloseable {
      * alignment. The file is created first without O_DIRECT and then reopened with it, so a file
      * system that refuses O_DIRECT cannot leave an empty file of unknown origin behind.
      */
-    public static SyncedFileOutput direct(Path path, int blockBytes, boolean withCrc32) throws IOException {
+    public static SyncedFileOutput direct(Path path, int blockBytes) throws IOException {
         if (blockBytes <= 0) {
             throw new IllegalArgumentException("blockBytes must be > 0: " + blockBytes);
         }
@@ -139,7 +129,7 @@ public final class SyncedFileOutput implements AutoCloseable {
             ByteBuffer b = align == 0 ? ByteBuffer.allocateDirect(bytes)
                     : ByteBuffer.allocateDirect(bytes + align).alignedSlice(align);
             b.limit(bytes);
-            return new SyncedFileOutput(path, ch, b.slice(), withCrc32, align);
+            return new SyncedFileOutput(path, ch, b.slice(), align);
         } catch (Throwable t) {
             if (ch != null) {
                 closeAndDeleteQuietly(ch, path, t);
@@ -154,8 +144,8 @@ public final class SyncedFileOutput implements AutoCloseable {
      * A Data.db: written once, sequentially, and large, so it goes through {@link #direct} unless
      * {@link #DIRECT_DATA} is off.
      */
-    public static SyncedFileOutput forData(Path path, int blockBytes, boolean withCrc32) throws IOException {
-        return DIRECT_DATA ? direct(path, blockBytes, withCrc32) : new SyncedFileOutput(path, blockBytes, withCrc32);
+    public static SyncedFileOutput forData(Path path, int blockBytes) throws IOException {
+        return DIRECT_DATA ? direct(path, blockBytes) : new SyncedFileOutput(path, blockBytes);
     }
 
     /** The O_DIRECT alignment for a file at {@code path}, or 0 when its file store gives no usable one. */
@@ -192,9 +182,6 @@ public final class SyncedFileOutput implements AutoCloseable {
             throw new IndexOutOfBoundsException("src length " + src.length + " offset " + offset + " length " + length);
         }
         ensureOpen();
-        if (crc != null) {
-            crc.update(src, offset, length);
-        }
         final ByteBuffer b = block;
         int off = offset;
         int left = length;
@@ -229,14 +216,10 @@ public final class SyncedFileOutput implements AutoCloseable {
     /**
      * Overwrites {@code src[offset, offset+length)} at file offset {@code position}, inside what
      * was already written: for a header whose counts are known only at the end (CompressionInfo.db
-     * streams its chunk offsets and fills in their count last). Flushes the block first. Not with
-     * a running CRC32, which covers the bytes in the order they were written.
+     * streams its chunk offsets and fills in their count last). Flushes the block first.
      */
     public void writeAt(long position, byte[] src, int offset, int length) throws IOException {
         ensureOpen();
-        if (crc != null) {
-            throw new IllegalStateException("an overwrite would leave the running CRC32 of " + path + " wrong");
-        }
         if (alignment != 0) {
             throw new IllegalStateException("an overwrite of " + path + " would need an aligned read-modify-write under O_DIRECT");
         }
@@ -249,14 +232,6 @@ public final class SyncedFileOutput implements AutoCloseable {
         while (w.hasRemaining()) {
             channel.write(w, position + (w.position() - offset));
         }
-    }
-
-    /** CRC32 of everything written so far. REQUIRES: constructed with {@code withCrc32}. */
-    public long crc32() {
-        if (crc == null) {
-            throw new IllegalStateException("no running CRC32 requested for " + path);
-        }
-        return crc.getValue();
     }
 
     /**

@@ -37,7 +37,7 @@ public final class UncompressedDataSink extends DataSink {
         super(dataPath, crcPath, digestPath, blockBytes);
         SyncedFileOutput crc = null;
         try {
-            crc = new SyncedFileOutput(crcPath, CRC_FILE_BLOCK_BYTES, false);
+            crc = new SyncedFileOutput(crcPath, CRC_FILE_BLOCK_BYTES);
             crc.writeInt(DataFileLayout.CRC_CHUNK_BYTES);
         } catch (IOException | RuntimeException | Error e) {
             data.abort();

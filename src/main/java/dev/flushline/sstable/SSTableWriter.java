@@ -301,7 +301,7 @@ public final class SSTableWriter implements AutoCloseable {
         }
         index.finish(firstKey, lastKey());
         if (filter != null) {
-            try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.FILTER), SMALL_FILE_BLOCK_BYTES, false)) {
+            try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.FILTER), SMALL_FILE_BLOCK_BYTES)) {
                 DataOutputStream out = new DataOutputStream(f.asOutputStream());
                 filter.serialize(out);
                 out.flush();

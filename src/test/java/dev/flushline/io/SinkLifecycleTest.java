@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.zip.CRC32;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -133,7 +132,7 @@ class SinkLifecycleTest {
     void syncedFileOutputOverwritesOnlyWhatWasWritten() throws IOException {
         byte[] data = SinkTestData.random(5_000, 3);
         Path p = dir.resolve("patched.bin");
-        try (SyncedFileOutput out = new SyncedFileOutput(p, 1000, false)) {
+        try (SyncedFileOutput out = new SyncedFileOutput(p, 1000)) {
             out.write(data, 0, data.length);
             out.writeAt(10, new byte[] {1, 2, 3}, 0, 3);       // long since drained to the file
             out.writeAt(4_998, new byte[] {9, 8, 7}, 1, 2);    // the last two bytes, still in the block
@@ -150,33 +149,25 @@ class SinkLifecycleTest {
         expected[4_998] = 8;
         expected[4_999] = 7;
         assertArrayEquals(expected, Files.readAllBytes(p));
-        try (SyncedFileOutput withCrc = new SyncedFileOutput(dir.resolve("crc.bin"), 16, true)) {
-            withCrc.write(data, 0, 10);
-            assertThrows(IllegalStateException.class, () -> withCrc.writeAt(0, new byte[1], 0, 1));
-        }
     }
 
     @Test
-    void syncedFileOutputCountsCrcsAndSyncsDirectory() throws IOException {
+    void syncedFileOutputWritesIntsInPlaceAndSyncsDirectory() throws IOException {
         byte[] data = SinkTestData.random(10_000, 4);
         Path p = dir.resolve("plain.bin");
-        try (SyncedFileOutput out = new SyncedFileOutput(p, 1000, true)) {
+        try (SyncedFileOutput out = new SyncedFileOutput(p, 1000)) {
             out.write(data, 0, 3333);
             out.writeInt(0x01020304);
             out.write(data, 3333, data.length - 3333);
             assertEquals(data.length + 4, out.position());
             out.sync();
-            CRC32 expected = new CRC32();
-            expected.update(Files.readAllBytes(p));
-            assertEquals(expected.getValue(), out.crc32());
+            assertEquals(data.length + 4, Files.size(p));
         }
         byte[] written = Files.readAllBytes(p);
+        assertArrayEquals(java.util.Arrays.copyOf(data, 3333), java.util.Arrays.copyOf(written, 3333));
         assertEquals(0x01, written[3333]);
         assertEquals(0x04, written[3336]);
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, 3333, data.length), java.util.Arrays.copyOfRange(written, 3337, written.length));
         SyncedFileOutput.syncDirectory(dir);
-
-        try (SyncedFileOutput noCrc = new SyncedFileOutput(dir.resolve("n.bin"), 16, false)) {
-            assertThrows(IllegalStateException.class, noCrc::crc32);
-        }
     }
 }

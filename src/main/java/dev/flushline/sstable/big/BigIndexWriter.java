@@ -45,7 +45,7 @@ public final class BigIndexWriter implements PartitionIndexWriter {
         this.version = descriptor.version();
         this.layout = new ClusteringLayout(schema);
         this.summary = new SummaryBuilder(schema.minIndexInterval());
-        this.index = new SyncedFileOutput(descriptor.stagingPath(Component.INDEX), SyncedFileOutput.DEFAULT_BLOCK_BYTES, false);
+        this.index = new SyncedFileOutput(descriptor.stagingPath(Component.INDEX), SyncedFileOutput.DEFAULT_BLOCK_BYTES);
     }
 
     @Override
@@ -123,7 +123,7 @@ public final class BigIndexWriter implements PartitionIndexWriter {
 
     @Override
     public void finish(byte[] firstKey, byte[] lastKey) throws IOException {
-        try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.SUMMARY), SUMMARY_BLOCK_BYTES, false)) {
+        try (SyncedFileOutput f = new SyncedFileOutput(descriptor.stagingPath(Component.SUMMARY), SUMMARY_BLOCK_BYTES)) {
             DataOutputStream out = new DataOutputStream(f.asOutputStream());
             summary.serialize(out, firstKey, lastKey);
             out.flush();

@@ -88,8 +88,8 @@ public final class BtiIndexWriter implements PartitionIndexWriter {
         this.clusterings = new ClusteringComparableBytes(schema);
         SyncedFileOutput p = null;
         try {
-            p = new SyncedFileOutput(descriptor.stagingPath(Component.PARTITION_INDEX), FILE_BLOCK_BYTES, false);
-            this.rows = new SyncedFileOutput(descriptor.stagingPath(Component.ROW_INDEX), FILE_BLOCK_BYTES, false);
+            p = new SyncedFileOutput(descriptor.stagingPath(Component.PARTITION_INDEX), FILE_BLOCK_BYTES);
+            this.rows = new SyncedFileOutput(descriptor.stagingPath(Component.ROW_INDEX), FILE_BLOCK_BYTES);
         } catch (IOException | RuntimeException e) {
             if (p != null) p.abort();
             throw e;

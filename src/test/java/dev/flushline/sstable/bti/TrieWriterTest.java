@@ -225,7 +225,7 @@ class TrieWriterTest {
 
             Path file = dir.resolve("multi-" + (files++));
             long[] ourRoots = new long[sets.size()];
-            try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16, false)) {
+            try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16)) {
                 TrieWriter w = new TrieWriter(out);
                 for (int i = 0; i < sets.size(); i++) {
                     out.write(between[i], 0, between[i].length);
@@ -333,7 +333,7 @@ class TrieWriterTest {
     @Test
     void keysOutOfOrderAreRefusedNamingBothInHex() throws Exception {
         Path file = dir.resolve("refused");
-        try (SyncedFileOutput out = new SyncedFileOutput(file, 4096, false)) {
+        try (SyncedFileOutput out = new SyncedFileOutput(file, 4096)) {
             TrieWriter w = new TrieWriter(out);
             byte[] p = {7};
             w.add(new byte[] {0x01, 0x02}, 2, 1, p, 1);
@@ -395,7 +395,7 @@ class TrieWriterTest {
         byte[][] keys = set.keys();
         Payload[] payloads = set.payloads();
         long allocated = Long.MAX_VALUE;
-        try (SyncedFileOutput out = new SyncedFileOutput(dir.resolve("alloc"), 1 << 16, false)) {
+        try (SyncedFileOutput out = new SyncedFileOutput(dir.resolve("alloc"), 1 << 16)) {
             TrieWriter w = new TrieWriter(out);
             for (int round = 0; round < 8; round++) {
                 long before = mx.getThreadAllocatedBytes(tid);
@@ -425,7 +425,7 @@ class TrieWriterTest {
         long[] allocated = new long[3];
         for (int round = 0; round < 3; round++) {
             Path file = dir.resolve("pooled-" + round);
-            try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16, false)) {
+            try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16)) {
                 long before = mx.getThreadAllocatedBytes(tid);
                 TrieWriter w = new TrieWriter(out);
                 for (int k = 0; k < keys.length; k++) {
@@ -458,8 +458,8 @@ class TrieWriterTest {
             // As a BTI sstable writer: the partition trie (big) and the row trie (tiny) open together, and the
             // row trie is released first. A pool that hands out what came back first would give the next
             // partition trie the tiny storage, and it would grow its slots again for every sstable.
-            try (SyncedFileOutput bigOut = new SyncedFileOutput(dir.resolve("big-" + round), 1 << 16, false);
-                 SyncedFileOutput tinyOut = new SyncedFileOutput(dir.resolve("tiny-" + round), 1 << 16, false)) {
+            try (SyncedFileOutput bigOut = new SyncedFileOutput(dir.resolve("big-" + round), 1 << 16);
+                 SyncedFileOutput tinyOut = new SyncedFileOutput(dir.resolve("tiny-" + round), 1 << 16)) {
                 long before = mx.getThreadAllocatedBytes(tid);
                 TrieWriter big = new TrieWriter(bigOut);
                 TrieWriter tiny = new TrieWriter(tinyOut);
@@ -489,7 +489,7 @@ class TrieWriterTest {
         long[] allocated = new long[6];
         for (int round = 0; round < allocated.length; round++) {
             byte[][] keys = sets[round % 2];
-            try (SyncedFileOutput out = new SyncedFileOutput(dir.resolve("shapes-" + round), 1 << 16, false)) {
+            try (SyncedFileOutput out = new SyncedFileOutput(dir.resolve("shapes-" + round), 1 << 16)) {
                 long before = mx.getThreadAllocatedBytes(tid);
                 TrieWriter w = new TrieWriter(out);
                 for (int k = 0; k < keys.length; k++) w.add(keys[k], keys[k].length, 1, payload, payload.length);
@@ -540,7 +540,7 @@ class TrieWriterTest {
     /** One trie of {@code keys} through a fresh writer, released afterwards; the file's bytes. */
     private static byte[] writeAlone(byte[][] keys, Path file) throws IOException {
         byte[] payload = {4, 5, 6};
-        try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16, false)) {
+        try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16)) {
             TrieWriter w = new TrieWriter(out);
             try {
                 for (int k = 0; k < keys.length; k++) w.add(keys[k], keys[k].length, 2, payload, payload.length);
@@ -571,7 +571,7 @@ class TrieWriterTest {
     private Written writeOurs(List<KeySet> sets, byte[] filler, String what) throws IOException {
         Path file = dir.resolve("ours-" + (files++));
         long[] roots = new long[sets.size()];
-        try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16, false)) {
+        try (SyncedFileOutput out = new SyncedFileOutput(file, 1 << 16)) {
             out.write(filler, 0, filler.length);
             TrieWriter w = new TrieWriter(out);
             for (int i = 0; i < sets.size(); i++) {
