@@ -25,8 +25,9 @@ public final class Crc32Combine {
     /** x^0 in the reflected representation: the multiplicative identity. */
     private static final int ONE = 0x80000000;
     /**
-     * X2N[k] = x^(2^k) mod P, k = 0..31. It repeats with period 32: P is primitive, so x has order
-     * 2^32 - 1 and x^(2^32) = x^(2^32 mod (2^32 - 1)) = x^1. Hence the index is taken mod 32.
+     * X2N[k] = x^(2^k) mod P, k = 0..31. It repeats with period 32, because x^(2^32) = x modulo this
+     * P (the order of x divides 2^32 - 1; Crc32CombineTest checks the identity itself), so a shift of
+     * 2^29 bytes or more takes the index mod 32.
      */
     private static final int[] X2N = new int[32];
 
