@@ -120,7 +120,9 @@ public final class FlushWriter {
                         end.markedForDeleteAt(), end.localDeletionTime(), start.markedForDeleteAt(), start.localDeletionTime());
                 mi++;
             } else {
-                out.row(row);
+                // Without markers the record is read again only for the next row (or, after the
+                // last, not until endPartition), so the row index may keep its clustering by reference.
+                out.row(row, markerCount == 0);
                 if (++ri == rowCount) {
                     row = null;
                 } else if (packed) {

@@ -62,6 +62,7 @@ public final class RowIndexBlocks {
         openLdt = Long.MAX_VALUE;
         blockFirstValues = null;
         lastVals = null;
+        lastRef = lastBuf;
         flyweight = false;
     }
 
@@ -92,10 +93,25 @@ public final class RowIndexBlocks {
     private ClusteringBuffer[] lastBufs = new ClusteringBuffer[0];
     private final ClusteringBuffer blockFirstBuf = new ClusteringBuffer(4);
     private final ClusteringBuffer lastBuf = new ClusteringBuffer(4);
+    /**
+     * The last item's prefix: {@link #lastBuf}, a copy, or the caller's own buffer when the caller
+     * holds it unchanged until its next call (see {@link #added(ClusteringBuffer, boolean, long, long,
+     * long, long)}).
+     */
+    private ClusteringBuffer lastRef = lastBuf;
     private long openTs = Long.MIN_VALUE, openLdt = Long.MAX_VALUE;
 
     /** As {@link #added(byte, byte[][], long, long, DeletionTime)}, for a flyweight prefix and open deletion. */
     public void added(ClusteringBuffer values, long startOffset, long endOffset, long openAfterTs, long openAfterLdt) {
+        added(values, false, startOffset, endOffset, openAfterTs, openAfterLdt);
+    }
+
+    /**
+     * As above. {@code held}: the caller keeps {@code values} pointing at this item's bytes, unchanged,
+     * until its next call here or {@link #finish} (a flush's row record, which is not re-wrapped
+     * before then); the prefix is then kept by reference instead of being copied for every row.
+     */
+    public void added(ClusteringBuffer values, boolean held, long startOffset, long endOffset, long openAfterTs, long openAfterLdt) {
         flyweight = true;
         if (!blockOpen) {
             blockOpen = true;
@@ -103,7 +119,12 @@ public final class RowIndexBlocks {
             blockFirstBuf.copyFrom(values);
             blockStart = startOffset;
         }
-        lastBuf.copyFrom(values);
+        if (held) {
+            lastRef = values;
+        } else {
+            lastBuf.copyFrom(values);
+            lastRef = lastBuf;
+        }
         lastKind = values.kind();
         if (openAfterTs != openTs || openAfterLdt != openLdt) {
             openTs = openAfterTs;
@@ -116,11 +137,11 @@ public final class RowIndexBlocks {
     }
 
     /**
-     * The copy of the prefix last given to {@link #added(ClusteringBuffer, long, long, long, long)}:
-     * valid until the next such call or {@link #finish}.
+     * The prefix last given to {@link #added(ClusteringBuffer, boolean, long, long, long, long)}: a copy,
+     * or the caller's own buffer if it said it holds it; valid until the next such call or {@link #finish}.
      */
     public ClusteringBuffer lastAdded() {
-        return lastBuf;
+        return lastRef;
     }
 
     private ClusteringBuffer pooled(ClusteringBuffer[] pool, int i) {
@@ -142,7 +163,7 @@ public final class RowIndexBlocks {
                 lastBufs = Arrays.copyOf(lastBufs, Math.max(8, offsets.length));
             }
             pooled(firstBufs, count).copyFrom(blockFirstBuf);
-            pooled(lastBufs, count).copyFrom(lastBuf);
+            pooled(lastBufs, count).copyFrom(lastRef);
         }
         firstKinds[count] = blockFirstKind;
         firstValues[count] = blockFirstValues;

@@ -159,16 +159,17 @@ public final class SSTableOutput implements AutoCloseable {
         long prevSize = start - previousStart;
         int size = rs.rowSize(row, prevSize);
         rs.writeRow(sst.reserve(size), row, prevSize, size);
-        flyweightRowWritten(row.clustering(), start, size);
+        flyweightRowWritten(row.clustering(), false, start, size);
     }
 
-    private void flyweightRowWritten(ClusteringBuffer clustering, long start, int size) {
+    /** {@code held}: see {@link RowIndexBlocks#added(ClusteringBuffer, boolean, long, long, long, long)}. */
+    private void flyweightRowWritten(ClusteringBuffer clustering, boolean held, long start, int size) {
         if (!hasRow) {
             collector.rowClustering(clustering); // rows come in clustering order: first and last bound the slice
             hasRow = true;
         }
         lastItemIsRow = true;
-        rowIndex.added(clustering, start, start + size, openTs, openLdt);
+        rowIndex.added(clustering, held, start, start + size, openTs, openLdt);
         previousStart = start;
         rows++;
     }
@@ -219,7 +220,7 @@ public final class SSTableOutput implements AutoCloseable {
         int size = rs.copiedRowSize(clustering, prevSize);
         rs.writeCopiedRow(sst.reserve(size), source.row(), source.buffer(), clustering, prevSize, size);
         copied(verbatim);
-        flyweightRowWritten(clustering, start, size);
+        flyweightRowWritten(clustering, false, start, size); // the cursor's window moves on
     }
 
     private void copied(boolean verbatim) {
@@ -289,13 +290,22 @@ public final class SSTableOutput implements AutoCloseable {
 
     /** A memtable record row (the slab allocation modes). */
     public void row(RowRecord row) throws IOException {
+        row(row, false);
+    }
+
+    /**
+     * As {@link #row(RowRecord)}. {@code held}: {@code row} stays wrapped around this row until the
+     * next row or {@link #endPartition(byte[])}, with no marker between (a partition without range
+     * tombstones, whose rows the flush reads one after the other); the bookkeeping then keeps its
+     * clustering by reference instead of copying it for every row. Otherwise it is copied, as for any
+     * flyweight row: the next row's wrap replaces it, and a marker needs the row before it.
+     */
+    public void row(RowRecord row, boolean held) throws IOException {
         long start = sst.dataPosition() - partitionStart;
         long prevSize = start - previousStart;
         int size = rs.rowSize(row, prevSize);
         rs.writeRow(sst.reserve(size), row, prevSize, size);
-        // The clustering lies in the record, which the next row's wrap replaces: the bookkeeping
-        // copies it, as for any flyweight row, and the partition's markers come as flyweights too.
-        flyweightRowWritten(row.clustering(), start, size);
+        flyweightRowWritten(row.clustering(), held, start, size);
     }
 
     /** A memtable Row object (unslabbed_heap). */
