@@ -288,17 +288,13 @@ public final class SSTableOutput implements AutoCloseable {
         startRows();
     }
 
-    /** A memtable record row (the slab allocation modes). */
-    public void row(RowRecord row) throws IOException {
-        row(row, false);
-    }
-
     /**
-     * As {@link #row(RowRecord)}. {@code held}: {@code row} stays wrapped around this row until the
-     * next row or {@link #endPartition(byte[])}, with no marker between (a partition without range
-     * tombstones, whose rows the flush reads one after the other); the bookkeeping then keeps its
-     * clustering by reference instead of copying it for every row. Otherwise it is copied, as for any
-     * flyweight row: the next row's wrap replaces it, and a marker needs the row before it.
+     * A memtable record row (the slab allocation modes). {@code held}: {@code row} stays wrapped
+     * around this row until the next row or {@link #endPartition(byte[])}, with no marker between (a
+     * partition without range tombstones, whose rows the flush reads one after the other); the
+     * bookkeeping then keeps its clustering by reference instead of copying it for every row.
+     * Otherwise it is copied, as for any flyweight row: the next row's wrap replaces it, and a
+     * marker needs the row before it.
      */
     public void row(RowRecord row, boolean held) throws IOException {
         long start = sst.dataPosition() - partitionStart;
