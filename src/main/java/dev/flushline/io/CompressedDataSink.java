@@ -255,7 +255,7 @@ public final class CompressedDataSink extends DataSink {
         // over four more bytes, appended to the digest without another pass over the block.
         chunkCrc.update(o, storedBytes, DataFileLayout.CHUNK_CRC_BYTES);
         int stored = storedBytes + DataFileLayout.CHUNK_CRC_BYTES;
-        digestAppend((int) chunkCrc.getValue(), Crc32Combine.shiftFor(stored)); // a few hundred ns a chunk
+        digestAppend((int) chunkCrc.getValue(), stored); // a few hundred ns a chunk
         data.write(o, 0, stored);
         compressedBytes += storedBytes;
         uncompressedFlushedBytes += length;

@@ -33,6 +33,9 @@ public abstract sealed class DataSink implements AutoCloseable, BlockSink permit
      * ({@link #digestAppend}), which the sinks compute anyway for CRC.db or the chunk checksums.
      */
     private int runningDigest;
+    /** The last piece length appended and its shift: a sink's pieces mostly share one length (a full chunk). */
+    private long shiftBytes = -1;
+    private int shift;
 
     /**
      * Creates Data.db ({@code dataPath}, which must not exist), with O_DIRECT where the file system
@@ -47,10 +50,13 @@ public abstract sealed class DataSink implements AutoCloseable, BlockSink permit
 
     /**
      * Records that the next {@code bytes} bytes of the physical Data.db, written in this order, have
-     * CRC32 {@code crc}; {@code shift} is {@link Crc32Combine#shiftFor}({@code bytes}), which a sink
-     * appending pieces of one length keeps.
+     * CRC32 {@code crc}. The shift for a length is computed once for a run of pieces of that length.
      */
-    final void digestAppend(int crc, int shift) {
+    final void digestAppend(int crc, long bytes) {
+        if (bytes != shiftBytes) {
+            shift = Crc32Combine.shiftFor(bytes);
+            shiftBytes = bytes;
+        }
         runningDigest = Crc32Combine.append(runningDigest, crc, shift);
     }
 

@@ -16,8 +16,6 @@ import java.util.zip.CRC32;
  */
 public final class UncompressedDataSink extends DataSink {
     private static final int CRC_FILE_BLOCK_BYTES = 8 * 1024;
-    /** Appends a full CRC chunk to the digest (see {@link Crc32Combine}). */
-    private static final int FULL_CHUNK_SHIFT = Crc32Combine.shiftFor(DataFileLayout.CRC_CHUNK_BYTES);
 
     private final SyncedFileOutput crcFile;
     private final CRC32 chunkCrc = new CRC32();
@@ -103,7 +101,7 @@ public final class UncompressedDataSink extends DataSink {
 
     private void endCrcChunk() throws IOException {
         int crc = (int) chunkCrc.getValue();
-        digestAppend(crc, chunkFillBytes == DataFileLayout.CRC_CHUNK_BYTES ? FULL_CHUNK_SHIFT : Crc32Combine.shiftFor(chunkFillBytes));
+        digestAppend(crc, chunkFillBytes);
         crcFile.writeInt(crc);
         chunkCrc.reset();
         chunkFillBytes = 0;

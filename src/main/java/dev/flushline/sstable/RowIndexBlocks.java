@@ -101,13 +101,9 @@ public final class RowIndexBlocks {
     private ClusteringBuffer lastRef = lastBuf;
     private long openTs = Long.MIN_VALUE, openLdt = Long.MAX_VALUE;
 
-    /** As {@link #added(byte, byte[][], long, long, DeletionTime)}, for a flyweight prefix and open deletion. */
-    public void added(ClusteringBuffer values, long startOffset, long endOffset, long openAfterTs, long openAfterLdt) {
-        added(values, false, startOffset, endOffset, openAfterTs, openAfterLdt);
-    }
-
     /**
-     * As above. {@code held}: the caller keeps {@code values} pointing at this item's bytes, unchanged,
+     * As {@link #added(byte, byte[][], long, long, DeletionTime)}, for a flyweight prefix and open
+     * deletion. {@code held}: the caller keeps {@code values} pointing at this item's bytes, unchanged,
      * until its next call here or {@link #finish} (a flush's row record, which is not re-wrapped
      * before then); the prefix is then kept by reference instead of being copied for every row.
      */

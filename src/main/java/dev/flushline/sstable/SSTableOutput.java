@@ -252,7 +252,7 @@ public final class SSTableOutput implements AutoCloseable {
             openTs = startTs;
             openLdt = startLdt;
         }
-        rowIndex.added(bound, start, start + size, openTs, openLdt);
+        rowIndex.added(bound, false, start, start + size, openTs, openLdt); // the marker's buffer is reused
         previousStart = start;
         markers++;
     }
