@@ -38,7 +38,7 @@ import java.io.IOException;
  */
 final class InsertDecoder {
     /** Kinds of column the fast path takes; anything else declines the line. */
-    private static final int UNSUPPORTED = 0, INT8 = 1, INT16 = 2, INT32 = 3, INT64 = 4, FLOAT32 = 5, FLOAT64 = 6,
+    static final int UNSUPPORTED = 0, INT8 = 1, INT16 = 2, INT32 = 3, INT64 = 4, FLOAT32 = 5, FLOAT64 = 6,
             TEXT = 7, ASCII = 8, BOOLEAN = 9;
     private static final char[] INSERT = "insert".toCharArray();
     /** Longer number texts go to the value model: none of the types here takes them. */
@@ -64,6 +64,11 @@ final class InsertDecoder {
             for (ColumnMetadata c : g) kind[layout.slotOf(c)] = c.isComplex() ? UNSUPPORTED : kindOf(c.type().kind());
         }
         this.staticBase = schema.partitionKeyColumns().length + schema.clusteringColumns().length;
+    }
+
+    /** Per slot of an {@link InsertBuffer} of the table, the kind of its column: shared with {@link InsertScanner}, never written. */
+    int[] kinds() {
+        return kind;
     }
 
     private static int kindOf(CqlType.Kind k) {

@@ -45,11 +45,12 @@ import java.util.List;
  * {@link ValueCodec#MAX_NUMBER_CHARS} chars or out of BigDecimal's range, lone surrogate escapes
  * (jackson passes them through as unpaired UTF-16), and anything after the line's one value.
  *
- * <p>The fast path: before any of that, a line is offered to {@link InsertDecoder}, which decodes
- * an insert of simple columns of the everyday types from the tokens of one reused parser
- * ({@link LineJsonParser}), with no value model. It takes a line only when it gives the very
- * mutation the value model would; anything else it declines and the line is parsed again as
- * above, so what is accepted, refused and said does not depend on the path a line took.
+ * <p>The fast path: before any of that, a line is offered to {@link InsertScanner}, which decodes
+ * the plainest inserts straight from the line's bytes, and then to {@link InsertDecoder}, which
+ * decodes an insert of simple columns of the everyday types from the tokens of one reused parser
+ * ({@link LineJsonParser}); neither builds a value model. Each takes a line only when it gives the
+ * very mutation the value model would; anything else it declines and the line goes on to the next
+ * path, so what is accepted, refused and said does not depend on the path a line took.
  *
  * <p>Messages: a refused line is rare, so its message comes from the slow path: the line is
  * decoded to a String and {@link JsonParser} names the first offending column (1-based, in
@@ -118,6 +119,10 @@ public final class OperationReader implements MutationSource {
     private final BufferRecycler recycler = new BufferRecycler();
     /** The fast path: most lines are decoded from the tokens of one reused parser, without a value model. */
     private final InsertDecoder insertDecoder;
+    /** Ahead of it, the plainest of those lines straight from their bytes. */
+    private final InsertScanner insertScanner;
+    private boolean scanner = true;
+    private long scanned;
     /** Created at the first line, and again when its names table passes {@link #maxSharedNames}. */
     private LineJsonParser lineParser;
     private boolean fastPath = true;
@@ -151,6 +156,7 @@ public final class OperationReader implements MutationSource {
                 + t.regularColumns().length;
         this.maxSharedNames = 64 + 2 * columns;
         this.insertDecoder = new InsertDecoder(decoder);
+        this.insertScanner = new InsertScanner(decoder, insertDecoder.kinds());
     }
 
     /**
@@ -161,9 +167,22 @@ public final class OperationReader implements MutationSource {
         this.fastPath = on;
     }
 
+    /**
+     * Turns the scanner ({@link InsertScanner}, the first step of the fast path) off or on: off, the
+     * fast path decodes every line from jackson's tokens. For tests that hold the two to the same result.
+     */
+    void scanner(boolean on) {
+        this.scanner = on;
+    }
+
     /** Lines the fast path decoded (tests: that it took the lines they mean it to). */
     long fastTaken() {
         return fastTaken;
+    }
+
+    /** Of those, the lines the scanner decoded. */
+    long scanned() {
+        return scanned;
     }
 
     /**
@@ -206,11 +225,16 @@ public final class OperationReader implements MutationSource {
                 start = 3; // the byte order mark U+FEFF some editors put at the start of a file
             }
             if (isSkipped(lineBytes, start, lineLength)) continue;
-            // An escaped surrogate needs the pairing check of the value model's path.
-            if (fastPath && !surrogateEscapes && insertDecoder.decode(lineParser(start, lineLength), into)) {
-                fastTaken++;
-                operations++;
-                return into;
+            if (fastPath) {
+                // The scanner declines every backslash-u escape; after it, an escaped surrogate needs the pairing
+                // check of the value model's path.
+                boolean taken = scanner && insertScanner.decode(lineBytes, start, lineLength, into);
+                if (taken) scanned++;
+                if (taken || (!surrogateEscapes && insertDecoder.decode(lineParser(start, lineLength), into))) {
+                    fastTaken++;
+                    operations++;
+                    return into;
+                }
             }
             Object parsed = parse(start, lineLength);
             Mutation m;

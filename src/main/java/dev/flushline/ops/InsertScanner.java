@@ -1,0 +1,367 @@
+package dev.flushline.ops;
+
+import dev.flushline.data.Cell;
+import dev.flushline.data.InsertBuffer;
+import dev.flushline.schema.ColumnMetadata;
+import dev.flushline.schema.TableSchema;
+import dev.flushline.schema.ValueChars;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The first of {@link OperationReader}'s paths: the plainest lines of the commonest operation,
+ * scanned byte by byte straight into an {@link InsertBuffer}, without a tokenizer in between.
+ * A bulk file is millions of lines of one shape ({@code {"op":"insert","timestamp":T,"values":{...}}}),
+ * and on such lines jackson-core's token machinery (a state per token, the name table, a char
+ * buffer per string) costs more than the bytes do.
+ *
+ * <p>It takes a line or declines it, never refuses it. It takes only a strict subset of JSON and of
+ * {@link InsertDecoder}'s inserts, and declines everything else to that decoder (and so to the
+ * value model, which words every message):
+ * <pre>
+ *   line    = ws '{' ws member (ws ',' ws member)* ws '}' blank*
+ *   member  = "op" ':' "insert"  |  "timestamp" ':' int  |  "ttl" ':' int  |  "values" ':' values
+ *   values  = '{' ws '}'  |  '{' ws name ws ':' ws value (ws ',' ws name ws ':' ws value)* ws '}'
+ *   value   = int | string | true | false | null          (by the column's kind, as InsertDecoder)
+ *   int     = '-'? ('0' | [1-9][0-9]*)                    (at most 19 digits, within a long,
+ *                                                          not followed by '.', 'e' or 'E')
+ *   string  = '"' (byte other than '"', '\' or a control character | '\' one of " \ / b f n r t)* '"'
+ *   name    = '"' (byte other than '"', '\' or a control character)* '"'
+ *   ws      = (space | tab | CR)*     blank = space | tab | CR
+ * </pre>
+ * Every such line is valid JSON with the one meaning jackson gives it, so what is taken is exactly
+ * what {@link InsertDecoder} takes from jackson's tokens (the same kinds, ranges and checks, the same
+ * {@link InsertDecoder#finish}); it is checked against the value model on random and broken lines
+ * by {@code InsertScannerTest}. Declined here: {@code \}{@code u} escapes (surrogates need the
+ * pairing check), numbers with a fraction or exponent, names with escapes, anything unknown or
+ * repeated.
+ *
+ * <p>REQUIRES: the line's bytes are strict UTF-8 (the reader checks every line before any path
+ * sees it), so a string's bytes without escapes are the UTF-8 of its value as they are.
+ *
+ * <p>Thread safety: not thread-safe; one per reader.
+ */
+final class InsertScanner {
+    private static final byte[] OP = ascii("op"), TIMESTAMP = ascii("timestamp"), TTL = ascii("ttl"),
+            VALUES = ascii("values"), INSERT = ascii("\"insert\""), TRUE = ascii("true"), FALSE = ascii("false"),
+            NULL = ascii("null");
+    /** Names remembered by their position in "values": a file names its columns in the same order on every line. */
+    private static final int NAME_CACHE = 64;
+
+    private final OperationDecoder decoder;
+    private final TableSchema schema;
+    private final int staticBase;
+    /** Per slot of an {@link InsertBuffer} of the table: the kind of its column ({@link InsertDecoder}'s kinds). */
+    private final int[] kind;
+    /** The slot named at each position of "values" last time, by the name's bytes; null = not seen yet. */
+    private final byte[][] nameAt = new byte[NAME_CACHE][];
+    private final int[] slotAt = new int[NAME_CACHE];
+
+    // The line being scanned: b[p, end), and the buffer it goes into.
+    private byte[] b;
+    private int p;
+    private int end;
+    private InsertBuffer buffer;
+    /** The value of the last {@link #integer} that returned true. */
+    private long number;
+
+    InsertScanner(OperationDecoder decoder, int[] kind) {
+        this.decoder = decoder;
+        this.schema = decoder.schema();
+        this.kind = kind;
+        this.staticBase = schema.partitionKeyColumns().length + schema.clusteringColumns().length;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Decodes {@code line[start, end)} into {@code into} (a buffer of this scanner's table) and returns
+     * true, or returns false if the line is not one this scanner takes ({@code into} then holds anything).
+     */
+    boolean decode(byte[] line, int start, int end, InsertBuffer into) {
+        this.b = line;
+        this.p = start;
+        this.end = end;
+        this.buffer = into;
+        skipBlanks();
+        if (!take('{')) return false;
+        into.clear();
+        boolean haveOp = false, haveTimestamp = false, haveTtl = false, haveValues = false;
+        long timestamp = 0, ttlGiven = 0;
+        skipBlanks();
+        while (true) {
+            if (!take('"')) return false;
+            final int name = p;
+            final int nameEnd = plainStringEnd();
+            if (nameEnd < 0) return false;
+            skipBlanks();
+            if (!take(':')) return false;
+            skipBlanks();
+            final int n = nameEnd - name;
+            if (is(name, n, VALUES)) {
+                if (haveValues || !take('{') || !values()) return false;
+                haveValues = true;
+            } else if (is(name, n, OP)) {
+                if (haveOp || !is(p, Math.min(INSERT.length, end - p), INSERT)) return false;
+                p += INSERT.length;
+                haveOp = true;
+            } else if (is(name, n, TIMESTAMP)) {
+                if (haveTimestamp || !integer()) return false;
+                timestamp = number;
+                haveTimestamp = true;
+            } else if (is(name, n, TTL)) {
+                if (haveTtl || !integer()) return false;
+                ttlGiven = number;
+                haveTtl = true;
+            } else {
+                return false;
+            }
+            skipBlanks();
+            if (p >= end) return false;
+            final byte c = b[p++];
+            if (c == '}') break;
+            if (c != ',') return false;
+            skipBlanks();
+        }
+        skipBlanks();
+        if (p != end) return false;
+        if (!haveOp || !haveTimestamp || !haveValues) return false;
+        int ttl;
+        if (haveTtl) {
+            if (ttlGiven < 0 || ttlGiven > Cell.MAX_TTL) return false;
+            ttl = (int) ttlGiven;
+        } else {
+            ttl = schema.defaultTimeToLiveSeconds();
+        }
+        return InsertDecoder.finish(into, decoder, timestamp, ttl);
+    }
+
+    /** The members of "values", into their slots; false to decline. REQUIRES: p is past its '{'. */
+    private boolean values() {
+        skipBlanks();
+        if (p < end && b[p] == '}') {
+            p++;
+            return true;
+        }
+        int ordinal = 0;
+        while (true) {
+            if (!take('"')) return false;
+            final int name = p;
+            final int nameEnd = plainStringEnd();
+            if (nameEnd < 0) return false;
+            final int slot = slotOf(name, nameEnd - name, ordinal++);
+            if (slot < 0 || buffer.length(slot) != InsertBuffer.ABSENT) return false; // unknown, or a duplicate
+            skipBlanks();
+            if (!take(':')) return false;
+            skipBlanks();
+            if (!value(slot)) return false;
+            skipBlanks();
+            if (p >= end) return false;
+            final byte c = b[p++];
+            if (c == '}') return true;
+            if (c != ',') return false;
+            skipBlanks();
+        }
+    }
+
+    /** The slot of the column named {@code b[name, name + n)}, the name at {@code ordinal} of "values"; -1 if none. */
+    private int slotOf(int name, int n, int ordinal) {
+        if (ordinal < NAME_CACHE) {
+            final byte[] known = nameAt[ordinal];
+            if (known != null && is(name, n, known)) return slotAt[ordinal];
+        }
+        // The bytes are strict UTF-8 without escapes: the name as it is.
+        ColumnMetadata c = schema.column(new String(b, name, n, StandardCharsets.UTF_8));
+        int slot = c == null ? -1 : buffer.slotOf(c);
+        if (ordinal < NAME_CACHE) {
+            nameAt[ordinal] = java.util.Arrays.copyOfRange(b, name, name + n);
+            slotAt[ordinal] = slot;
+        }
+        return slot;
+    }
+
+    private boolean value(int slot) {
+        final int k = kind[slot];
+        if (k == InsertDecoder.UNSUPPORTED || p >= end) return false;
+        final byte c = b[p];
+        if (c == 'n') {
+            if (slot < staticBase || !literal(NULL)) return false; // null in the primary key: refused by the value model
+            buffer.set(slot, 0, InsertBuffer.NULL);
+            return true;
+        }
+        switch (k) {
+            case InsertDecoder.INT8: return integer(slot, Byte.MIN_VALUE, Byte.MAX_VALUE, 1);
+            case InsertDecoder.INT16: return integer(slot, Short.MIN_VALUE, Short.MAX_VALUE, 2);
+            case InsertDecoder.INT32: return integer(slot, Integer.MIN_VALUE, Integer.MAX_VALUE, 4);
+            case InsertDecoder.INT64: return integer(slot, Long.MIN_VALUE, Long.MAX_VALUE, 8);
+            // An integer literal converts once, as the value model's BigInteger floatValue and doubleValue round.
+            case InsertDecoder.FLOAT32: return integer() && putLong(slot, Float.floatToRawIntBits((float) number), 4);
+            case InsertDecoder.FLOAT64: return integer() && putLong(slot, Double.doubleToRawLongBits((double) number), 8);
+            case InsertDecoder.TEXT: return c == '"' && string(slot, false);
+            case InsertDecoder.ASCII: return c == '"' && string(slot, true);
+            case InsertDecoder.BOOLEAN:
+                if (c == 't') return literal(TRUE) && putLong(slot, 1, 1);
+                return c == 'f' && literal(FALSE) && putLong(slot, 0, 1);
+            default: return false;
+        }
+    }
+
+    private boolean integer(int slot, long min, long max, int bytes) {
+        return integer() && number >= min && number <= max && putLong(slot, number, bytes);
+    }
+
+    /**
+     * A JSON integer at p into {@link #number}: false (declined) for anything else, for more than 19
+     * digits or a value past a long, and for a number that goes on with a fraction or an exponent.
+     * Accumulated negative, as Long.parseLong does, so that Long.MIN_VALUE is reached without overflow.
+     */
+    private boolean integer() {
+        final byte[] b = this.b;
+        int i = p;
+        final boolean negative = i < end && b[i] == '-';
+        if (negative) i++;
+        final int first = i;
+        final long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
+        final long multiplyMin = limit / 10;
+        long x = 0;
+        while (i < end) {
+            final int d = b[i] - '0';
+            if (d < 0 || d > 9) break;
+            if (x < multiplyMin) return false;
+            x *= 10;
+            if (x < limit + d) return false;
+            x -= d;
+            i++;
+        }
+        final int digits = i - first;
+        if (digits == 0 || (digits > 1 && b[first] == '0')) return false; // no digit, or a leading zero (not JSON)
+        if (i < end) {
+            final byte c = b[i];
+            if (c == '.' || c == 'e' || c == 'E') return false;
+        }
+        number = negative ? x : -x;
+        p = i;
+        return true;
+    }
+
+    /** {@code x}'s low {@code bytes} bytes, big-endian, as the slot's value. */
+    private boolean putLong(int slot, long x, int bytes) {
+        final InsertBuffer into = buffer;
+        final int at = into.reserve(bytes);
+        into.set(slot, at, ValueChars.bigEndian(x, bytes, into.bytes(), at));
+        return true;
+    }
+
+    /**
+     * The string at p (on its opening quote) as the slot's bytes: as they are where it has no escape,
+     * else with its short escapes decoded; declines a {@code \}{@code u} escape, a raw control
+     * character, a missing closing quote, and (for ascii) a byte past 0x7F.
+     */
+    private boolean string(int slot, boolean ascii) {
+        final byte[] b = this.b;
+        final int start = ++p;
+        int i = start, any = 0, escapes = 0;
+        while (true) {
+            if (i >= end) return false;
+            final int c = b[i];
+            if (c == '"') break;
+            if (c == '\\') {
+                if (i + 1 >= end || unescaped(b[i + 1]) < 0) return false;
+                escapes++;
+                i += 2;
+                continue;
+            }
+            if (c >= 0 && c < 0x20) return false;
+            any |= c;
+            i++;
+        }
+        if (ascii && any < 0) return false;
+        final InsertBuffer into = buffer;
+        final int raw = i - start;
+        final int n = raw - escapes; // each escape is two bytes for one
+        final int at = into.reserve(n);
+        final byte[] out = into.bytes();
+        if (escapes == 0) {
+            System.arraycopy(b, start, out, at, n);
+        } else {
+            int o = at;
+            for (int j = start; j < i; j++) {
+                final byte c = b[j];
+                out[o++] = c == '\\' ? unescaped(b[++j]) : c;
+            }
+        }
+        into.set(slot, at, n);
+        p = i + 1;
+        return true;
+    }
+
+    /** The byte a short JSON escape stands for, {@code \} and then {@code c}; -1 for a backslash-u and anything else. */
+    private static byte unescaped(byte c) {
+        switch (c) {
+            case '"': return '"';
+            case '\\': return '\\';
+            case '/': return '/';
+            case 'b': return '\b';
+            case 'f': return '\f';
+            case 'n': return '\n';
+            case 'r': return '\r';
+            case 't': return '\t';
+            default: return -1;
+        }
+    }
+
+    /**
+     * Past the name string whose first byte is at p: returns where its closing quote is and moves p past
+     * it, or -1 if it has an escape or a raw control character or does not end on the line.
+     */
+    private int plainStringEnd() {
+        final byte[] b = this.b;
+        for (int i = p; i < end; i++) {
+            final int c = b[i];
+            if (c == '"') {
+                p = i + 1;
+                return i;
+            }
+            if (c == '\\' || (c >= 0 && c < 0x20)) return -1;
+        }
+        return -1;
+    }
+
+    /** The literal {@code word} at p, moving past it; jackson's check that no name character follows is the caller's ',' or '}'. */
+    private boolean literal(byte[] word) {
+        if (end - p < word.length || !is(p, word.length, word)) return false;
+        p += word.length;
+        return true;
+    }
+
+    /** Whether {@code b[at, at + n)} is {@code word}. */
+    private boolean is(int at, int n, byte[] word) {
+        if (n != word.length) return false;
+        final byte[] b = this.b;
+        for (int i = 0; i < n; i++) {
+            if (b[at + i] != word[i]) return false;
+        }
+        return true;
+    }
+
+    private boolean take(char c) {
+        if (p < end && b[p] == c) {
+            p++;
+            return true;
+        }
+        return false;
+    }
+
+    private void skipBlanks() {
+        final byte[] b = this.b;
+        int i = p;
+        while (i < end) {
+            final byte c = b[i];
+            if (c != ' ' && c != '\t' && c != '\r') break;
+            i++;
+        }
+        p = i;
+    }
+}
