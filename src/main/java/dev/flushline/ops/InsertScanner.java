@@ -47,6 +47,8 @@ final class InsertScanner {
             NULL = ascii("null");
     /** Names remembered by their position in "values": a file names its columns in the same order on every line. */
     private static final int NAME_CACHE = 64;
+    /** Decimal digits that always fit in a long (10^18 - 1 &lt; 2^63). */
+    private static final int MAX_SAFE_DIGITS = 18;
 
     private final OperationDecoder decoder;
     private final TableSchema schema;
@@ -223,25 +225,31 @@ final class InsertScanner {
         final boolean negative = i < end && b[i] == '-';
         if (negative) i++;
         final int first = i;
-        final long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
-        final long multiplyMin = limit / 10;
+        // Up to 18 digits cannot pass a long; a 19th is checked against its bound.
+        final int fast = Math.min(end, first + MAX_SAFE_DIGITS);
         long x = 0;
-        while (i < end) {
+        while (i < fast) {
             final int d = b[i] - '0';
             if (d < 0 || d > 9) break;
-            if (x < multiplyMin) return false;
-            x *= 10;
-            if (x < limit + d) return false;
-            x -= d;
+            x = x * 10 + d;
             i++;
         }
         final int digits = i - first;
         if (digits == 0 || (digits > 1 && b[first] == '0')) return false; // no digit, or a leading zero (not JSON)
         if (i < end) {
-            final byte c = b[i];
-            if (c == '.' || c == 'e' || c == 'E') return false;
+            int c = b[i];
+            if (i == fast && c >= '0' && c <= '9') {
+                final int d = c - '0';
+                // |value| = 10x + d, at most 2^63 - 1, or 2^63 when negative (Long.MIN_VALUE).
+                if (x > Long.MAX_VALUE / 10 || (x == Long.MAX_VALUE / 10 && d > (negative ? 8 : 7))) return false;
+                x = x * 10 + d; // wraps to Long.MIN_VALUE for -9223372036854775808, whose negation is itself
+                i++;
+                if (i < end) c = b[i];
+                if (i < end && c >= '0' && c <= '9') return false; // twenty digits or more
+            }
+            if (i < end && (c == '.' || c == 'e' || c == 'E')) return false; // a fraction or exponent: not an integer
         }
-        number = negative ? x : -x;
+        number = negative ? -x : x;
         p = i;
         return true;
     }
@@ -261,10 +269,27 @@ final class InsertScanner {
      */
     private boolean string(int slot, boolean ascii) {
         final byte[] b = this.b;
+        final int end = this.end;
         final int start = ++p;
-        int i = start, any = 0, escapes = 0;
+        int i = start, escapes = 0;
+        long any = 0; // every byte taken, or-ed: a byte past 0x7F sets a high bit
         while (true) {
-            if (i >= end) return false;
+            if (i + Long.BYTES <= end) {
+                // Eight bytes at a time up to the first quote, backslash or control character.
+                final long w = ByteWords.word(b, i);
+                final long stop = ByteWords.bytesEqualTo(w, ByteWords.QUOTES) | ByteWords.bytesEqualTo(w, ByteWords.BACKSLASHES)
+                        | ByteWords.bytesBelow(w, ByteWords.SPACES);
+                if (stop == 0) {
+                    any |= w;
+                    i += Long.BYTES;
+                    continue;
+                }
+                final int k = ByteWords.firstMarked(stop);
+                any |= w & ((1L << (8 * k)) - 1); // the bytes before it
+                i += k;
+            } else if (i >= end) {
+                return false; // no closing quote on the line
+            }
             final int c = b[i];
             if (c == '"') break;
             if (c == '\\') {
@@ -277,7 +302,7 @@ final class InsertScanner {
             any |= c;
             i++;
         }
-        if (ascii && any < 0) return false;
+        if (ascii && (any & ByteWords.HIGH_BITS) != 0) return false;
         final InsertBuffer into = buffer;
         final int raw = i - start;
         final int n = raw - escapes; // each escape is two bytes for one

@@ -225,16 +225,19 @@ public final class OperationReader implements MutationSource {
                 start = 3; // the byte order mark U+FEFF some editors put at the start of a file
             }
             if (isSkipped(lineBytes, start, lineLength)) continue;
-            if (fastPath) {
-                // The scanner declines every backslash-u escape; after it, an escaped surrogate needs the pairing
-                // check of the value model's path.
-                boolean taken = scanner && insertScanner.decode(lineBytes, start, lineLength, into);
-                if (taken) scanned++;
-                if (taken || (!surrogateEscapes && insertDecoder.decode(lineParser(start, lineLength), into))) {
-                    fastTaken++;
-                    operations++;
-                    return into;
-                }
+            if (fastPath && scanner && insertScanner.decode(lineBytes, start, lineLength, into)) {
+                scanned++;
+                fastTaken++;
+                operations++;
+                return into;
+            }
+            // The scanner declines every backslash-u escape; past it, an escaped surrogate needs the pairing
+            // check of the value model's path.
+            surrogateEscapes = mayHoldSurrogateEscape(lineBytes, lineLength);
+            if (fastPath && !surrogateEscapes && insertDecoder.decode(lineParser(start, lineLength), into)) {
+                fastTaken++;
+                operations++;
+                return into;
             }
             Object parsed = parse(start, lineLength);
             Mutation m;
@@ -509,32 +512,19 @@ public final class OperationReader implements MutationSource {
 
     /**
      * The index of the first byte of b[0, n) where strict UTF-8 (RFC 3629: shortest forms only,
-     * no surrogates, nothing past U+10FFFF) stops, or -1 if it is all valid. Also sets
-     * {@link #surrogateEscapes}.
+     * no surrogates, nothing past U+10FFFF) stops, or -1 if it is all valid.
      */
-    private int checkUtf8(byte[] b, int n) {
-        boolean escapes = false;
+    private static int checkUtf8(byte[] b, int n) {
         int i = 0;
         while (i < n) {
-            // Eight ASCII bytes without a backslash at a time: nothing in them can be invalid or start an
-            // escape, and the byte-wise steps below always stop on a character boundary.
-            if (i + Long.BYTES <= n) {
-                long w = (long) LONG_LE.get(b, i);
-                if ((w & HIGH_BITS) == 0 && bytesEqualTo(w, BACKSLASHES) == 0) {
-                    i += Long.BYTES;
-                    continue;
-                }
+            // Sixteen ASCII bytes at a time: nothing in them can be invalid, and the byte-wise steps
+            // below always stop on a character boundary.
+            if (i + 2 * Long.BYTES <= n && ((ByteWords.word(b, i) | ByteWords.word(b, i + Long.BYTES)) & ByteWords.HIGH_BITS) == 0) {
+                i += 2 * Long.BYTES;
+                continue;
             }
             int x = b[i];
             if (x >= 0) {
-                if (x == '\\' && i + 1 < n && b[i + 1] >= 0) {
-                    // A backslash and the ASCII character it escapes, taken as a pair as JSON reads them: text
-                    // holding a backslash and then "ud" is not taken for a surrogate escape (its lines would
-                    // leave the fast path for nothing), and a real escape is found after any escaped backslash.
-                    if (b[i + 1] == 'u' && i + 2 < n && (b[i + 2] | 0x20) == 'd') escapes = true;
-                    i += 2;
-                    continue;
-                }
                 i++;
                 continue;
             }
@@ -561,31 +551,39 @@ public final class OperationReader implements MutationSource {
             }
             i += length;
         }
-        surrogateEscapes = escapes;
         return -1;
     }
 
-    private static final java.lang.invoke.VarHandle LONG_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-    private static final long LOW_BITS = 0x0101010101010101L, HIGH_BITS = 0x8080808080808080L;
-    private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL, BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-
     /**
-     * A mask with the high bit set in the bytes of {@code w} that equal the byte repeated in
-     * {@code pattern}, or 0 if none does. Exact for the lowest such byte (a borrow can only mark bytes
-     * above a match), which is all the callers use.
+     * Whether b[0, n), valid UTF-8, may hold an escaped surrogate: a backslash, then u, then d or D.
+     * A backslash and the ASCII character it escapes are taken as a pair, as JSON reads them: text
+     * holding a backslash and then "ud" is not taken for a surrogate escape (its lines would leave the
+     * fast path for nothing), and a real escape is found after any escaped backslash. Asked only of
+     * the lines the scanner declined, which takes no such escape.
      */
-    private static long bytesEqualTo(long w, long pattern) {
-        long x = w ^ pattern;
-        return (x - LOW_BITS) & ~x & HIGH_BITS;
+    private static boolean mayHoldSurrogateEscape(byte[] b, int n) {
+        int i = 0;
+        while (i < n) {
+            if (i + Long.BYTES <= n && ByteWords.bytesEqualTo(ByteWords.word(b, i), ByteWords.BACKSLASHES) == 0) {
+                i += Long.BYTES;
+                continue;
+            }
+            if (b[i] == '\\' && i + 1 < n && b[i + 1] >= 0) {
+                if (b[i + 1] == 'u' && i + 2 < n && (b[i + 2] | 0x20) == 'd') return true;
+                i += 2;
+                continue;
+            }
+            i++;
+        }
+        return false;
     }
 
     /** The index of the first LF in {@code buf[from, limit)}, or {@code limit}; eight bytes at a time. */
     private static int lineEnd(byte[] buf, int from, int limit) {
         int i = from;
         while (i + Long.BYTES <= limit) {
-            long m = bytesEqualTo((long) LONG_LE.get(buf, i), NEWLINES);
-            if (m != 0) return i + (Long.numberOfTrailingZeros(m) >>> 3);
+            long m = ByteWords.bytesEqualTo(ByteWords.word(buf, i), ByteWords.NEWLINES);
+            if (m != 0) return i + ByteWords.firstMarked(m);
             i += Long.BYTES;
         }
         while (i < limit && buf[i] != '\n') i++;
