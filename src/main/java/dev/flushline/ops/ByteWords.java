@@ -18,7 +18,7 @@ final class ByteWords {
 
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     static final long LOW_BITS = 0x0101010101010101L, HIGH_BITS = 0x8080808080808080L;
-    static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL, BACKSLASHES = 0x5C5C5C5C5C5C5C5CL, QUOTES = 0x2222222222222222L;
+    static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL, CARRIAGE_RETURNS = 0x0D0D0D0D0D0D0D0DL, BACKSLASHES = 0x5C5C5C5C5C5C5C5CL, QUOTES = 0x2222222222222222L;
     /** Each byte 0x20: the bytes below it are JSON's control characters. */
     static final long SPACES = 0x2020202020202020L;
 

@@ -97,6 +97,17 @@ final class CheckedUtf8Input extends InputStream {
     private int check(byte[] b, int from, int to) {
         int leadIndex = -1;
         for (int i = from; i < to; i++) {
+            if (pending == 0 && i + Long.BYTES <= to) {
+                // Eight ASCII bytes that end no line, at once: each only moves the position along the line.
+                final long w = ByteWords.word(b, i);
+                if ((w & ByteWords.HIGH_BITS) == 0
+                        && (ByteWords.bytesEqualTo(w, ByteWords.NEWLINES) | ByteWords.bytesEqualTo(w, ByteWords.CARRIAGE_RETURNS)) == 0) {
+                    byteInLine += Long.BYTES;
+                    afterCr = false;
+                    i += Long.BYTES - 1;
+                    continue;
+                }
+            }
             int x = b[i] & 0xFF;
             if (pending > 0) {
                 boolean ok = atSecond ? x >= secondMin && x <= secondMax : (x & 0xC0) == 0x80;

@@ -163,6 +163,30 @@ final class CsvRecordDecoder {
         return r < 0 ? EOF : CANNOT;
     }
 
+    /**
+     * Copies the run of chars from {@link #next} that need no decision, up to {@code stop} (the
+     * delimiter, or the quote inside quotes), the escape, a line end or the end of the window, into
+     * the field chars at {@code out}; returns the new end there. The char it stopped at is left for
+     * the per-char steps, which alone fill the window, unescape and end fields.
+     */
+    private int plainRun(int out, char stop) {
+        final char[] w = input.chars;
+        final int limit = input.limit, escape = this.escape;
+        final int from = next;
+        int i = from;
+        while (i < limit) {
+            final char c = w[i];
+            if (c == stop || c == '\n' || c == '\r' || c == escape) break;
+            i++;
+        }
+        final int n = i - from;
+        if (n == 0) return out;
+        if (out + n > fieldChars.length) fieldChars = java.util.Arrays.copyOf(fieldChars, Math.max(out + n, 2 * fieldChars.length));
+        System.arraycopy(w, from, fieldChars, out, n);
+        next = i;
+        return out + n;
+    }
+
     private void append(int at, char c) {
         if (at == fieldChars.length) fieldChars = java.util.Arrays.copyOf(fieldChars, 2 * at);
         fieldChars[at] = c;
@@ -286,6 +310,7 @@ final class CsvRecordDecoder {
             if (c == quote) {
                 next++;
                 while (true) {
+                    out = plainRun(out, quote);
                     c = peek();
                     if (c < 0 || c == '\r' || c == '\n') return false; // no closing quote on this line
                     next++;
@@ -303,11 +328,14 @@ final class CsvRecordDecoder {
                     next++;
                 }
             } else {
+                out = plainRun(out, delimiter);
+                c = peek();
                 while ((end = endOf(c)) == NOT_AN_END) {
                     if (c == CANNOT) return false;
                     next++;
                     if (c == escape && (c = escaped()) < 0) return false;
                     append(out++, (char) c);
+                    out = plainRun(out, delimiter);
                     c = peek();
                 }
             }

@@ -298,6 +298,13 @@ class CsvReaderTest {
             List<String> r = read(one.toByteArray(), opts().build(), CsvReader.MAX_FIELD_CHARS);
             assertEquals("ERR 4 (stop): not valid UTF-8 at byte 5 of the line", r.get(r.size() - 1), r.toString());
         }
+        // Long ASCII runs (the check takes eight bytes at a time) and lines ended by CR alone before the bad byte.
+        ByteArrayOutputStream longLines = new ByteArrayOutputStream();
+        longLines.writeBytes("k,c,txt\r1,a,0123456789abcdefghijklmnopqrstuvwxyz\r\n1,b,0123456789abcdefghijklmnop\r".getBytes(StandardCharsets.UTF_8));
+        longLines.writeBytes("1,c,0123456789abcdefghijklmnopqrstuvwxyz0123456789".getBytes(StandardCharsets.UTF_8));
+        longLines.writeBytes(new byte[] {(byte) 0xFF, '\n'});
+        List<String> r = read(longLines.toByteArray(), opts().build(), CsvReader.MAX_FIELD_CHARS);
+        assertEquals("ERR 4 (stop): not valid UTF-8 at byte 51 of the line", r.get(r.size() - 1), r.toString());
     }
 
     @Test
