@@ -83,12 +83,11 @@ import java.util.regex.Pattern;
  * the load's own, offheap_objects), {@code --format jsonl|csv} (default jsonl), {@code --dir D} (work directory, kept; default a temp
  * directory, deleted), {@code --reader-alone}, {@code --json}.
  *
- * <p><b>Last result:</b> 2026-12-05 03:10-03:11 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, main at ba43bed (Data.db
- * written with O_DIRECT), one round each: {@code --allocation offheap_objects --json} 769,956 rows/s, x1.32 of
- * CQLSSTableWriter sorted's (goal x2 missed), GC 1.9% of the load's wall time, 45.6 B/row; with {@code --format csv}
- * x1.33, GC 2.1%; with heap_buffers (03:04-03:07) x1.03-x1.28, GC 3.1-6.5%, 174.7 B/row. {@code --reader-alone} at
- * 2026-12-04 19:50: 682 ns of CPU per row (x2.38 of CQLSSTableWriter sorted's in that run). Details in
- * profiles/2026-12-05-direct-io/README.md.
+ * <p><b>Last result:</b> 2026-12-05 13:49-13:50 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, main at d575c01 (the
+ * plainest JSON lines scanned from their bytes), {@code --rounds 3 --reader-alone}: JSON Lines x2.00 of CQLSSTableWriter
+ * sorted's rows/s (1,244,920 against 623,096: goal x2 missed by 0.1%), CSV ({@code --format csv}) x2.05; with
+ * {@code --warmup-partitions 100000} at 14:03-14:04, a slower window, x1.25 and x1.80. GC 0 ms, 46.7 B/row. The reader
+ * alone: 420 ns of CPU per row (JSON Lines), 442 (CSV). Details in profiles/2026-12-05-load-scanner/README.md.
  */
 public final class LoadAgainstMain {
     private LoadAgainstMain() {}
