@@ -130,12 +130,21 @@ final class InsertDecoder {
         }
         if (t != JsonToken.END_OBJECT || !p.onlyBlanksAfterValue()) return false;
         if (!haveOp || !haveTimestamp || !haveValues) return false;
+        return finishInsert(into, decoder, timestamp, haveTtl, ttlGiven);
+    }
+
+    /**
+     * Completes the buffer of an insert operation whose "timestamp" and "values" were given, with its
+     * "ttl" if {@code haveTtl} (declined outside 0..Cell.MAX_TTL, as the value model refuses it) or
+     * else the table's default; see {@link #finish}. The scanner's lines end here too.
+     */
+    static boolean finishInsert(InsertBuffer into, OperationDecoder decoder, long timestamp, boolean haveTtl, long ttlGiven) {
         int ttl;
         if (haveTtl) {
             if (ttlGiven < 0 || ttlGiven > Cell.MAX_TTL) return false;
             ttl = (int) ttlGiven;
         } else {
-            ttl = schema.defaultTimeToLiveSeconds();
+            ttl = decoder.schema().defaultTimeToLiveSeconds();
         }
         return finish(into, decoder, timestamp, ttl);
     }

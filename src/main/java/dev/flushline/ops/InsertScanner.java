@@ -1,6 +1,5 @@
 package dev.flushline.ops;
 
-import dev.flushline.data.Cell;
 import dev.flushline.data.InsertBuffer;
 import dev.flushline.schema.ColumnMetadata;
 import dev.flushline.schema.TableSchema;
@@ -31,7 +30,7 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  * Every such line is valid JSON with the one meaning jackson gives it, so what is taken is exactly
  * what {@link InsertDecoder} takes from jackson's tokens (the same kinds, ranges and checks, the same
- * {@link InsertDecoder#finish}); it is checked against the value model on random and broken lines
+ * {@link InsertDecoder#finishInsert}); it is checked against the value model on random and broken lines
  * by {@code InsertScannerTest}. Declined here: {@code \}{@code u} escapes (surrogates need the
  * pairing check), numbers with a fraction or exponent, names with escapes, anything unknown or
  * repeated.
@@ -130,14 +129,7 @@ final class InsertScanner {
         skipBlanks();
         if (p != end) return false;
         if (!haveOp || !haveTimestamp || !haveValues) return false;
-        int ttl;
-        if (haveTtl) {
-            if (ttlGiven < 0 || ttlGiven > Cell.MAX_TTL) return false;
-            ttl = (int) ttlGiven;
-        } else {
-            ttl = schema.defaultTimeToLiveSeconds();
-        }
-        return InsertDecoder.finish(into, decoder, timestamp, ttl);
+        return InsertDecoder.finishInsert(into, decoder, timestamp, haveTtl, ttlGiven);
     }
 
     /** The members of "values", into their slots; false to decline. REQUIRES: p is past its '{'. */

@@ -176,7 +176,7 @@ class InsertDecoderTest {
         return (int) withFast.fastTaken();
     }
 
-    private static OperationReader reader(TableSchema schema, String text, boolean fast) {
+    static OperationReader reader(TableSchema schema, String text, boolean fast) {
         OperationDecoder d = new OperationDecoder(schema, NOW);
         d.seedListPaths(9);
         OperationReader r = new OperationReader(schema, new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
@@ -185,7 +185,7 @@ class InsertDecoderTest {
         return r;
     }
 
-    private static String outcome(OperationReader r) throws Exception {
+    static String outcome(OperationReader r) throws Exception {
         try {
             Mutation m = r.next();
             return m == null ? "end" : m.toString();

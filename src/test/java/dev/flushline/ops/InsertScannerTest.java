@@ -1,12 +1,9 @@
 package dev.flushline.ops;
 
-import dev.flushline.data.Mutation;
 import dev.flushline.schema.CqlParser;
 import dev.flushline.schema.TableSchema;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -131,21 +128,12 @@ class InsertScannerTest {
     }
 
     private static OperationReader reader(TableSchema schema, String text, boolean fast, boolean scan) {
-        OperationDecoder d = new OperationDecoder(schema, InsertDecoderTest.NOW);
-        d.seedListPaths(9);
-        OperationReader r = new OperationReader(schema, new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
-                "ops.jsonl", d);
-        r.fastPath(fast);
+        OperationReader r = InsertDecoderTest.reader(schema, text, fast);
         r.scanner(scan);
         return r;
     }
 
     private static String outcome(OperationReader r) throws Exception {
-        try {
-            Mutation m = r.next();
-            return m == null ? "end" : m.toString();
-        } catch (BadInputException e) {
-            return "bad: " + e.getMessage();
-        }
+        return InsertDecoderTest.outcome(r);
     }
 }
