@@ -37,7 +37,7 @@ import java.io.IOException;
  * <p>Thread safety: not thread-safe; one per reader.
  */
 final class InsertDecoder {
-    /** Kinds of column the fast path takes; anything else declines the line. */
+    /** Kinds of column the fast path takes; anything else declines the line. INT8..INT64 are 1..4 by width: InsertScanner indexes its tables with them. */
     static final int UNSUPPORTED = 0, INT8 = 1, INT16 = 2, INT32 = 3, INT64 = 4, FLOAT32 = 5, FLOAT64 = 6,
             TEXT = 7, ASCII = 8, BOOLEAN = 9;
     private static final char[] INSERT = "insert".toCharArray();

@@ -41,11 +41,19 @@ import java.nio.charset.StandardCharsets;
  * <p>Thread safety: not thread-safe; one per reader.
  */
 final class InsertScanner {
-    private static final byte[] OP = ascii("op"), TIMESTAMP = ascii("timestamp"), TTL = ascii("ttl"),
-            VALUES = ascii("values"), INSERT = ascii("\"insert\""), TRUE = ascii("true"), FALSE = ascii("false"),
+    /** The operation's names with their closing quote: matched in place, a name ends where its quote does. */
+    private static final byte[] OP = ascii("op\""), TIMESTAMP = ascii("timestamp\""), TTL = ascii("ttl\""),
+            VALUES = ascii("values\""), INSERT = ascii("\"insert\""), TRUE = ascii("true"), FALSE = ascii("false"),
             NULL = ascii("null");
     /** Names remembered by their position in "values": a file names its columns in the same order on every line. */
     private static final int NAME_CACHE = 64;
+    /**
+     * Per integer kind (InsertDecoder's INT8..INT64, which are 1..4): its range and width. A table, not a
+     * case each, keeps {@link #value} small enough for the compiler to inline.
+     */
+    private static final long[] INT_MIN = {0, Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, Long.MIN_VALUE};
+    private static final long[] INT_MAX = {0, Byte.MAX_VALUE, Short.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE};
+    private static final int[] INT_BYTES = {0, 1, 2, 4, 8};
     /** Decimal digits that always fit in a long (10^18 - 1 &lt; 2^63). */
     private static final int MAX_SAFE_DIGITS = 18;
 
@@ -54,7 +62,7 @@ final class InsertScanner {
     private final int staticBase;
     /** Per slot of an {@link InsertBuffer} of the table: the kind of its column ({@link InsertDecoder}'s kinds). */
     private final int[] kind;
-    /** The slot named at each position of "values" last time, by the name's bytes; null = not seen yet. */
+    /** The slot named at each position of "values" last time, by the name's bytes and its closing quote; null = not seen yet. */
     private final byte[][] nameAt = new byte[NAME_CACHE][];
     private final int[] slotAt = new int[NAME_CACHE];
 
@@ -94,30 +102,26 @@ final class InsertScanner {
         skipBlanks();
         while (true) {
             if (!take('"')) return false;
-            final int name = p;
-            final int nameEnd = plainStringEnd();
-            if (nameEnd < 0) return false;
+            // Any other name, or one with an escape, is not the scanner's: no constant matches it.
+            final byte[] name = takes(VALUES) ? VALUES : takes(OP) ? OP : takes(TIMESTAMP) ? TIMESTAMP : takes(TTL) ? TTL : null;
+            if (name == null) return false;
             skipBlanks();
             if (!take(':')) return false;
             skipBlanks();
-            final int n = nameEnd - name;
-            if (is(name, n, VALUES)) {
+            if (name == VALUES) {
                 if (haveValues || !take('{') || !values()) return false;
                 haveValues = true;
-            } else if (is(name, n, OP)) {
-                if (haveOp || !is(p, Math.min(INSERT.length, end - p), INSERT)) return false;
-                p += INSERT.length;
+            } else if (name == OP) {
+                if (haveOp || !takes(INSERT)) return false;
                 haveOp = true;
-            } else if (is(name, n, TIMESTAMP)) {
+            } else if (name == TIMESTAMP) {
                 if (haveTimestamp || !integer()) return false;
                 timestamp = number;
                 haveTimestamp = true;
-            } else if (is(name, n, TTL)) {
+            } else {
                 if (haveTtl || !integer()) return false;
                 ttlGiven = number;
                 haveTtl = true;
-            } else {
-                return false;
             }
             skipBlanks();
             if (p >= end) return false;
@@ -142,10 +146,7 @@ final class InsertScanner {
         int ordinal = 0;
         while (true) {
             if (!take('"')) return false;
-            final int name = p;
-            final int nameEnd = plainStringEnd();
-            if (nameEnd < 0) return false;
-            final int slot = slotOf(name, nameEnd - name, ordinal++);
+            final int slot = slotOfName(ordinal++);
             if (slot < 0 || buffer.length(slot) != InsertBuffer.ABSENT) return false; // unknown, or a duplicate
             skipBlanks();
             if (!take(':')) return false;
@@ -160,17 +161,23 @@ final class InsertScanner {
         }
     }
 
-    /** The slot of the column named {@code b[name, name + n)}, the name at {@code ordinal} of "values"; -1 if none. */
-    private int slotOf(int name, int n, int ordinal) {
+    /**
+     * The slot of the column whose name starts at p (past its opening quote), the name at {@code ordinal}
+     * of "values", moving p past its closing quote; -1 if there is no such column or the name has an escape.
+     */
+    private int slotOfName(int ordinal) {
         if (ordinal < NAME_CACHE) {
             final byte[] known = nameAt[ordinal];
-            if (known != null && is(name, n, known)) return slotAt[ordinal];
+            if (known != null && takes(known)) return slotAt[ordinal];
         }
+        final int name = p;
+        final int nameEnd = plainStringEnd();
+        if (nameEnd < 0) return -1;
         // The bytes are strict UTF-8 without escapes: the name as it is.
-        ColumnMetadata c = schema.column(new String(b, name, n, StandardCharsets.UTF_8));
+        ColumnMetadata c = schema.column(new String(b, name, nameEnd - name, StandardCharsets.UTF_8));
         int slot = c == null ? -1 : buffer.slotOf(c);
         if (ordinal < NAME_CACHE) {
-            nameAt[ordinal] = java.util.Arrays.copyOfRange(b, name, name + n);
+            nameAt[ordinal] = java.util.Arrays.copyOfRange(b, name, nameEnd + 1); // with its closing quote
             slotAt[ordinal] = slot;
         }
         return slot;
@@ -181,23 +188,20 @@ final class InsertScanner {
         if (k == InsertDecoder.UNSUPPORTED || p >= end) return false;
         final byte c = b[p];
         if (c == 'n') {
-            if (slot < staticBase || !literal(NULL)) return false; // null in the primary key: refused by the value model
+            if (slot < staticBase || !takes(NULL)) return false; // null in the primary key: refused by the value model
             buffer.set(slot, 0, InsertBuffer.NULL);
             return true;
         }
+        if (k <= InsertDecoder.INT64) return integer(slot, INT_MIN[k], INT_MAX[k], INT_BYTES[k]); // INT8..INT64
         switch (k) {
-            case InsertDecoder.INT8: return integer(slot, Byte.MIN_VALUE, Byte.MAX_VALUE, 1);
-            case InsertDecoder.INT16: return integer(slot, Short.MIN_VALUE, Short.MAX_VALUE, 2);
-            case InsertDecoder.INT32: return integer(slot, Integer.MIN_VALUE, Integer.MAX_VALUE, 4);
-            case InsertDecoder.INT64: return integer(slot, Long.MIN_VALUE, Long.MAX_VALUE, 8);
             // An integer literal converts once, as the value model's BigInteger floatValue and doubleValue round.
             case InsertDecoder.FLOAT32: return integer() && putLong(slot, Float.floatToRawIntBits((float) number), 4);
             case InsertDecoder.FLOAT64: return integer() && putLong(slot, Double.doubleToRawLongBits((double) number), 8);
             case InsertDecoder.TEXT: return c == '"' && string(slot, false);
             case InsertDecoder.ASCII: return c == '"' && string(slot, true);
             case InsertDecoder.BOOLEAN:
-                if (c == 't') return literal(TRUE) && putLong(slot, 1, 1);
-                return c == 'f' && literal(FALSE) && putLong(slot, 0, 1);
+                if (c == 't') return takes(TRUE) && putLong(slot, 1, 1);
+                return c == 'f' && takes(FALSE) && putLong(slot, 0, 1);
             default: return false;
         }
     }
@@ -295,23 +299,36 @@ final class InsertScanner {
             i++;
         }
         if (ascii && (any & ByteWords.HIGH_BITS) != 0) return false;
+        put(slot, start, i, escapes);
+        p = i + 1;
+        return true;
+    }
+
+    /** The string {@code b[from, to)} holding {@code escapes} checked escapes, decoded into the slot. */
+    private void put(int slot, int from, int to, int escapes) {
         final InsertBuffer into = buffer;
-        final int raw = i - start;
-        final int n = raw - escapes; // each escape is two bytes for one
+        final int n = to - from - escapes; // each escape is two bytes for one
         final int at = into.reserve(n);
         final byte[] out = into.bytes();
         if (escapes == 0) {
-            System.arraycopy(b, start, out, at, n);
+            System.arraycopy(b, from, out, at, n);
         } else {
-            int o = at;
-            for (int j = start; j < i; j++) {
-                final byte c = b[j];
-                out[o++] = c == '\\' ? unescaped(b[++j]) : c;
-            }
+            unescape(b, from, to, out, at);
         }
         into.set(slot, at, n);
-        p = i + 1;
-        return true;
+    }
+
+    /**
+     * {@code b[from, to)}, whose escapes were checked, into {@code out} at {@code at} with each escape
+     * decoded. Its own method, as {@link #put} is, so that {@link #string} stays small enough for the
+     * compiler to inline where it is called for every value.
+     */
+    private static void unescape(byte[] b, int from, int to, byte[] out, int at) {
+        int o = at;
+        for (int j = from; j < to; j++) {
+            final byte c = b[j];
+            out[o++] = c == '\\' ? unescaped(b[++j]) : c;
+        }
     }
 
     /** The byte a short JSON escape stands for, {@code \} and then {@code c}; -1 for a backslash-u and anything else. */
@@ -346,20 +363,19 @@ final class InsertScanner {
         return -1;
     }
 
-    /** The literal {@code word} at p, moving past it; jackson's check that no name character follows is the caller's ',' or '}'. */
-    private boolean literal(byte[] word) {
-        if (end - p < word.length || !is(p, word.length, word)) return false;
-        p += word.length;
-        return true;
-    }
-
-    /** Whether {@code b[at, at + n)} is {@code word}. */
-    private boolean is(int at, int n, byte[] word) {
-        if (n != word.length) return false;
+    /**
+     * Whether {@code word} is at p; if so, moves p past it. For the literals, jackson's check that no
+     * name character follows is the caller's: only blanks and then ',' or '}' may.
+     */
+    private boolean takes(byte[] word) {
+        final int n = word.length;
+        if (end - p < n) return false;
         final byte[] b = this.b;
+        final int at = p;
         for (int i = 0; i < n; i++) {
             if (b[at + i] != word[i]) return false;
         }
+        p = at + n;
         return true;
     }
 
