@@ -29,6 +29,23 @@ final class Costs {
         return OS.getProcessCpuTime();
     }
 
+    /**
+     * Milliseconds the host has taken from this machine's vCPUs so far, all of them together: the
+     * steal column of /proc/stat, in USER_HZ ticks (100 a second on Linux whatever the kernel's own
+     * tick). A guest's thread CPU time counts the time its vCPU was taken while the thread ran, so a
+     * run with steal costs more "CPU" for the same work; -1 where /proc/stat does not say.
+     */
+    static long stealMillis() {
+        try (java.io.BufferedReader r = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("/proc/stat"))) {
+            String line = r.readLine();
+            if (line == null || !line.startsWith("cpu ")) return -1;
+            String[] f = line.trim().split("\\s+");
+            return f.length > 8 ? Long.parseLong(f[8]) * 10 : -1;
+        } catch (java.io.IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
     /** CPU nanoseconds of a live Java thread (-1 if it has ended). */
     static long cpu(long threadId) {
         return THREADS.getThreadCpuTime(threadId);

@@ -63,7 +63,8 @@ import java.util.regex.Pattern;
  * <p><b>Measured per run</b>, from the call to its return (for CQLSSTableWriter: {@code build()} to
  * {@code close()}): wall time and rows/s; CPU and allocated bytes summed over every Java thread that ran in the
  * window ({@link WriterAgainstMain.Sampler}, which also counts the load's flush thread); process CPU (adds GC
- * and JIT threads); GC count and time. For the load also the flush log lines' {@code time spent} summed
+ * and JIT threads); GC count and time; the host's steal over the run, all vCPUs together, from /proc/stat (a
+ * run with steal shows more thread CPU for the same work, so rounds are told apart by it). For the load also the flush log lines' {@code time spent} summed
  * ("flush ms"): the rest of its wall time is reading, parsing and applying (with one flush at the end they do not
  * overlap). Prints each run, one table of medians over the rounds, and the ratios; {@code --json} adds one
  * object per measured run ({@code flushline bench --against}'s keys plus round, variant, flush_ms, input_bytes).
@@ -107,6 +108,8 @@ public final class LoadAgainstMain {
         /** Sum of the load's flush log lines' time spent; -1 for the runs that are not loads. */
         final long flushMillis;
         final int sstables;
+        /** The host's steal over the run ({@link Costs#stealMillis}); -1 if unknown. */
+        long stealMillis = -1;
 
         Run(int round, String variant, FlushRun run, long flushMillis, int sstables) {
             this.round = round;
@@ -236,19 +239,25 @@ public final class LoadAgainstMain {
             List<Run> runs = new ArrayList<>();
             for (int round = 1; round <= rounds; round++) {
                 for (String size : memtableSizes) {
+                    long steal0 = Costs.stealMillis();
                     Run r = load(round, size, allocation, csv, schemaFile, input, root.resolve("load-" + (++runNumber)), w, out);
+                    r.stealMillis = stolenSince(steal0);
                     out.println(runLine(r));
                     runs.add(r);
                     BenchCommand.deleteRecursively(r.run.dir);
                 }
                 if (readerAlone) {
+                    long steal0 = Costs.stealMillis();
                     Run r = readAlone(round, schema, csv, input, w);
+                    r.stealMillis = stolenSince(steal0);
                     out.println(runLine(r));
                     runs.add(r);
                 }
                 for (String feed : AgainstMain.CQL_WRITER_FEEDS) {
+                    long steal0 = Costs.stealMillis();
                     FlushRun f = cql.write(w, feed, "lz4", chunk);
                     Run r = new Run(round, feed, f, -1, sstables(f));
+                    r.stealMillis = stolenSince(steal0);
                     out.println(runLine(r));
                     runs.add(r);
                     BenchCommand.deleteRecursively(f.dir);
@@ -409,12 +418,18 @@ public final class LoadAgainstMain {
         return r.sstables;
     }
 
+    private static long stolenSince(long steal0) {
+        long now = Costs.stealMillis();
+        return steal0 < 0 || now < 0 ? -1 : now - steal0;
+    }
+
     private static String runLine(Run x) {
         FlushRun r = x.run;
         return String.format(Locale.ROOT, "round %d %-16s %-17s wall %,8d ms  rows/s %,10.0f  threadCPU %,8d ms  alloc %,10.1f MiB  "
-                        + "processCPU %,8d ms  gc %d / %,d ms  %sbytes %,d  sstables %d  rows %,d  partition entries %,d",
+                        + "processCPU %,8d ms  gc %d / %,d ms  steal %s  %sbytes %,d  sstables %d  rows %,d  partition entries %,d",
                 x.round, r.system, x.variant, r.wallNanos / 1_000_000, r.rows * 1e9 / r.wallNanos, r.cpuNanos / 1_000_000,
                 r.allocatedBytes / 1048576.0, r.processCpuNanos / 1_000_000, r.fillGcCount, r.fillGcMillis,
+                x.stealMillis < 0 ? "?" : String.format(Locale.ROOT, "%,d ms", x.stealMillis),
                 x.flushMillis < 0 ? "" : String.format(Locale.ROOT, "flush %,d ms  ", x.flushMillis), r.bytes, x.sstables,
                 r.rows, r.partitions);
     }
