@@ -79,7 +79,9 @@ import java.util.regex.Pattern;
  *
  * <p><b>Command</b> (repository root): {@code scripts/load-against} (defaults: 260,000 partitions, 2.6 million
  * rows, about 520 MB of JSON Lines; one round). Options: {@code --partitions N}, {@code --warmup-partitions N}
- * (default 20000; 0 skips the warm-up), {@code --rounds R} (default 1), {@code --memtable-sizes LIST} (MiB or
+ * (default 20000; 0 skips the warm-up), {@code --warmup-rounds W} (default 0: full-size rounds of every system
+ * before the measured ones, printed as {@code warm-up N} and left out of the table), {@code --rounds R} (default 1),
+ * {@code --memtable-sizes LIST} (MiB or
  * {@code default}, comma-separated; default 2048), {@code --allocation MODE} (passed to the load; default
  * the load's own, offheap_objects), {@code --format jsonl|csv} (default jsonl), {@code --dir D} (work directory, kept; default a temp
  * directory, deleted), {@code --reader-alone}, {@code --json}.
@@ -131,6 +133,7 @@ public final class LoadAgainstMain {
         int partitions = 260_000;
         int warmupPartitions = 20_000;
         int rounds = 1;
+        int warmupRounds = 0;
         List<String> memtableSizes = List.of("2048");
         String allocation = dev.flushline.cli.EngineOptions.LOAD_ALLOCATION;
         Path keep = null;
@@ -149,7 +152,7 @@ public final class LoadAgainstMain {
                     continue;
                 }
                 if (a.equals("--help") || a.equals("-h")) {
-                    out.println("Usage: LoadAgainstMain [--partitions N] [--warmup-partitions N] [--rounds R] "
+                    out.println("Usage: LoadAgainstMain [--partitions N] [--warmup-partitions N] [--warmup-rounds W] [--rounds R] "
                             + "[--memtable-sizes MiB|default,...] [--allocation MODE] [--format jsonl|csv] [--dir D] [--reader-alone] [--json]");
                     return 0;
                 }
@@ -159,6 +162,7 @@ public final class LoadAgainstMain {
                     case "--partitions": partitions = intAtLeast(a, v, 1); break;
                     case "--warmup-partitions": warmupPartitions = intAtLeast(a, v, 0); break;
                     case "--rounds": rounds = intAtLeast(a, v, 1); break;
+                    case "--warmup-rounds": warmupRounds = intAtLeast(a, v, 0); break;
                     case "--memtable-sizes":
                         memtableSizes = List.of(v.split(","));
                         for (String s : memtableSizes) {
@@ -172,7 +176,7 @@ public final class LoadAgainstMain {
                         break;
                     case "--dir": keep = Path.of(v); break;
                     default:
-                        return usage(err, "unknown option " + a + " (options: --partitions N --warmup-partitions N --rounds R "
+                        return usage(err, "unknown option " + a + " (options: --partitions N --warmup-partitions N --warmup-rounds W --rounds R "
                                 + "--memtable-sizes LIST --allocation MODE --format F --dir D --reader-alone --json)");
                 }
             }
@@ -209,10 +213,10 @@ public final class LoadAgainstMain {
             }
             out.printf(Locale.ROOT, "Workload: %s; %,d partitions x %d rows x %d values of %d bytes = %,d rows; input (%s) %s "
                             + "(%,d bytes, %.0f B/row), written untimed in %,d ms; compression lz4 (%d KiB chunks); "
-                            + "load --allocation %s --memtable-size-mb %s; warm-up %,d partitions, %d round(s); java %s, %d cpus, max heap %,d MiB%n",
+                            + "load --allocation %s --memtable-size-mb %s; warm-up %,d partitions, then %d full round(s) not counted; %d round(s); java %s, %d cpus, max heap %,d MiB%n",
                     w.cql(), w.partitions, w.rowsPerPartition, w.valueColumns, w.valueBytes, fed, csv ? "CSV" : "JSON Lines", input, inputBytes,
                     (double) inputBytes / fed, (System.nanoTime() - t0) / 1_000_000, chunk / 1024, allocation,
-                    String.join(",", memtableSizes), warmupPartitions, rounds, System.getProperty("java.version"),
+                    String.join(",", memtableSizes), warmupPartitions, warmupRounds, rounds, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
 
             CqlWriterPeer cql = new CqlWriterPeer(w, valueOrder, root.resolve(CQL_WRITER));
@@ -237,13 +241,16 @@ public final class LoadAgainstMain {
             }
 
             List<Run> runs = new ArrayList<>();
-            for (int round = 1; round <= rounds; round++) {
+            // Rounds 1 - warmupRounds .. 0 are full-size warm-ups of every system, run and printed but not counted:
+            // the JIT was still compiling the load's flush and apply paths for the first measured rounds (a
+            // 20,000-partition warm-up flushes once, small), and CQLSSTableWriter gets the same.
+            for (int round = 1 - warmupRounds; round <= rounds; round++) {
                 for (String size : memtableSizes) {
                     long steal0 = Costs.stealMillis();
                     Run r = load(round, size, allocation, csv, schemaFile, input, root.resolve("load-" + (++runNumber)), w, out);
                     r.stealMillis = stolenSince(steal0);
                     out.println(runLine(r));
-                    runs.add(r);
+                    if (round > 0) runs.add(r);
                     BenchCommand.deleteRecursively(r.run.dir);
                 }
                 if (readerAlone) {
@@ -251,7 +258,7 @@ public final class LoadAgainstMain {
                     Run r = readAlone(round, schema, csv, input, w);
                     r.stealMillis = stolenSince(steal0);
                     out.println(runLine(r));
-                    runs.add(r);
+                    if (round > 0) runs.add(r);
                 }
                 for (String feed : AgainstMain.CQL_WRITER_FEEDS) {
                     long steal0 = Costs.stealMillis();
@@ -259,7 +266,7 @@ public final class LoadAgainstMain {
                     Run r = new Run(round, feed, f, -1, sstables(f));
                     r.stealMillis = stolenSince(steal0);
                     out.println(runLine(r));
-                    runs.add(r);
+                    if (round > 0) runs.add(r);
                     BenchCommand.deleteRecursively(f.dir);
                 }
             }
@@ -425,9 +432,9 @@ public final class LoadAgainstMain {
 
     private static String runLine(Run x) {
         FlushRun r = x.run;
-        return String.format(Locale.ROOT, "round %d %-16s %-17s wall %,8d ms  rows/s %,10.0f  threadCPU %,8d ms  alloc %,10.1f MiB  "
+        return String.format(Locale.ROOT, "%s %-16s %-17s wall %,8d ms  rows/s %,10.0f  threadCPU %,8d ms  alloc %,10.1f MiB  "
                         + "processCPU %,8d ms  gc %d / %,d ms  steal %s  %sbytes %,d  sstables %d  rows %,d  partition entries %,d",
-                x.round, r.system, x.variant, r.wallNanos / 1_000_000, r.rows * 1e9 / r.wallNanos, r.cpuNanos / 1_000_000,
+                x.round > 0 ? "round " + x.round : "warm-up " + (1 - x.round), r.system, x.variant, r.wallNanos / 1_000_000, r.rows * 1e9 / r.wallNanos, r.cpuNanos / 1_000_000,
                 r.allocatedBytes / 1048576.0, r.processCpuNanos / 1_000_000, r.fillGcCount, r.fillGcMillis,
                 x.stealMillis < 0 ? "?" : String.format(Locale.ROOT, "%,d ms", x.stealMillis),
                 x.flushMillis < 0 ? "" : String.format(Locale.ROOT, "flush %,d ms  ", x.flushMillis), r.bytes, x.sstables,
