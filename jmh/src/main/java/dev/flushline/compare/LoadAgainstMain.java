@@ -86,11 +86,12 @@ import java.util.regex.Pattern;
  * the load's own, offheap_objects), {@code --format jsonl|csv} (default jsonl), {@code --dir D} (work directory, kept; default a temp
  * directory, deleted), {@code --reader-alone}, {@code --json}.
  *
- * <p><b>Last result:</b> 2026-12-05 13:49-13:50 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, main at d575c01 (the
- * plainest JSON lines scanned from their bytes), {@code --rounds 3 --reader-alone}: JSON Lines x2.00 of CQLSSTableWriter
- * sorted's rows/s (1,244,920 against 623,096: goal x2 missed by 0.1%), CSV ({@code --format csv}) x2.05; with
- * {@code --warmup-partitions 100000} at 14:03-14:04, a slower window, x1.25 and x1.80. GC 0 ms, 46.7 B/row. The reader
- * alone: 420 ns of CPU per row (JSON Lines), 442 (CSV). Details in profiles/2026-12-05-load-scanner/README.md.
+ * <p><b>Last result:</b> 2026-12-05 14:39-14:46 UTC, 2 vCPU AMD EPYC VM, OpenJDK 17.0.15, quiet, main at 80e1dd5,
+ * {@code --warmup-rounds 2 --rounds 3 --reader-alone}, twice per format: JSON Lines x2.18 and x2.09 of CQLSSTableWriter
+ * sorted's rows/s, CSV ({@code --format csv}) x2.46 and x1.93 (goal x2: missed in one run of four). With the default
+ * warm-up alone x1.25-x2.49 over the same hour (the JIT still compiles the load's paths in the first full-size
+ * rounds). GC 0 ms, 46.5 B/row. The reader alone: 404 ns of CPU per row (JSON Lines), 445 (CSV). Details in
+ * profiles/2026-12-05-load-scanner/README.md.
  */
 public final class LoadAgainstMain {
     private LoadAgainstMain() {}
