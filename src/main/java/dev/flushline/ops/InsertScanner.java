@@ -54,6 +54,8 @@ final class InsertScanner {
     private static final long[] INT_MIN = {0, Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, Long.MIN_VALUE};
     private static final long[] INT_MAX = {0, Byte.MAX_VALUE, Short.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE};
     private static final int[] INT_BYTES = {0, 1, 2, 4, 8};
+    /** What follows a member: {@link #afterMember}. */
+    private static final int MORE = 1, CLOSED = 0, DECLINED = -1;
     /** Decimal digits that always fit in a long (10^18 - 1 &lt; 2^63). */
     private static final int MAX_SAFE_DIGITS = 18;
 
@@ -104,10 +106,7 @@ final class InsertScanner {
             if (!take('"')) return false;
             // Any other name, or one with an escape, is not the scanner's: no constant matches it.
             final byte[] name = takes(VALUES) ? VALUES : takes(OP) ? OP : takes(TIMESTAMP) ? TIMESTAMP : takes(TTL) ? TTL : null;
-            if (name == null) return false;
-            skipBlanks();
-            if (!take(':')) return false;
-            skipBlanks();
+            if (name == null || !colon()) return false;
             if (name == VALUES) {
                 if (haveValues || !take('{') || !values()) return false;
                 haveValues = true;
@@ -123,12 +122,9 @@ final class InsertScanner {
                 ttlGiven = number;
                 haveTtl = true;
             }
-            skipBlanks();
-            if (p >= end) return false;
-            final byte c = b[p++];
-            if (c == '}') break;
-            if (c != ',') return false;
-            skipBlanks();
+            final int next = afterMember();
+            if (next == CLOSED) break;
+            if (next != MORE) return false;
         }
         skipBlanks();
         if (p != end) return false;
@@ -148,17 +144,33 @@ final class InsertScanner {
             if (!take('"')) return false;
             final int slot = slotOfName(ordinal++);
             if (slot < 0 || buffer.length(slot) != InsertBuffer.ABSENT) return false; // unknown, or a duplicate
-            skipBlanks();
-            if (!take(':')) return false;
-            skipBlanks();
-            if (!value(slot)) return false;
-            skipBlanks();
-            if (p >= end) return false;
-            final byte c = b[p++];
-            if (c == '}') return true;
-            if (c != ',') return false;
-            skipBlanks();
+            if (!colon() || !value(slot)) return false;
+            final int next = afterMember();
+            if (next == CLOSED) return true;
+            if (next != MORE) return false;
         }
+    }
+
+    /** The ':' between a member's name and its value, with the blanks around it; false if it is not there. */
+    private boolean colon() {
+        skipBlanks();
+        if (!take(':')) return false;
+        skipBlanks();
+        return true;
+    }
+
+    /**
+     * After a member's value, the same in the operation and in "values": a ',' and the blanks after it
+     * ({@link #MORE}), the object's '}' ({@link #CLOSED}), or anything else ({@link #DECLINED}).
+     */
+    private int afterMember() {
+        skipBlanks();
+        if (p >= end) return DECLINED;
+        final byte c = b[p++];
+        if (c == '}') return CLOSED;
+        if (c != ',') return DECLINED;
+        skipBlanks();
+        return MORE;
     }
 
     /**
